@@ -1,0 +1,25 @@
+"""engage_core: the domain of engage. Pure Python: no web framework, no database driver.
+
+Entities and rules, the ports (Protocols) the outside world is reached through, the services
+(use cases) that call them, and in-memory fakes of every port in `engage_core.testing`.
+"""
+
+from engage_core.errors import (
+    Conflict,
+    EngageError,
+    Forbidden,
+    NotFound,
+    RateLimited,
+    Unauthenticated,
+    ValidationFailed,
+)
+
+__all__ = [
+    "Conflict",
+    "EngageError",
+    "Forbidden",
+    "NotFound",
+    "RateLimited",
+    "Unauthenticated",
+    "ValidationFailed",
+]

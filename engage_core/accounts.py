@@ -1,0 +1,55 @@
+"""Accounts (workspaces) and the origin whitelist."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from urllib.parse import urlsplit
+
+import attrs
+
+
+@attrs.frozen
+class Account:
+    """A workspace. Its API key is never held here, only the digest in storage."""
+
+    id: int
+    name: str
+    is_active: bool
+    allowed_origins: tuple[str, ...]
+    key_hint: str
+    created_at: datetime
+    updated_at: datetime
+
+
+def normalise_origin(value: str) -> str:
+    """`https://Example.com:443/path` -> `https://example.com`; `*` stays `*`. Raises ValueError."""
+    value = value.strip()
+    if value == "*":
+        return value
+    parts = urlsplit(value if "://" in value else "https://" + value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"not an origin: {value!r}")
+    default_port = {"http": 80, "https": 443}[parts.scheme]
+    try:
+        port = parts.port
+    except ValueError as exc:
+        raise ValueError(f"not an origin: {value!r}") from exc
+    suffix = "" if port in (None, default_port) else f":{port}"
+    return f"{parts.scheme}://{parts.hostname}{suffix}"
+
+
+def origin_allowed(allowed: tuple[str, ...], origin: str | None, referer: str | None) -> bool:
+    """SPEC 5.4: an empty whitelist or `*` allows everything; otherwise every origin the request
+    names (`Origin`, and `Referer` reduced to its origin) must be listed. A request naming none is
+    allowed: server-to-server calls carry no origin."""
+    if not allowed or "*" in allowed:
+        return True
+    for candidate in (origin, referer):
+        if candidate is None or candidate == "":
+            continue
+        try:
+            if normalise_origin(candidate) not in allowed:
+                return False
+        except ValueError:
+            return False
+    return True

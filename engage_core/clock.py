@@ -1,0 +1,37 @@
+"""Time as a port: UTC everywhere, and one canonical text form on the wire."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Protocol
+
+
+class Clock(Protocol):
+    """Tells the current time. Always timezone-aware UTC."""
+
+    def now(self) -> datetime: ...
+
+
+class SystemClock:
+    """The real clock."""
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+def format_timestamp(moment: datetime) -> str:
+    """ISO 8601 with microseconds and `Z`: `2026-01-02T03:04:05.000006Z`."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def format_optional(moment: datetime | None) -> str | None:
+    """`format_timestamp`, passing `None` through."""
+    return None if moment is None else format_timestamp(moment)
+
+
+def parse_timestamp(text: str) -> datetime:
+    """Parse an ISO 8601 timestamp; a naive value is taken as UTC. Raises ValueError."""
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)

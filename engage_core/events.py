@@ -1,0 +1,63 @@
+"""Domain events and the catalogue of event names (SPEC 6).
+
+Services record events on the unit of work; the persistence adapter writes them, in the same
+transaction as the change, to the outbox from which webhook deliveries are made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+import attrs
+
+
+@attrs.frozen
+class DomainEvent:
+    """Something that happened in one account. `payload` is the flat `data` object of SPEC 6."""
+
+    name: str
+    payload: Mapping[str, Any]
+    occurred_at: datetime
+
+
+CATALOGUE: tuple[str, ...] = (
+    "contact.created",
+    "contact.updated",
+    "contact.deleted",
+    "message.received",
+    "message.sent",
+    "channel.connected",
+    "channel.disconnected",
+    "channel.error",
+    "campaign.started",
+    "campaign.completed",
+    "campaign.paused",
+    "campaign.cancelled",
+    "campaign.failed",
+    "knowledge_base.created",
+    "knowledge_base.updated",
+    "knowledge_base.deleted",
+    "knowledge_base.processing.completed",
+    "knowledge_base.processing.failed",
+    "ticket.created",
+    "ticket.updated",
+    "ticket.closed",
+    "ticket.replied",
+    "ai_agent.created",
+    "ai_agent.updated",
+    "ai_agent.deleted",
+    "booking.created",
+    "booking.updated",
+    "booking.cancelled",
+    "booking.completed",
+    "order.created",
+    "order.updated",
+    "order.cancelled",
+    "order.delivered",
+)
+"""Every workspace event of SPEC 6, in the order the spec lists them."""
+
+TEST_EVENT = "webhook.test"
+SUBSCRIBABLE: frozenset[str] = frozenset((*CATALOGUE, TEST_EVENT))

@@ -1,0 +1,100 @@
+"""Accounts: creation, keys, activation, origin whitelist and authentication."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from engage_core import api_keys
+from engage_core.accounts import Account, normalise_origin, origin_allowed
+from engage_core.clock import Clock
+from engage_core.errors import Forbidden, NotFound, Unauthenticated, ValidationFailed
+from engage_core.ports import AdminUnitOfWork, UnitOfWorkFactory
+from engage_core.validation import required_text
+
+
+@attrs.frozen
+class NewKey:
+    """An account with the plaintext key that was just issued for it (shown once)."""
+
+    account: Account
+    api_key: str
+
+
+class AccountService:
+    def __init__(self, uow: UnitOfWorkFactory, clock: Clock) -> None:
+        self._uow = uow
+        self._clock = clock
+
+    def create(self, name: str) -> NewKey:
+        name = required_text("name", name, max_length=255)
+        key = api_keys.generate_key()
+        with self._uow.admin() as uow:
+            account = uow.accounts.add(name, key.digest, key.hint, self._clock.now())
+            uow.commit()
+        return NewKey(account=account, api_key=key.plaintext)
+
+    def list(self) -> Sequence[Account]:
+        with self._uow.admin(readonly=True) as uow:
+            return uow.accounts.list()
+
+    def get(self, account_id: int) -> Account:
+        with self._uow.admin(readonly=True) as uow:
+            return _require(uow, account_id)
+
+    def rotate_key(self, account_id: int) -> NewKey:
+        """Issue a new key; the old one stops working when this returns."""
+        key = api_keys.generate_key()
+        with self._uow.admin() as uow:
+            _require(uow, account_id)
+            uow.accounts.set_key(account_id, key.digest, key.hint, self._clock.now())
+            account = _require(uow, account_id)
+            uow.commit()
+        return NewKey(account=account, api_key=key.plaintext)
+
+    def set_active(self, account_id: int, is_active: bool) -> Account:
+        with self._uow.admin() as uow:
+            _require(uow, account_id)
+            uow.accounts.set_active(account_id, is_active, self._clock.now())
+            account = _require(uow, account_id)
+            uow.commit()
+        return account
+
+    def set_origins(self, account_id: int, origins: Sequence[str]) -> Account:
+        """Replace the whitelist. `*` or no origins allows every origin."""
+        cleaned: list[str] = []
+        for index, origin in enumerate(origins):
+            try:
+                cleaned.append(normalise_origin(origin))
+            except ValueError as exc:
+                raise ValidationFailed.on(f"origins.{index}", f"Not a valid origin: {origin!r}.") from exc
+        with self._uow.admin() as uow:
+            _require(uow, account_id)
+            uow.accounts.set_origins(account_id, tuple(dict.fromkeys(cleaned)), self._clock.now())
+            account = _require(uow, account_id)
+            uow.commit()
+        return account
+
+    def authenticate(self, raw_key: str | None, *, origin: str | None = None, referer: str | None = None) -> Account:
+        """The account a request acts for (SPEC 5). Every kind of bad key raises the same error."""
+        if not raw_key or not api_keys.is_well_formed(raw_key):
+            raise Unauthenticated()
+        digest = api_keys.digest_key(raw_key)
+        with self._uow.admin(readonly=True) as uow:
+            found = uow.accounts.by_key_digest(digest)
+        if found is None or not api_keys.digests_match(found[1], digest):
+            raise Unauthenticated()
+        account = found[0]
+        if not account.is_active:
+            raise Forbidden("This account is inactive.", code="account_inactive")
+        if not origin_allowed(account.allowed_origins, origin, referer):
+            raise Forbidden("The request origin is not allowed for this account.", code="origin_not_allowed")
+        return account
+
+
+def _require(uow: AdminUnitOfWork, account_id: int) -> Account:
+    account = uow.accounts.get(account_id)
+    if account is None:
+        raise NotFound("Account")
+    return account

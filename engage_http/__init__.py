@@ -1,0 +1,1 @@
+"""engage_http."""
