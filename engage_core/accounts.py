@@ -26,16 +26,23 @@ def normalise_origin(value: str) -> str:
     value = value.strip()
     if value == "*":
         return value
+    if "@" in value:  # `user@host`, `mailto:x@y`: not an origin, and guessing a host from it would be wrong
+        raise ValueError(f"not an origin: {value!r}")
     parts = urlsplit(value if "://" in value else "https://" + value)
     if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"not an origin: {value!r}")
+    host = parts.hostname
+    if host == "null" or "*" in host:
         raise ValueError(f"not an origin: {value!r}")
     default_port = {"http": 80, "https": 443}[parts.scheme]
     try:
         port = parts.port
     except ValueError as exc:
         raise ValueError(f"not an origin: {value!r}") from exc
+    if ":" in host:
+        host = f"[{host}]"  # IPv6 literals keep their brackets
     suffix = "" if port in (None, default_port) else f":{port}"
-    return f"{parts.scheme}://{parts.hostname}{suffix}"
+    return f"{parts.scheme}://{host}{suffix}"
 
 
 def origin_allowed(allowed: tuple[str, ...], origin: str | None, referer: str | None) -> bool:

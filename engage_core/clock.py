@@ -21,7 +21,7 @@ class SystemClock:
 
 def format_timestamp(moment: datetime) -> str:
     """ISO 8601 with microseconds and `Z`: `2026-01-02T03:04:05.000006Z`."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def format_optional(moment: datetime | None) -> str | None:
@@ -34,4 +34,7 @@ def parse_timestamp(text: str) -> datetime:
     moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError as exc:  # an offset that pushes the instant past year 1 or 9999
+        raise ValueError(f"timestamp out of range: {text!r}") from exc

@@ -7,10 +7,10 @@ repositories that are already scoped to one account, so no query can forget the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Protocol, Self
+from typing import Any, Protocol, Self
 
 from engage_core.accounts import Account
 from engage_core.contact_lists import ContactList
@@ -19,6 +19,7 @@ from engage_core.events import DomainEvent
 from engage_core.pagination import Page, PageRequest
 from engage_core.segments import Segment, SegmentRules
 from engage_core.tags import Tag
+from engage_core.webhooks import Attempt, Claim, NextStep, Outcome, Subscription
 
 
 class AccountRepository(Protocol):
@@ -137,18 +138,113 @@ class NoteRepository(Protocol):
         """Newest first."""
 
 
+class WebhookRepository(Protocol):
+    """Subscriptions of one account and their delivery log. Secrets are stored as ciphertext."""
+
+    def add(
+        self, name: str, url: str, events: tuple[str, ...], is_active: bool, secret_ciphertext: str, now: datetime
+    ) -> Subscription: ...
+
+    def get(self, webhook_id: int) -> Subscription | None: ...
+
+    def list(self) -> Sequence[Subscription]:
+        """Oldest first."""
+
+    def active(self) -> Sequence[Subscription]:
+        """Active subscriptions (the outbox fans events out to these)."""
+
+    def update(self, subscription: Subscription) -> None: ...
+
+    def delete(self, webhook_id: int) -> None:
+        """Delete the subscription and its delivery log."""
+
+    def secret_ciphertext(self, webhook_id: int) -> str: ...
+
+    def set_secret(self, webhook_id: int, secret_ciphertext: str, now: datetime) -> None: ...
+
+    def enqueue(
+        self,
+        webhook_id: int,
+        event_type: str,
+        payload: Mapping[str, Any],
+        delivery_id: str,
+        attempt_number: int,
+        due_at: datetime,
+        now: datetime,
+    ) -> Attempt:
+        """Queue one attempt (status `pending`)."""
+
+    def attempts(self, webhook_id: int, status: str | None, page: PageRequest) -> Page[Attempt]:
+        """The delivery log, newest first."""
+
+    def delivery(self, webhook_id: int, delivery_id: str) -> Sequence[Attempt]:
+        """Every attempt of one delivery, oldest first."""
+
+    def payload(self, attempt_id: int) -> Mapping[str, Any]:
+        """The event data an attempt carries."""
+
+
+class DeliveryQueue(Protocol):
+    """The delivery log seen as a queue, across accounts: used by the worker only."""
+
+    def claim(self, now: datetime, lease_seconds: float, limit: int) -> Sequence[Claim]:
+        """Lease up to `limit` due `pending` attempts whose lease is free or expired. Atomic: two
+        workers never hold the same attempt at once."""
+
+    def complete(self, claim: Claim, outcome: Outcome, step: NextStep, now: datetime) -> bool:
+        """Record the outcome and, when `step.retry_at` is set, queue the next attempt of the same
+        delivery. Does nothing and returns False when the lease was lost (expired and re-claimed)."""
+
+    def close(self) -> None: ...
+
+
+class SecretCipher(Protocol):
+    """Encrypts secrets at rest (webhook signing secrets)."""
+
+    def encrypt(self, plaintext: str) -> str: ...
+
+    def decrypt(self, ciphertext: str) -> str: ...
+
+
+class WebhookSender(Protocol):
+    """Posts one delivery. Never raises for network trouble: every failure is an `Outcome`."""
+
+    def send(self, url: str, headers: Mapping[str, str], body: bytes) -> Outcome: ...
+
+
+class TargetGuard(Protocol):
+    """Why a target URL may not be used (its host resolves to an internal address), or None."""
+
+    def refusal(self, url: str) -> str | None: ...
+
+
 class WorkspaceUnitOfWork(Protocol):
     """One transaction inside one account. Leaving the block without `commit()` rolls back."""
 
-    account_id: int
-    contacts: ContactRepository
-    tags: TagRepository
-    lists: ContactListRepository
-    segments: SegmentRepository
-    notes: NoteRepository
+    @property
+    def account_id(self) -> int: ...
+
+    @property
+    def contacts(self) -> ContactRepository: ...
+
+    @property
+    def tags(self) -> TagRepository: ...
+
+    @property
+    def lists(self) -> ContactListRepository: ...
+
+    @property
+    def segments(self) -> SegmentRepository: ...
+
+    @property
+    def notes(self) -> NoteRepository: ...
+
+    @property
+    def webhooks(self) -> WebhookRepository: ...
 
     def emit(self, event: DomainEvent) -> None:
-        """Record an event; it is written to the outbox by `commit()`, in the same transaction."""
+        """Record an event. `commit()` writes it to the outbox and queues one delivery attempt for
+        every active subscription that wants it, in the same transaction as the change."""
 
     def commit(self) -> None: ...
 
@@ -162,7 +258,8 @@ class WorkspaceUnitOfWork(Protocol):
 class AdminUnitOfWork(Protocol):
     """One transaction across accounts, for administration and authentication."""
 
-    accounts: AccountRepository
+    @property
+    def accounts(self) -> AccountRepository: ...
 
     def commit(self) -> None: ...
 

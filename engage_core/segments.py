@@ -19,7 +19,7 @@ import attrs
 from engage_core.clock import format_timestamp, parse_timestamp
 from engage_core.contacts import CONTACT_STATUSES, CONTACT_TYPES, Contact
 from engage_core.errors import ValidationFailed
-from engage_core.tags import title_key
+from engage_core.tags import TITLE_MAX, title_key
 
 NAME_MAX = 255
 MAX_CONDITIONS = 20
@@ -90,6 +90,9 @@ def parse_rules(match: str, raw_conditions: Sequence[Mapping[str, Any]]) -> Segm
     parsed: list[Condition] = []
     for index, raw in enumerate(raw_conditions):
         path = f"conditions.{index}"
+        if not isinstance(raw, Mapping):
+            errors.setdefault(path, []).append("Each condition must be an object with field, operator and value.")
+            continue
         try:
             parsed.append(_parse_condition(raw))
         except _ConditionError as exc:
@@ -148,8 +151,9 @@ def _parse_value(field: str, operator: str, value: Any) -> str | bool | int | da
             raise _ConditionError("value", "The value must be an ISO 8601 timestamp.") from exc
     if not isinstance(value, str) or not value.strip():
         raise _ConditionError("value", "The value must be a non-empty string.")
-    if len(value) > 255:
-        raise _ConditionError("value", "The value may not be greater than 255 characters.")
+    limit = TITLE_MAX if field == "tag" else 255
+    if len(value.strip()) > limit:
+        raise _ConditionError("value", f"The value may not be greater than {limit} characters.")
     return value.strip()
 
 
@@ -157,6 +161,20 @@ def _choice(value: Any, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise _ConditionError("value", "The value must be one of: " + ", ".join(choices) + ".")
     return str(value)
+
+
+def retitle(rules: SegmentRules, old_title: str, new_title: str) -> SegmentRules | None:
+    """The rules with tag conditions on `old_title` pointing at `new_title`; None when none refer to it.
+
+    Tag conditions name tags by title, so a rename must follow them to keep the segment's meaning."""
+    old = title_key(old_title)
+    hits = [c.field == "tag" and isinstance(c.value, str) and title_key(c.value) == old for c in rules.conditions]
+    if not any(hits):
+        return None
+    conditions = tuple(
+        attrs.evolve(c, value=new_title) if hit else c for c, hit in zip(rules.conditions, hits, strict=True)
+    )
+    return SegmentRules(rules.match, conditions)
 
 
 def time_bound(condition: Condition, now: datetime) -> datetime:

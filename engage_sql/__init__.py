@@ -1,1 +1,10 @@
-"""engage_sql."""
+"""engage_sql: the persistence adapter of engage, on SQLite (embedded) and PostgreSQL (production).
+
+`Database.connect(url)` gives an engine and `db.uow`, the `engage_core.ports.UnitOfWorkFactory`
+the services run on. `db.upgrade()` applies the Alembic migrations shipped in this package.
+"""
+
+from engage_sql.database import Database
+from engage_sql.unit_of_work import SqlUnitOfWorkFactory
+
+__all__ = ["Database", "SqlUnitOfWorkFactory"]

@@ -64,11 +64,14 @@ class AccountService:
     def set_origins(self, account_id: int, origins: Sequence[str]) -> Account:
         """Replace the whitelist. `*` or no origins allows every origin."""
         cleaned: list[str] = []
+        errors: dict[str, list[str]] = {}
         for index, origin in enumerate(origins):
             try:
                 cleaned.append(normalise_origin(origin))
-            except ValueError as exc:
-                raise ValidationFailed.on(f"origins.{index}", f"Not a valid origin: {origin!r}.") from exc
+            except ValueError:
+                errors[f"origins.{index}"] = [f"Not a valid origin: {origin!r}."]
+        if errors:
+            raise ValidationFailed(errors)
         with self._uow.admin() as uow:
             _require(uow, account_id)
             uow.accounts.set_origins(account_id, tuple(dict.fromkeys(cleaned)), self._clock.now())

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from engage_core.clock import Clock
 from engage_core.contact_lists import NAME_MAX, ContactList
 from engage_core.contacts import Member
-from engage_core.errors import NotFound, ValidationFailed
+from engage_core.errors import NotFound
 from engage_core.pagination import Page, PageRequest
 from engage_core.ports import UnitOfWorkFactory, WorkspaceUnitOfWork
 from engage_core.unset import UNSET, Unset, pick
-from engage_core.validation import required_text
+from engage_core.validation import ErrorCollector, required_text
 
 
 class ContactListService:
@@ -37,10 +37,13 @@ class ContactListService:
     def update(
         self, account_id: int, list_id: int, name: str | Unset = UNSET, status: int | Unset = UNSET
     ) -> ContactList:
+        errors = ErrorCollector()
         if name is not UNSET:
-            name = required_text("name", name, max_length=NAME_MAX)
-        if status is not UNSET and status not in (0, 1):
-            raise ValidationFailed.on("status", "The status must be 1 (active) or 0 (inactive).")
+            given = name
+            name = errors.run(lambda: required_text("name", given, max_length=NAME_MAX)) or ""
+        if status is not UNSET and (type(status) is not int or status not in (0, 1)):
+            errors.errors["status"] = ["The status must be 1 (active) or 0 (inactive)."]
+        errors.raise_if_any()
         with self._uow.workspace(account_id) as uow:
             current = _list(uow, list_id)
             uow.lists.update(list_id, pick(name, current.name), pick(status, current.status), self._clock.now())

@@ -86,8 +86,11 @@ class ContactService:
     # -- writing ------------------------------------------------------------------------------
 
     def create(self, account_id: int, data: ContactInput, *, source: str = "api") -> Contact:
-        draft = _validated_draft(data, source)
-        titles = _clean_titles(data.tags)
+        errors = ErrorCollector()
+        draft = errors.run(lambda: _validated_draft(data, source))
+        titles = errors.run(lambda: _clean_titles(data.tags))
+        errors.raise_if_any()
+        assert draft is not None and titles is not None
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             _check_phone_free(uow, draft.type, draft.phone, None)
@@ -103,12 +106,18 @@ class ContactService:
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             current = _contact(uow, contact_id)
-            changed = _apply_patch(current, patch, now)
+            errors = ErrorCollector()
+            changed = errors.run(lambda: _apply_patch(current, patch, now))
+            titles = None if patch.tags is UNSET else errors.run(lambda: _clean_titles(patch.tags))  # type: ignore[arg-type]
+            errors.raise_if_any()
+            assert changed is not None
             _check_phone_free(uow, changed.type, changed.phone, contact_id)
             uow.contacts.update(changed)
-            if patch.tags is not UNSET:
-                _replace_tags(uow, current, _clean_titles(patch.tags), now)
+            if titles is not None:
+                _replace_tags(uow, current, titles, now)
             contact = _contact(uow, contact_id)
+            if attrs.evolve(contact, updated_at=current.updated_at) == current:
+                return current  # nothing changed: no write, no event (leaving uncommitted rolls back)
             uow.emit(DomainEvent("contact.updated", contact.event_payload(), now))
             uow.commit()
         return contact
@@ -201,8 +210,7 @@ class ContactService:
             _contact(uow, contact_id)
             if uow.lists.get(list_id) is None:
                 raise NotFound("List")
-            if not uow.lists.remove_member(list_id, contact_id):
-                raise NotFound("List membership")
+            uow.lists.remove_member(list_id, contact_id)  # idempotent, like removing a tag
             uow.commit()
 
     def add_to_segment(self, account_id: int, contact_id: int, segment_id: int) -> None:
@@ -220,9 +228,7 @@ class ContactService:
             _contact(uow, contact_id)
             if uow.segments.get(segment_id, now) is None:
                 raise NotFound("Segment")
-            if not uow.segments.is_member(segment_id, contact_id, now):
-                raise NotFound("Segment membership")
-            uow.segments.exclude(segment_id, contact_id)
+            uow.segments.exclude(segment_id, contact_id)  # idempotent; also overrides matching rules
             uow.commit()
 
 
@@ -277,6 +283,10 @@ def _validated_draft(data: ContactInput, source: str) -> ContactDraft:
     phone = errors.run(lambda: _phone(data.phone))
     company = errors.run(lambda: optional_text("company", data.company, max_length=255))
     address = errors.run(lambda: optional_text("address", data.address, max_length=1000))
+    if data.country_id is not None and (isinstance(data.country_id, bool) or data.country_id < 1):
+        errors.errors.setdefault("country_id", []).append("The country id must be a positive integer.")
+    if kind in PHONE_REQUIRED_TYPES and phone is None and "phone" not in errors.errors:
+        errors.errors["phone"] = [f"The phone field is required when type is {kind}."]
     errors.raise_if_any()
     assert name is not None and kind is not None and status is not None
     draft = ContactDraft(
@@ -290,8 +300,6 @@ def _validated_draft(data: ContactInput, source: str) -> ContactDraft:
         address=address,
         country_id=data.country_id,
     )
-    if draft.type in PHONE_REQUIRED_TYPES and not draft.phone:
-        raise ValidationFailed.on("phone", f"The phone field is required when type is {draft.type}.")
     return draft
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from engage_core.clock import Clock
 from engage_core.errors import NotFound, ValidationFailed
 from engage_core.ports import UnitOfWorkFactory, WorkspaceUnitOfWork
+from engage_core.segments import SegmentRules, retitle
 from engage_core.tags import Tag, clean_title
 
 
@@ -40,7 +42,10 @@ class TagService:
             other = uow.tags.by_title(title)
             if other is not None and other.id != tag_id:
                 raise ValidationFailed.on("title", "A tag with this title already exists.")
-            uow.tags.rename(tag_id, title, self._clock.now())
+            now = self._clock.now()
+            old_title = _tag(uow, tag_id).title
+            uow.tags.rename(tag_id, title, now)
+            _retitle_segments(uow, old_title, title, now)
             tag = _tag(uow, tag_id)
             uow.commit()
         return tag
@@ -57,6 +62,14 @@ def _tag(uow: WorkspaceUnitOfWork, tag_id: int) -> Tag:
     if tag is None:
         raise NotFound("Tag")
     return tag
+
+
+def _retitle_segments(uow: WorkspaceUnitOfWork, old_title: str, new_title: str, now: datetime) -> None:
+    """Segments select tags by title: follow the rename so they keep selecting the same contacts."""
+    for segment in uow.segments.list(now):
+        rules = retitle(SegmentRules(segment.match, segment.conditions), old_title, new_title)
+        if rules is not None:
+            uow.segments.update(segment.id, segment.name, segment.description, rules, now)
 
 
 def _title(title: str) -> str:

@@ -1,0 +1,103 @@
+"""Shared pieces of the benchmarks: free ports, server processes, and wrk runs on loopback.
+
+Every benchmark reports a ratio against a baseline measured in the same run, on the same machine,
+with the same load generator settings, so the numbers travel between machines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+ENGAGE = str(Path(PYTHON).with_name("engage"))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_until_up(url: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(url, timeout=1.0)
+            return
+        except httpx.TransportError:
+            time.sleep(0.1)
+    raise RuntimeError(f"server at {url} did not start within {timeout} s")
+
+
+@contextlib.contextmanager
+def process(args: list[str], env: Mapping[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
+    """Run a server process for the duration of the block; always terminate it."""
+    proc = subprocess.Popen(args, env={**os.environ, **(env or {})}, cwd=ROOT, stdout=subprocess.DEVNULL)
+    try:
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@contextlib.contextmanager
+def bare_server(get_body: object, post_body: object) -> Iterator[str]:
+    """The bare Starlette baseline (one uvicorn worker) serving `get_body`/`post_body` at /bench."""
+    with tempfile.TemporaryDirectory() as tmp:
+        fixtures = Path(tmp) / "fixtures.json"
+        fixtures.write_text(json.dumps({"get": get_body, "post": post_body}))
+        port = free_port()
+        args = [PYTHON, "-m", "uvicorn", "bench.bare_app:app_factory", "--factory", "--port", str(port)]
+        with process([*args, "--log-level", "warning", "--no-access-log"], {"BENCH_FIXTURES": str(fixtures)}):
+            base = f"http://127.0.0.1:{port}"
+            wait_until_up(base + "/bench")
+            yield base
+
+
+def wrk(
+    url: str, *, seconds: int, connections: int, headers: Mapping[str, str] | None = None, body: str | None = None
+) -> float:
+    """Requests per second that wrk reached (non-2xx responses make the run fail)."""
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is required: apt-get install wrk")
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        lua_headers = "".join(f'wrk.headers["{k}"] = "{v}"\n' for k, v in (headers or {}).items())
+        if body is not None:
+            script.write('wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n')
+            script.write(f"wrk.body = {json.dumps(body)}\n")
+        script.write(lua_headers)
+        script.write(
+            "done = function(summary, latency, requests)\n"
+            '  io.write(string.format("NON2XX %d\\n", summary.errors.status))\n'
+            "end\n"
+        )
+    try:
+        out = subprocess.run(
+            ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "-s", script.name, url],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    finally:
+        os.unlink(script.name)
+    non_2xx = int(re.search(r"NON2XX (\d+)", out).group(1))  # type: ignore[union-attr]
+    if non_2xx:
+        raise RuntimeError(f"{non_2xx} non-2xx responses from {url}:\n{out}")
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]

@@ -1,0 +1,113 @@
+"""`engage accounts ...`: create and administer workspaces and their API keys.
+
+Every command applies pending migrations first, so it works on a fresh database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import click
+
+from engage_cli.context import CliState, pass_state
+from engage_cli.output import account_table, describe_origins, echo_new_key
+from engage_core.accounts import Account
+from engage_core.errors import NotFound
+
+_JSON = click.option("--json", "as_json", is_flag=True, help='Print only {"account_id": ..., "api_key": "..."}.')
+
+
+@click.group()
+def accounts() -> None:
+    """Create and administer accounts (workspaces) and their API keys."""
+
+
+@accounts.command()
+@click.option("--name", required=True, help="The account's display name.")
+@_JSON
+@pass_state
+def create(state: CliState, name: str, as_json: bool) -> None:
+    """Create an account and print its API key once."""
+    issued = state.services().accounts.create(name)
+    echo_new_key(issued, as_json=as_json, headline=f"Created account {_label(issued.account)}.")
+
+
+@accounts.command(name="list")
+@pass_state
+def list_accounts(state: CliState) -> None:
+    """List accounts: id, name, active, origins, key hint.
+
+    The key itself is never stored, so it is never shown; only its first characters are.
+    """
+    found = state.services().accounts.list()
+    if not found:
+        click.echo("No accounts yet. Create one with: engage accounts create --name NAME")
+        return
+    click.echo(account_table(found))
+
+
+@accounts.command(name="rotate-key")
+@click.argument("account_id", metavar="ID", type=int)
+@_JSON
+@pass_state
+def rotate_key(state: CliState, account_id: int, as_json: bool) -> None:
+    """Issue a new API key; the old key stops working immediately."""
+    with _named(account_id):
+        issued = state.services().accounts.rotate_key(account_id)
+    headline = f"Rotated the key of account {_label(issued.account)}; the old key no longer works."
+    echo_new_key(issued, as_json=as_json, headline=headline)
+
+
+@accounts.command()
+@click.argument("account_id", metavar="ID", type=int)
+@pass_state
+def deactivate(state: CliState, account_id: int) -> None:
+    """Block the account: its key then gets 403 on every request."""
+    with _named(account_id):
+        account = state.services().accounts.set_active(account_id, False)
+    click.echo(f"Account {_label(account)} is now inactive.")
+
+
+@accounts.command()
+@click.argument("account_id", metavar="ID", type=int)
+@pass_state
+def activate(state: CliState, account_id: int) -> None:
+    """Unblock the account."""
+    with _named(account_id):
+        account = state.services().accounts.set_active(account_id, True)
+    click.echo(f"Account {_label(account)} is now active.")
+
+
+@accounts.command(name="set-origins")
+@click.argument("account_id", metavar="ID", type=int)
+@click.argument("origins", metavar="[ORIGIN]...", nargs=-1)
+@pass_state
+def set_origins(state: CliState, account_id: int, origins: tuple[str, ...]) -> None:
+    """Replace the allowed origins; `*` or none allows all.
+
+    Each ORIGIN is like `https://app.example.com` (a path is ignored, a default port dropped).
+    Requests naming an unlisted origin in `Origin` or `Referer` get 403.
+    """
+    with _named(account_id):
+        account = state.services().accounts.set_origins(account_id, origins)
+    allowed = describe_origins(account.allowed_origins)
+    if allowed == "*":
+        click.echo(f"Account {_label(account)} accepts requests from any origin.")
+    else:
+        click.echo(f"Account {_label(account)} accepts requests only from: {allowed}")
+
+
+@contextmanager
+def _named(account_id: int) -> Iterator[None]:
+    """Name the missing account in the error: `Account 7 not found.`"""
+    try:
+        yield
+    except NotFound as exc:
+        if exc.resource != "Account":
+            raise
+        raise click.ClickException(f"Account {account_id} not found.") from exc
+
+
+def _label(account: Account) -> str:
+    return f"{account.id} ({account.name})"

@@ -1,0 +1,93 @@
+"""`engage serve`: migrate, then run the HTTP service under uvicorn."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from engage_cli.context import CliState, pass_state
+from engage_cli.errors import redact
+
+APP_FACTORY = "engage_http.bootstrap:app_factory"
+"""Import string uvicorn's process manager loads in every worker process (`--workers` > 1)."""
+
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+DEMO_ACCOUNT_NAME = "Demo"
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
+@click.option("--port", default=8000, type=click.IntRange(1, 65535), show_default=True, help="TCP port to bind.")
+@click.option(
+    "--workers",
+    default=1,
+    type=click.IntRange(min=1),
+    show_default=True,
+    metavar="N",
+    help=f"HTTP worker processes. Above 1, each process builds the app from {APP_FACTORY}.",
+)
+@click.option(
+    "--no-worker",
+    is_flag=True,
+    help="Do not run the background job worker inside this process (sets ENGAGE_RUN_WORKER=0).",
+)
+@click.option(
+    "--demo",
+    is_flag=True,
+    help="When the database has no account yet, create a demo account and print its API key once.",
+)
+@pass_state
+def serve(state: CliState, host: str, port: int, workers: int, no_worker: bool, demo: bool) -> None:
+    """Apply pending migrations, then serve the HTTP API."""
+    settings = state.settings()
+    if settings.log_level not in LOG_LEVELS:
+        raise click.ClickException(f"ENGAGE_LOG_LEVEL must be one of: {', '.join(LOG_LEVELS)}.")
+    applied = state.migrate()
+    where = redact(state.database_url)
+    if applied:
+        click.echo(f"Database {where}: applied {', '.join(applied)}.")
+    else:
+        click.echo(f"Database {where} is up to date.")
+    if demo and state.database().is_empty():
+        _create_demo_account(state, host, port)
+
+    # Every process uvicorn starts, and the app itself, read their settings from the environment.
+    os.environ["ENGAGE_DATABASE_URL"] = state.database_url
+    if no_worker:
+        os.environ["ENGAGE_RUN_WORKER"] = "0"
+
+    import uvicorn
+
+    if workers > 1:
+        state.close()
+        uvicorn.run(APP_FACTORY, factory=True, host=host, port=port, workers=workers, log_level=settings.log_level)
+        return
+
+    from engage_http.bootstrap import build_app
+
+    app = build_app(settings, migrate=False)
+    state.close()
+    uvicorn.run(app, host=host, port=port, log_level=settings.log_level)
+
+
+def _create_demo_account(state: CliState, host: str, port: int) -> None:
+    issued = state.services().accounts.create(DEMO_ACCOUNT_NAME)
+    base_url = f"http://{_client_host(host)}:{port}"
+    click.echo("")
+    click.echo(f"Created demo account {issued.account.id} ({issued.account.name}). Its API key, shown only this once:")
+    click.echo("")
+    click.echo(f"    {issued.api_key}")
+    click.echo("")
+    click.echo("Try it:")
+    click.echo(f'    curl -H "X-Api-Key: {issued.api_key}" {base_url}/api/v1/contacts')
+    click.echo("")
+
+
+def _client_host(host: str) -> str:
+    """The address a client on this machine uses to reach `host`."""
+    if host in ("0.0.0.0", ""):  # noqa: S104 - we only print this
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host

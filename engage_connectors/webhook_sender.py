@@ -1,0 +1,54 @@
+"""The real `WebhookSender`: HTTPS POST through the SSRF-guarded client.
+
+Only a 2xx answer within the timeout is a success; a redirect, an error status, a timeout, a
+refused address or a TLS failure is a failed attempt with the reason recorded. The response body
+is read only up to the excerpt limit, so a hostile receiver cannot make us buffer gigabytes.
+"""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import Mapping
+
+import httpx
+
+from engage_connectors.guarded_http import guarded_client
+from engage_connectors.ssrf import AddressPolicy, BlockedAddress
+from engage_core.webhooks import RESPONSE_EXCERPT_LIMIT, RESPONSE_TIMEOUT_SECONDS, Outcome
+
+
+class HttpWebhookSender:
+    def __init__(self, policy: AddressPolicy, *, timeout: float = RESPONSE_TIMEOUT_SECONDS) -> None:
+        self._client = guarded_client(policy, timeout=timeout)
+
+    def send(self, url: str, headers: Mapping[str, str], body: bytes) -> Outcome:
+        try:
+            with self._client.stream("POST", url, headers=dict(headers), content=body) as response:
+                excerpt = _read_excerpt(response)
+                return Outcome(response.status_code, excerpt, None)
+        except BlockedAddress as exc:
+            return Outcome(None, None, str(exc))
+        except httpx.TimeoutException:
+            return Outcome(None, None, "The receiver did not answer in time.")
+        except (httpx.HTTPError, ssl.SSLError, OSError) as exc:
+            return Outcome(None, None, _describe(exc))
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def _read_excerpt(response: httpx.Response) -> str:
+    collected = bytearray()
+    for chunk in response.iter_bytes():
+        collected.extend(chunk)
+        if len(collected) >= RESPONSE_EXCERPT_LIMIT:
+            break
+    return bytes(collected[:RESPONSE_EXCERPT_LIMIT]).decode("utf-8", errors="replace")
+
+
+def _describe(exc: BaseException) -> str:
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(exc, BlockedAddress) or isinstance(cause, BlockedAddress):
+        return str(cause if isinstance(cause, BlockedAddress) else exc)
+    text = str(exc) or type(exc).__name__
+    return f"{type(exc).__name__}: {text}"[:500]

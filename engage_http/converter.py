@@ -1,0 +1,347 @@
+"""The one cattrs converter of the HTTP adapter: JSON in, attrs request objects out, and back.
+
+Structuring is strict, because a lenient edge accepts data the published schema calls invalid:
+
+- primitives are not coerced: `"5"` is not an int, `true` is not an int, `5` is not a string (but
+  `5.0` is an int: JSON has one number type and JSON Schema calls an integral number an integer);
+- a sequence must be a JSON array (a string is not a list of characters);
+- `Annotated[T, Text(...) | Integer(...) | Items(...)]` adds the constraints of `constraints.py`;
+- a field whose default is `UNSET` may be left out (partial updates); `null` is only accepted where
+  the type says `| None`;
+- unknown keys are ignored.
+
+Failures become `ValidationFailed` whose `errors` map field paths (`tags.0`, `conditions.1.value`) to
+messages, which the error handlers render as a 422.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import types
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin
+
+import attrs
+import cattrs
+from cattrs.errors import (
+    AttributeValidationNote,
+    ClassValidationError,
+    IterableValidationError,
+    IterableValidationNote,
+)
+from cattrs.fns import identity
+from cattrs.gen import make_dict_structure_fn
+
+from engage_core.clock import format_timestamp
+from engage_core.errors import ValidationFailed
+from engage_core.unset import UNSET
+from engage_http.constraints import CONSTRAINT_TYPES
+
+T = TypeVar("T")
+
+BODY = "body"
+"""The error key for problems with the request body as a whole."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class Invalid(ValueError):
+    """A value broke a rule. `template` names the field as `{field}`; the path is filled in later."""
+
+    def __init__(self, template: str) -> None:
+        super().__init__(template)
+        self.template = template
+
+
+# -- type predicates ------------------------------------------------------------------------------
+
+
+def is_union(tp: Any) -> bool:
+    return get_origin(tp) in (Union, types.UnionType)
+
+
+def is_unset(tp: Any) -> bool:
+    return get_origin(tp) is Literal and get_args(tp) == (UNSET,)
+
+
+def is_literal(tp: Any) -> bool:
+    return get_origin(tp) is Literal and not is_unset(tp)
+
+
+def is_constrained(tp: Any) -> bool:
+    return hasattr(tp, "__metadata__") and any(isinstance(m, CONSTRAINT_TYPES) for m in tp.__metadata__)
+
+
+def is_list(tp: Any) -> bool:
+    origin = get_origin(tp)
+    if origin is tuple:
+        args = get_args(tp)
+        return len(args) == 2 and args[1] is Ellipsis
+    return origin in (list, Sequence)
+
+
+def item_type(tp: Any) -> Any:
+    return get_args(tp)[0]
+
+
+def union_members(tp: Any) -> tuple[list[Any], bool, bool]:
+    """(members other than None and UNSET, whether None is allowed, whether UNSET is allowed)."""
+    members = [m for m in get_args(tp) if m is not type(None) and not is_unset(m)]
+    return members, type(None) in get_args(tp), any(is_unset(m) for m in get_args(tp))
+
+
+# -- strict primitives ---------------------------------------------------------------------------
+
+
+def _structure_str(value: Any, _: Any) -> str:
+    if not isinstance(value, str):
+        raise Invalid("The {field} must be a string.")
+    if _SURROGATE.search(value):
+        raise Invalid("The {field} must be valid Unicode text.")
+    return value
+
+
+def as_integer(value: Any) -> int | None:
+    """`value` as an int when JSON Schema calls it an integer (`5`, `5.0`, `5e3`), else None.
+
+    JSON has one number type; a number with no fractional part is an integer, whatever its spelling.
+    Booleans and strings are never integers.
+    """
+    if type(value) is int:
+        return value
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return None
+
+
+def _structure_int(value: Any, _: Any) -> int:
+    result = as_integer(value)
+    if result is None:
+        raise Invalid("The {field} must be an integer.")
+    return result
+
+
+def _structure_bool(value: Any, _: Any) -> bool:
+    if type(value) is not bool:
+        raise Invalid("The {field} must be true or false.")
+    return value
+
+
+def _structure_any(value: Any, _: Any) -> Any:
+    return value
+
+
+def _literal_factory(tp: Any) -> Callable[[Any, Any], Any]:
+    choices = get_args(tp)
+    allowed = {(type(c), c) for c in choices}
+    listed = ", ".join(json.dumps(c) for c in choices)
+
+    def structure(value: Any, _: Any) -> Any:
+        try:
+            ok = (type(value), value) in allowed
+        except TypeError:  # unhashable: a list or an object
+            ok = False
+        if not ok:
+            raise Invalid("The {field} must be one of: " + listed + ".")
+        return value
+
+    return structure
+
+
+def _union_factory(conv: cattrs.Converter) -> Callable[[Any], Callable[[Any, Any], Any]]:
+    def factory(tp: Any) -> Callable[[Any, Any], Any]:
+        members, nullable, _ = union_members(tp)
+        if len(members) != 1:
+            raise TypeError(f"Unsupported union for request bodies: {tp!r}")
+        inner = conv.get_structure_hook(members[0])
+        target = members[0]
+
+        def structure(value: Any, _: Any) -> Any:
+            if value is None:
+                if nullable:
+                    return None
+                raise Invalid("The {field} may not be null.")
+            return inner(value, target)
+
+        return structure
+
+    return factory
+
+
+def _constrained_factory(conv: cattrs.Converter) -> Callable[[Any], Callable[[Any, Any], Any]]:
+    def factory(tp: Any) -> Callable[[Any, Any], Any]:
+        base = tp.__origin__
+        inner = conv.get_structure_hook(base)
+        checks = [m.check for m in tp.__metadata__ if isinstance(m, CONSTRAINT_TYPES)]
+
+        def structure(value: Any, _: Any) -> Any:
+            result = inner(value, base)
+            for check in checks:
+                message = check(result)
+                if message is not None:
+                    raise Invalid(message)
+            return result
+
+        return structure
+
+    return factory
+
+
+def _list_factory(conv: cattrs.Converter) -> Callable[[Any], Callable[[Any, Any], Any]]:
+    def factory(tp: Any) -> Callable[[Any, Any], Any]:
+        element = item_type(tp)
+        inner = conv.get_structure_hook(element)
+        make = tuple if get_origin(tp) is tuple else list
+
+        def structure(value: Any, _: Any) -> Any:
+            if not isinstance(value, list):
+                raise Invalid("The {field} must be an array.")
+            result: list[Any] = []
+            errors: list[Exception] = []
+            for index, item in enumerate(value):
+                try:
+                    result.append(inner(item, element))
+                except Exception as exc:
+                    exc.__notes__ = [*getattr(exc, "__notes__", []), IterableValidationNote(str(index), index, element)]
+                    errors.append(exc)
+            if errors:
+                raise IterableValidationError("While structuring an array", errors, tp)
+            return make(result)
+
+        return structure
+
+    return factory
+
+
+def _attrs_factory(conv: cattrs.Converter) -> Callable[[Any], Callable[[Any, Any], Any]]:
+    def factory(cls: Any) -> Callable[[Any, Any], Any]:
+        inner = make_dict_structure_fn(cls, conv)
+
+        def structure(value: Any, _: Any) -> Any:
+            if not isinstance(value, dict):
+                raise Invalid("The {field} must be an object.")
+            return inner(value, cls)
+
+        return structure
+
+    return factory
+
+
+def render_timestamp(moment: datetime) -> str:
+    """`engage_core.clock.format_timestamp`, with a fast path for the UTC datetimes storage returns."""
+    if moment.tzinfo is UTC:
+        return moment.isoformat(timespec="microseconds")[:-6] + "Z"
+    return format_timestamp(moment)
+
+
+_JSON_SCALARS = (str, int, bool, float, type(None))
+
+
+def _is_json_scalar(tp: Any) -> bool:
+    """A type whose values are already JSON: a scalar, a Literal of scalars, a union or sequence of them."""
+    if tp in _JSON_SCALARS:
+        return True
+    if hasattr(tp, "__metadata__"):
+        return _is_json_scalar(tp.__origin__)
+    if is_literal(tp):
+        return True
+    if is_union(tp):
+        return all(_is_json_scalar(m) for m in get_args(tp))
+    if is_list(tp):
+        return _is_json_scalar(item_type(tp))
+    return False
+
+
+def make_converter() -> cattrs.Converter:
+    """Build the converter. Hook factories registered later take precedence over earlier ones."""
+    conv = cattrs.Converter(detailed_validation=True, forbid_extra_keys=False)
+    conv.register_structure_hook(str, _structure_str)
+    conv.register_structure_hook(int, _structure_int)
+    conv.register_structure_hook(bool, _structure_bool)
+    conv.register_structure_hook(Any, _structure_any)
+    conv.register_structure_hook_factory(attrs.has, _attrs_factory(conv))
+    conv.register_structure_hook_factory(is_list, _list_factory(conv))
+    conv.register_structure_hook_factory(is_literal, _literal_factory)
+    conv.register_structure_hook_factory(is_union, _union_factory(conv))
+    conv.register_structure_hook_factory(is_constrained, _constrained_factory(conv))
+    conv.register_unstructure_hook(datetime, render_timestamp)
+    # Values that are already JSON are passed through; `identity` lets cattrs inline attribute reads.
+    conv.register_unstructure_hook_factory(_is_json_scalar, lambda _: identity)
+    return conv
+
+
+converter = make_converter()
+"""The converter every route uses."""
+
+
+# -- errors ---------------------------------------------------------------------------------------
+
+
+def error_map(exc: BaseException) -> dict[str, list[str]]:
+    """Field path -> messages, from a (possibly nested) cattrs validation error."""
+    errors: dict[str, list[str]] = {}
+    _collect(exc, (), errors)
+    return errors
+
+
+def _collect(exc: BaseException, path: tuple[str, ...], out: dict[str, list[str]]) -> None:
+    if isinstance(exc, ClassValidationError | IterableValidationError):
+        for sub in exc.exceptions:
+            _collect(sub, (*path, *_step(sub)), out)
+        return
+    field = ".".join(path) or BODY
+    if isinstance(exc, Invalid):
+        message = exc.template.replace("{field}", field)
+    elif isinstance(exc, KeyError):
+        message = f"The {field} field is required."
+    else:
+        message = f"The {field} is invalid."
+    out.setdefault(field, []).append(message)
+
+
+def _step(exc: BaseException) -> tuple[str, ...]:
+    """The path step a cattrs note on `exc` records (an attribute name or an index)."""
+    for note in getattr(exc, "__notes__", ()):
+        if isinstance(note, AttributeValidationNote):
+            return (note.name,)
+        if isinstance(note, IterableValidationNote):
+            return (str(note.index),)
+    return ()
+
+
+# -- entry points ---------------------------------------------------------------------------------
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def load_json(raw: bytes) -> Any:
+    """Parse a request body. Raises ValidationFailed (422) for an empty or malformed body."""
+    if not raw.strip():
+        raise ValidationFailed.on(BODY, "The request body must be a JSON object.")
+    try:
+        return json.loads(raw, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        raise ValidationFailed.on(BODY, "The request body is not valid JSON.") from None
+
+
+def structure(data: Any, cls: type[T]) -> T:
+    """Structure parsed JSON into `cls`, or raise ValidationFailed naming every bad field."""
+    try:
+        return converter.structure(data, cls)
+    except (ClassValidationError, IterableValidationError, Invalid) as exc:
+        errors = error_map(exc)
+        if errors == {BODY: [f"The {BODY} must be an object."]}:
+            errors = {BODY: ["The request body must be a JSON object."]}
+        raise ValidationFailed(errors) from None
+
+
+def unstructure_hook(cls: Any) -> Callable[[Any], Any]:
+    """The unstructure function for `cls`, looked up once (routes keep it)."""
+    return converter.get_unstructure_hook(cls)
+
+
+__all__ = ["BODY", "Invalid", "converter", "error_map", "load_json", "structure", "unstructure_hook"]

@@ -1,0 +1,65 @@
+"""The response envelope (SPEC 1.3-1.4, 7): every body is JSON built here.
+
+Success: `{"success": true, "data": ..., "message"?: ..., "meta"?: {...}}`.
+Errors: `{"success": false, "message": ...}`, plus `errors` on 422 and `code` on 403.
+Bodies are serialised compactly with `json.dumps`; the data is already unstructured by the routes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from starlette.responses import Response
+
+from engage_http.converter import converter
+from engage_http.schemas.envelopes import Error, ForbiddenError, PageMeta, ValidationError
+
+JSON = "application/json"
+
+
+def dumps(payload: Any) -> bytes:
+    """Compact UTF-8 JSON."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+
+
+def success_body(data: Any, *, message: str | None = None, meta: PageMeta | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"success": True, "data": data}
+    if message is not None:
+        body["message"] = message
+    if meta is not None:
+        body["meta"] = {
+            "current_page": meta.current_page,
+            "per_page": meta.per_page,
+            "total": meta.total,
+            "last_page": meta.last_page,
+        }
+    return body
+
+
+def success(data: Any, *, status: int = 200, message: str | None = None, meta: PageMeta | None = None) -> Response:
+    return Response(dumps(success_body(data, message=message, meta=meta)), status_code=status, media_type=JSON)
+
+
+def no_content() -> Response:
+    """204 with no body (SPEC 1.6)."""
+    return Response(status_code=204)
+
+
+def error(
+    status: int,
+    message: str,
+    *,
+    errors: Mapping[str, Sequence[str]] | None = None,
+    code: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    body: Error | ValidationError | ForbiddenError
+    if errors is not None:
+        body = ValidationError(success=False, message=message, errors={k: list(v) for k, v in errors.items()})
+    elif code is not None:
+        body = ForbiddenError(success=False, message=message, code=code)
+    else:
+        body = Error(success=False, message=message)
+    return Response(dumps(converter.unstructure(body)), status_code=status, headers=headers, media_type=JSON)

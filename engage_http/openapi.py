@@ -1,0 +1,182 @@
+"""The OpenAPI 3.1 document, generated from the route table and the attrs classes of `schemas/`.
+
+Nothing here is written by hand twice: paths and methods come from the operations, parameter and
+body schemas from the same classes (and `Annotated` constraints) the converter enforces, response
+schemas from the classes the routes render, and the error responses from the statuses each operation
+can produce. The document is built once per app and served as bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from importlib import metadata
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from engage_http import pagination
+from engage_http.envelope import JSON, dumps
+from engage_http.errors import WWW_AUTHENTICATE
+from engage_http.jsonschema import SchemaRegistry
+from engage_http.operations import Operation, Shape
+from engage_http.query import QueryParser
+from engage_http.schemas.common import MAX_ID
+from engage_http.schemas.envelopes import Error, ForbiddenError, PageMeta, ValidationError
+
+OPENAPI_VERSION = "3.1.0"
+
+SECURITY_SCHEMES: Mapping[str, Any] = {
+    "ApiKeyAuth": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-Api-Key",
+        "description": "The account API key (44 characters). Recommended: some proxies strip `Authorization`.",
+    },
+    "BearerAuth": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "The same API key as a bearer token: `Authorization: Bearer <API_KEY>`.",
+    },
+}
+SECURITY: list[dict[str, list[str]]] = [{"ApiKeyAuth": []}, {"BearerAuth": []}]
+
+_ERRORS: Mapping[int, tuple[str, type, str]] = {
+    401: ("Unauthenticated", Error, "Missing, malformed or unknown API key (one body for all three)."),
+    403: (
+        "Forbidden",
+        ForbiddenError,
+        "Inactive account (`account_inactive`) or origin not whitelisted (`origin_not_allowed`).",
+    ),
+    404: ("NotFound", Error, "The resource does not exist in this account."),
+    405: ("MethodNotAllowed", Error, "The path does not serve this method; `Allow` lists those it does."),
+    409: ("Conflict", Error, "The request collides with the current state."),
+    413: ("PayloadTooLarge", Error, "The request body is larger than 1 MiB."),
+    422: ("ValidationFailed", ValidationError, "The request is invalid; `errors` names each field."),
+    429: ("TooManyRequests", Error, "Too many requests; retry after `Retry-After` seconds."),
+    500: ("ServerError", Error, "Unexpected server error (logged; no details are returned)."),
+}
+
+_TAGS: Mapping[str, str] = {
+    "Contacts": "Contacts, their notes, tags and list and segment memberships.",
+    "Tags": "Labels on contacts.",
+    "Lists": "Named, explicit sets of contacts.",
+    "Segments": "Saved rules over contacts, plus manual additions and removals.",
+}
+
+
+def build_document(operations: Iterable[Operation], *, prefix: str) -> dict[str, Any]:
+    """The whole document for these operations, mounted under `prefix`."""
+    registry = SchemaRegistry()
+    paths: dict[str, dict[str, Any]] = {}
+    tags: list[str] = []
+    for operation in operations:
+        paths.setdefault(prefix + operation.openapi_path, {})[operation.method.lower()] = _operation(
+            operation, registry
+        )
+        if operation.tag not in tags:
+            tags.append(operation.tag)
+    responses = {
+        name: _error_response(cls, description, registry, status)
+        for status, (name, cls, description) in _ERRORS.items()
+    }
+    return {
+        "openapi": OPENAPI_VERSION,
+        "info": {
+            "title": "engage workspace API",
+            "version": _version(),
+            "description": "Customer engagement: contacts, tags, lists and segments. Every path is scoped to "
+            "the account that owns the API key; another account's resources answer 404.",
+        },
+        "tags": [{"name": name, "description": _TAGS.get(name, "")} for name in tags],
+        "security": SECURITY,
+        "paths": paths,
+        "components": {
+            "schemas": dict(sorted(registry.components.items())),
+            "responses": responses,
+            "securitySchemes": dict(SECURITY_SCHEMES),
+        },
+    }
+
+
+def _operation(op: Operation, registry: SchemaRegistry) -> dict[str, Any]:
+    spec: dict[str, Any] = {"operationId": op.operation_id, "summary": op.summary, "tags": [op.tag]}
+    if op.description:
+        spec["description"] = op.description
+    parameters = [_path_parameter(name) for name in op.path_params]
+    if op.query is not None:
+        parameters += [p.openapi() for p in QueryParser(op.query).parameters]
+    if op.page is not None:
+        parameters += [p.openapi() for p in pagination.parameters(op.page)]
+    if parameters:
+        spec["parameters"] = parameters
+    if op.body is not None:
+        spec["requestBody"] = {"required": True, "content": {JSON: {"schema": registry.schema(op.body)}}}
+    responses: dict[str, Any] = {}
+    for status in op.statuses:
+        if status == op.status:
+            responses[str(status)] = _success_response(op, registry)
+        else:
+            responses[str(status)] = {"$ref": f"#/components/responses/{_ERRORS[status][0]}"}
+    spec["responses"] = responses
+    if not op.secured:
+        spec["security"] = []
+    return spec
+
+
+def _path_parameter(name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": "path",
+        "required": True,
+        "schema": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+    }
+
+
+def _success_response(op: Operation, registry: SchemaRegistry) -> dict[str, Any]:
+    if op.shape is Shape.NOTHING:
+        return {"description": "Done; no content."}
+    assert op.response is not None
+    item = registry.schema(op.response)
+    data = item if op.shape is Shape.ONE else {"type": "array", "items": item}
+    properties: dict[str, Any] = {"success": {"type": "boolean", "const": True}, "data": data}
+    required = ["success", "data"]
+    if op.message is not None:
+        properties["message"] = {"type": "string"}
+        required.append("message")
+    if op.shape is Shape.PAGE:
+        properties["meta"] = registry.schema(PageMeta)
+        required.append("meta")
+    envelope = {"type": "object", "properties": properties, "required": required}
+    return {"description": op.summary + ".", "content": {JSON: {"schema": envelope}}}
+
+
+def _error_response(cls: type, description: str, registry: SchemaRegistry, status: int) -> dict[str, Any]:
+    response: dict[str, Any] = {"description": description, "content": {JSON: {"schema": registry.schema(cls)}}}
+    if status == 401:
+        response["headers"] = {
+            name: {"required": True, "schema": {"type": "string", "const": value}}
+            for name, value in WWW_AUTHENTICATE.items()
+        }
+    if status == 405:
+        response["headers"] = {"Allow": {"required": True, "schema": {"type": "string"}}}
+    if status == 429:
+        response["headers"] = {"Retry-After": {"required": True, "schema": {"type": "integer", "minimum": 0}}}
+    return response
+
+
+def _version() -> str:
+    try:
+        return metadata.version("engage")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "0.0.0"
+
+
+def document_endpoint(document: Mapping[str, Any]) -> Any:
+    """A route endpoint serving `document`, serialised once."""
+    body = dumps(document)
+
+    async def openapi_json(request: Request) -> Response:
+        return Response(body, media_type=JSON)
+
+    return openapi_json

@@ -1,0 +1,109 @@
+"""The declarative route table's vocabulary: an `Operation` per method and path.
+
+One table drives both the Starlette routes (`routing.py`) and the OpenAPI document (`openapi.py`),
+so a route cannot exist undocumented, nor a documented route unserved. A route module declares
+
+    Operation("GET", "/contacts/{id:id}", show, summary="Get a contact", tag="Contacts",
+              response=Contact)
+
+and its handler is a plain synchronous function of a `Call`: it calls one service and returns the
+response object(s), a `Page` of them, `None` (204) or a `Reply` (data with a computed message).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, TypeVar
+
+import attrs
+
+from engage_core.pagination import PageLimits, PageRequest
+from engage_core.services import Services
+
+B = TypeVar("B")
+Q = TypeVar("Q")
+
+PATH_PARAM = re.compile(r"{([a-z_]+)(?::([a-z_]+))?}")
+
+
+class Shape(enum.Enum):
+    """What `data` holds."""
+
+    ONE = "one"
+    MANY = "many"
+    PAGE = "page"
+    NOTHING = "nothing"
+
+
+@attrs.frozen
+class Call(Generic[B, Q]):
+    """Everything a handler may use: the services, the caller's account, and the parsed request."""
+
+    services: Services
+    account_id: int
+    path: Mapping[str, int]
+    body: B
+    query: Q
+    page: PageRequest | None
+
+
+@attrs.frozen
+class Reply:
+    """Data with a message decided by the handler (instead of the operation's fixed one)."""
+
+    data: Any
+    message: str | None = None
+
+
+Handler = Callable[[Call[Any, Any]], Any]
+
+
+@attrs.frozen
+class Operation:
+    """One method on one path, relative to `/api/v1`. Path parameters use the `id` convertor."""
+
+    method: str
+    path: str
+    handler: Handler
+    summary: str
+    tag: str
+    response: type | None = None
+    shape: Shape = Shape.ONE
+    status: int = 200
+    message: str | None = None
+    body: type | None = None
+    query: type | None = None
+    page: PageLimits | None = None
+    errors: frozenset[int] = frozenset()
+    """Statuses beyond those derived from the operation (401/403 when secured, 404 with path
+    parameters, 422 with a body or query, 413 with a body, 500 always)."""
+    secured: bool = True
+    description: str | None = None
+
+    @property
+    def operation_id(self) -> str:
+        return f"{self.tag.lower().replace(' ', '_')}_{self.handler.__name__}"
+
+    @property
+    def path_params(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in PATH_PARAM.findall(self.path))
+
+    @property
+    def openapi_path(self) -> str:
+        return PATH_PARAM.sub(lambda m: "{" + m.group(1) + "}", self.path)
+
+    @property
+    def statuses(self) -> tuple[int, ...]:
+        """Every status this operation can answer with, in order."""
+        found = {self.status, 500, *self.errors}
+        if self.secured:
+            found |= {401, 403}
+        if self.path_params:
+            found.add(404)
+        if self.body is not None or self.query is not None or self.page is not None:
+            found.add(422)
+        if self.body is not None:
+            found.add(413)
+        return tuple(sorted(found))

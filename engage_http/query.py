@@ -1,0 +1,93 @@
+"""Query strings into attrs query classes, through the same converter as JSON bodies.
+
+Each field of a query class is `X | None = None`. The raw text is first read as the JSON value its
+type expects (an integer is a number without a fractional part, a boolean is `true`, `false`, `1` or
+`0`), then the converter structures and checks it exactly like a body field, so an integer query
+parameter and an integer body field obey the same rules and produce the same messages. Anything else
+is passed on as text and rejected by the converter (`page=abc`: "The page must be an integer.").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Generic, TypeVar, get_type_hints
+
+import attrs
+
+from engage_http.converter import as_integer, structure, union_members
+from engage_http.jsonschema import SchemaRegistry
+
+Q = TypeVar("Q")
+
+_INTEGER = re.compile(r"-?[0-9]+")
+_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+BOOLEANS: Mapping[str, bool] = {"true": True, "false": False, "1": True, "0": False}
+
+
+def _base(tp: Any) -> Any:
+    """`Annotated[int, ...] | None` -> `int`."""
+    members, _, _ = union_members(tp)
+    inner = members[0] if members else tp
+    return getattr(inner, "__origin__", inner) if hasattr(inner, "__metadata__") else inner
+
+
+def _read(raw: str, base: Any) -> Any:
+    if base is int:
+        try:
+            if _INTEGER.fullmatch(raw):
+                return int(raw)
+            if _NUMBER.fullmatch(raw):  # `2.0`, `1e3`: integers if integral, as in JSON
+                number = as_integer(float(raw))
+                return raw if number is None else number
+        except (ValueError, OverflowError):  # more digits than Python converts
+            return raw
+        return raw
+    if base is bool:
+        return BOOLEANS.get(raw, raw)
+    return raw
+
+
+@attrs.frozen
+class QueryParameter:
+    """One query parameter: its name, how its text is read, and its OpenAPI description."""
+
+    name: str
+    base: Any
+    schema: dict[str, Any]
+    description: str | None = None
+
+    def openapi(self) -> dict[str, Any]:
+        parameter: dict[str, Any] = {"name": self.name, "in": "query", "required": False, "schema": self.schema}
+        if self.description:
+            parameter["description"] = self.description
+        return parameter
+
+
+class QueryParser(Generic[Q]):
+    """Parses the query string of one operation into an instance of `cls` (built once per route)."""
+
+    def __init__(self, cls: type[Q]) -> None:
+        self.cls = cls
+        hints = get_type_hints(cls, include_extras=True)
+        registry = SchemaRegistry()
+        self.parameters: tuple[QueryParameter, ...] = tuple(
+            _parameter(field, hints[field.name], registry) for field in attrs.fields(cls)
+        )
+
+    def parse(self, query: Mapping[str, str]) -> Q:
+        """Raises ValidationFailed (422) naming each bad parameter."""
+        values = {p.name: _read(query[p.name], p.base) for p in self.parameters if p.name in query}
+        return structure(values, self.cls)
+
+
+def _parameter(field: attrs.Attribute[Any], tp: Any, registry: SchemaRegistry) -> QueryParameter:
+    members, _, _ = union_members(tp)
+    base = _base(tp)
+    if base is bool:
+        schema: dict[str, Any] = {"type": "string", "enum": list(BOOLEANS)}
+    else:
+        schema = registry.schema(members[0] if members else tp)
+    if field.default not in (None, attrs.NOTHING):
+        schema["default"] = field.default
+    return QueryParameter(name=field.name, base=base, schema=schema, description=field.metadata.get("description"))

@@ -1,0 +1,20 @@
+"""The route table of the workspace API (`/api/v1`): every operation, in routing order.
+
+To add routes, write a module here with an `OPERATIONS` tuple of `Operation`s (handlers are plain
+functions of a `Call`; request and response classes live in `engage_http.schemas`) and append it
+below. The Starlette routes, the OpenAPI document and the tenant-isolation test all read this table.
+"""
+
+from __future__ import annotations
+
+from engage_http.operations import Operation
+from engage_http.routes import contacts, lists, segments, tags
+
+OPERATIONS: tuple[Operation, ...] = (
+    *lists.OPERATIONS,
+    *segments.OPERATIONS,
+    *contacts.OPERATIONS,
+    *tags.OPERATIONS,
+)
+
+__all__ = ["OPERATIONS"]

@@ -1,0 +1,166 @@
+"""Starlette routes built from the operation table.
+
+One `Route` per path (so a 405 lists every method of the path in `Allow`), dispatching on the method
+to a `BoundOperation`. A request costs one worker-thread hop: the body is read on the event loop, then
+authentication, parsing, the service call and serialisation run together in the threadpool (the
+core and its storage are synchronous). Everything per-operation that can be prepared (the query
+parser, the unstructure function) is prepared once, when the app is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.convertors import Convertor, register_url_convertor
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from engage_core.errors import EngageError, ValidationFailed
+from engage_core.pagination import Page, PageRequest
+from engage_core.services import Services
+from engage_http import auth, envelope, pagination
+from engage_http.converter import load_json, structure, unstructure_hook
+from engage_http.errors import log_unexpected, server_error_response
+from engage_http.operations import Call, Operation, Reply, Shape
+from engage_http.query import QueryParser
+from engage_http.schemas.common import ID_DIGITS
+from engage_http.schemas.envelopes import PageMeta
+
+API_PREFIX = "/api/v1"
+
+MAX_BODY_SIZE = 1024 * 1024
+"""Request bodies above 1 MiB are refused with 413 (the JSON API has no use for more)."""
+
+
+class IdConvertor(Convertor[int]):
+    """A resource id in a path: 1 to 18 digits, so it always fits a signed 64-bit column.
+
+    Longer or non-numeric segments do not match the route at all (404), and `/contacts/lists`
+    can never be taken for `/contacts/{id}`.
+    """
+
+    regex = f"[0-9]{{1,{ID_DIGITS}}}"
+
+    def convert(self, value: str) -> int:
+        return int(value)
+
+    def to_string(self, value: int) -> str:
+        return str(value)
+
+
+register_url_convertor("id", IdConvertor())
+
+
+class BoundOperation:
+    """An operation wired to the services, with its parsers and renderer prepared."""
+
+    def __init__(self, operation: Operation, services: Services) -> None:
+        self.operation = operation
+        self.services = services
+        self.reads_body = operation.body is not None
+        self.query = None if operation.query is None else QueryParser(operation.query)
+        self.render_item: Callable[[Any], Any] | None = (
+            None if operation.response is None else unstructure_hook(operation.response)
+        )
+
+    def respond(self, request: Request, raw_body: bytes) -> Response:
+        """Authenticate, parse, call the handler and render. Runs in a worker thread."""
+        op = self.operation
+        account_id = auth.authenticate(self.services.accounts, request.headers).id if op.secured else 0
+        body = structure(load_json(raw_body), op.body) if op.body is not None else None
+        query, page = self._parse_query(request)
+        call: Call[Any, Any] = Call(
+            services=self.services, account_id=account_id, path=request.path_params, body=body, query=query, page=page
+        )
+        return self._render(op.handler(call))
+
+    def _parse_query(self, request: Request) -> tuple[Any, PageRequest | None]:
+        errors: dict[str, list[str]] = {}
+        query = page = None
+        if self.query is not None:
+            try:
+                query = self.query.parse(request.query_params)
+            except ValidationFailed as exc:
+                errors.update(exc.errors)
+        if self.operation.page is not None:
+            try:
+                page = pagination.page_request(request.query_params, self.operation.page)
+            except ValidationFailed as exc:
+                errors.update(exc.errors)
+        if errors:
+            raise ValidationFailed(errors)
+        return query, page
+
+    def _render(self, result: Any) -> Response:
+        op = self.operation
+        if op.shape is Shape.NOTHING:
+            return envelope.no_content()
+        message = op.message
+        if isinstance(result, Reply):
+            message = result.message or message
+            result = result.data
+        render = self.render_item
+        assert render is not None, f"{op.method} {op.path} declares no response class"
+        if op.shape is Shape.ONE:
+            return envelope.success(render(result), status=op.status, message=message)
+        if op.shape is Shape.MANY:
+            return envelope.success([render(item) for item in result], status=op.status, message=message)
+        assert isinstance(result, Page)
+        return envelope.success(
+            [render(item) for item in result.items], status=op.status, message=message, meta=PageMeta.of(result)
+        )
+
+
+async def read_body(request: Request, limit: int = MAX_BODY_SIZE) -> bytes:
+    """The request body, refused with 413 as soon as it is known to exceed `limit` bytes."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise HTTPException(413)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise HTTPException(413)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _dispatcher(bound: Mapping[str, BoundOperation], *, debug: bool) -> Callable[[Request], Awaitable[Response]]:
+    async def endpoint(request: Request) -> Response:
+        method = "GET" if request.method == "HEAD" else request.method
+        target = bound[method]
+        raw = await read_body(request) if target.reads_body else b""
+        try:
+            return await run_in_threadpool(target.respond, request, raw)
+        except (EngageError, HTTPException):
+            raise
+        except Exception as exc:
+            if debug:  # let Starlette's debug page show the traceback
+                raise
+            log_unexpected(request, exc)
+            return server_error_response()
+
+    return endpoint
+
+
+def build_routes(
+    operations: Iterable[Operation], services: Services, *, prefix: str = API_PREFIX, debug: bool = False
+) -> list[Route]:
+    """One route per path, in the order paths first appear in the table. With `debug`, unexpected
+    exceptions propagate (to Starlette's traceback page) instead of becoming a generic 500."""
+    by_path: dict[str, dict[str, BoundOperation]] = {}
+    for operation in operations:
+        methods = by_path.setdefault(operation.path, {})
+        if operation.method in methods:
+            raise ValueError(f"Duplicate operation {operation.method} {operation.path}")
+        methods[operation.method] = BoundOperation(operation, services)
+    routes = []
+    for path, bound in by_path.items():
+        name = next(iter(bound.values())).operation.operation_id
+        routes.append(Route(prefix + path, _dispatcher(bound, debug=debug), methods=list(bound), name=name))
+    return routes

@@ -1,0 +1,47 @@
+"""Value types shared by request and response classes, with the constraints the API enforces."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from engage_core.tags import TITLE_MAX
+from engage_http.constraints import Doc, Integer, Text
+
+MAX_ID = 999_999_999_999_999_999
+"""The largest id the API resolves (18 digits): well inside a signed 64-bit column."""
+
+ID_DIGITS = 18
+
+Id = Annotated[int, Integer(minimum=1, maximum=MAX_ID)]
+"""A reference to a resource by id."""
+
+Name = Annotated[str, Text(max_length=255, blank=False)]
+Title = Annotated[str, Text(max_length=TITLE_MAX, blank=False)]
+ShortText = Annotated[str, Text(max_length=255)]
+LongText = Annotated[str, Text(max_length=1000)]
+
+E164_PATTERN = r"^\+[1-9][0-9]{6,14}$"
+Phone = Annotated[
+    str,
+    Text(
+        pattern=E164_PATTERN,
+        format="phone",
+        message="The {field} must be a valid international number in E.164 format.",
+    ),
+    Doc(
+        description="An international number in E.164 form (`+`, country code, subscriber number) that is a "
+        "valid number of that country (checked with libphonenumber).",
+        example="+14155550123",
+    ),
+]
+
+_NO_SPACE_OR_AT = r"[^@\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+"
+EMAIL_PATTERN = rf"^{_NO_SPACE_OR_AT}@{_NO_SPACE_OR_AT}\.{_NO_SPACE_OR_AT}$"
+Email = Annotated[
+    str,
+    Text(max_length=255, pattern=EMAIL_PATTERN, message="The {field} must be a valid email address."),
+    Doc(example="ada@example.com"),
+]
+
+ContactType = Literal["whatsapp", "telegram", "instagram"]
+ContactStatus = Literal["active", "inactive"]

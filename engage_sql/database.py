@@ -1,0 +1,48 @@
+"""`Database`: the one object an application composes engage_sql through."""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine, exists, select
+
+from engage_core.clock import Clock
+from engage_core.events import DomainEvent
+from engage_sql import migrate, outbox
+from engage_sql.engines import create_engine, readonly_options
+from engage_sql.tables import accounts
+from engage_sql.unit_of_work import SqlUnitOfWorkFactory
+
+
+class Database:
+    """An engine and the unit-of-work factory over it. Share one per process; it is thread-safe."""
+
+    def __init__(self, engine: Engine, clock: Clock | None = None) -> None:
+        self.engine = engine
+        self.uow = SqlUnitOfWorkFactory(engine, clock)
+
+    @classmethod
+    def connect(cls, url: str, clock: Clock | None = None) -> Database:
+        """`sqlite:///./engage.db` or `postgresql://user@host/db`. Connects lazily, on first use."""
+        return cls(create_engine(url), clock)
+
+    def upgrade(self) -> list[str]:
+        """Apply pending migrations; the revisions applied, oldest first (empty when up to date)."""
+        return migrate.upgrade(self.engine)
+
+    def is_empty(self) -> bool:
+        """No account exists yet (a fresh installation)."""
+        with self.engine.connect() as connection:
+            readonly_options(connection)
+            return not connection.execute(select(exists().select_from(accounts))).scalar_one()
+
+    def outbox_events(self, account_id: int | None = None) -> list[DomainEvent]:
+        """Events committed to the outbox, oldest first; of one account, or of all."""
+        with self.engine.connect() as connection:
+            readonly_options(connection)
+            return outbox.read(connection, account_id)
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
+
+    def __repr__(self) -> str:
+        return f"Database({self.engine.url.render_as_string(hide_password=True)!r})"

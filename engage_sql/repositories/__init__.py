@@ -1,0 +1,1 @@
+"""Repositories: the storage ports of `engage_core.ports`, over one connection and one account."""

@@ -1,0 +1,80 @@
+"""Accounts (workspaces): administration and authentication, across every account."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import Connection, select, update
+
+from engage_core.accounts import Account
+from engage_sql.tables import accounts
+from engage_sql.types import AnyRow
+
+_COLUMNS = (
+    accounts.c.id,
+    accounts.c.name,
+    accounts.c.is_active,
+    accounts.c.allowed_origins,
+    accounts.c.key_hint,
+    accounts.c.created_at,
+    accounts.c.updated_at,
+)
+
+
+def account_from_row(row: AnyRow) -> Account:
+    return Account(
+        id=row.id,
+        name=row.name,
+        is_active=row.is_active,
+        allowed_origins=tuple(row.allowed_origins),
+        key_hint=row.key_hint,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+class SqlAccountRepository:
+    def __init__(self, connection: Connection) -> None:
+        self._conn = connection
+
+    def add(self, name: str, key_digest: str, key_hint: str, now: datetime) -> Account:
+        row = self._conn.execute(
+            accounts.insert()
+            .values(
+                name=name,
+                is_active=True,
+                allowed_origins=[],
+                key_digest=key_digest,
+                key_hint=key_hint,
+                created_at=now,
+                updated_at=now,
+            )
+            .returning(*_COLUMNS)
+        ).one()
+        return account_from_row(row)
+
+    def get(self, account_id: int) -> Account | None:
+        row = self._conn.execute(select(*_COLUMNS).where(accounts.c.id == account_id)).one_or_none()
+        return None if row is None else account_from_row(row)
+
+    def by_key_digest(self, key_digest: str) -> tuple[Account, str] | None:
+        row = self._conn.execute(
+            select(*_COLUMNS, accounts.c.key_digest).where(accounts.c.key_digest == key_digest)
+        ).one_or_none()
+        return None if row is None else (account_from_row(row), row.key_digest)
+
+    def list(self) -> Sequence[Account]:
+        return [account_from_row(r) for r in self._conn.execute(select(*_COLUMNS).order_by(accounts.c.id))]
+
+    def set_key(self, account_id: int, key_digest: str, key_hint: str, now: datetime) -> None:
+        self._set(account_id, key_digest=key_digest, key_hint=key_hint, updated_at=now)
+
+    def set_active(self, account_id: int, is_active: bool, now: datetime) -> None:
+        self._set(account_id, is_active=is_active, updated_at=now)
+
+    def set_origins(self, account_id: int, origins: tuple[str, ...], now: datetime) -> None:
+        self._set(account_id, allowed_origins=list(origins), updated_at=now)
+
+    def _set(self, account_id: int, **values: object) -> None:
+        self._conn.execute(update(accounts).where(accounts.c.id == account_id).values(**values))

@@ -1,0 +1,36 @@
+"""Statements that differ in spelling between SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import Connection, Table
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.sql.dml import Insert
+
+
+def insert_or_ignore(connection: Connection, table: Table, conflict: Sequence[str]) -> Insert:
+    """`INSERT ... ON CONFLICT (conflict) DO NOTHING`: a duplicate is skipped, not an error.
+
+    Needed because on PostgreSQL a failed statement poisons the whole transaction; this also
+    keeps concurrent inserts of the same key safe (the loser waits, then skips).
+    """
+    if connection.dialect.name == "postgresql":
+        return postgresql.insert(table).on_conflict_do_nothing(index_elements=list(conflict))
+    return sqlite.insert(table).on_conflict_do_nothing(index_elements=list(conflict))
+
+
+def upsert(connection: Connection, table: Table, conflict: Sequence[str], update: Sequence[str]) -> Insert:
+    """`INSERT ... ON CONFLICT (conflict) DO UPDATE SET column = excluded.column` for `update`."""
+    if connection.dialect.name == "postgresql":
+        pg = postgresql.insert(table)
+        return pg.on_conflict_do_update(index_elements=list(conflict), set_={c: pg.excluded[c] for c in update})
+    lite = sqlite.insert(table)
+    return lite.on_conflict_do_update(index_elements=list(conflict), set_={c: lite.excluded[c] for c in update})
+
+
+def is_unique_violation(error: IntegrityError) -> bool:
+    """Whether the driver reported a UNIQUE violation (SQLSTATE 23505 on PostgreSQL)."""
+    original = error.orig
+    return getattr(original, "sqlstate", None) == "23505" or "UNIQUE constraint failed" in str(original)

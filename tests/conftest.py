@@ -1,0 +1,90 @@
+"""Fixtures shared by every test directory: databases on each supported backend.
+
+`database` is a migrated `engage_sql.Database`, emptied before each test (one per session and
+backend, so cheap). `make_database()` returns a brand-new one of the test's own, for tests that
+migrate, or configure the database differently (dropped after the test). Both are parametrized
+over SQLite and PostgreSQL; the PostgreSQL half is skipped, with its reason shown, unless
+ENGAGE_TEST_POSTGRES_URL names a server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+
+# `tests/` is on sys.path: pytest puts a rootdir conftest's own directory there.
+from databases import POSTGRES_ENV, TestDatabases, open_test_databases, postgres_server_url, wipe
+
+from engage_core.clock import Clock
+from engage_sql import Database
+
+
+@pytest.fixture(
+    scope="session",
+    params=[pytest.param("sqlite"), pytest.param("postgres", marks=pytest.mark.postgres)],
+)
+def backend(request: pytest.FixtureRequest) -> str:
+    """`sqlite` or `postgres`."""
+    name: str = request.param
+    if name == "postgres" and postgres_server_url() is None:
+        pytest.skip(f"{POSTGRES_ENV} is not set")
+    return name
+
+
+@pytest.fixture(scope="session")
+def test_databases(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestDatabases]:
+    databases = open_test_databases(backend, tmp_path_factory.mktemp(f"databases-{backend}"))
+    yield databases
+    databases.close()
+
+
+@pytest.fixture
+def make_database_url(test_databases: TestDatabases) -> Iterator[Callable[..., str]]:
+    """`make_database_url(migrated=True) -> url`: a database of this test's own, dropped afterwards."""
+    created: list[str] = []
+
+    def make(*, migrated: bool = True) -> str:
+        url = test_databases.create(migrated=migrated)
+        created.append(url)
+        return url
+
+    yield make
+    for url in created:
+        test_databases.drop(url)
+
+
+@pytest.fixture
+def make_database(make_database_url: Callable[..., str]) -> Iterator[Callable[..., Database]]:
+    """`make_database(migrated=True, clock=None) -> Database`, disposed and dropped after the test."""
+    opened: list[Database] = []
+
+    def make(*, migrated: bool = True, clock: Clock | None = None) -> Database:
+        database = Database.connect(make_database_url(migrated=migrated), clock)
+        opened.append(database)
+        return database
+
+    yield make
+    for database in opened:
+        database.dispose()
+
+
+@pytest.fixture(scope="session")
+def session_database(test_databases: TestDatabases) -> Iterator[Database]:
+    url = test_databases.create()
+    database = Database.connect(url)
+    yield database
+    database.dispose()
+    test_databases.drop(url)
+
+
+@pytest.fixture
+def database(session_database: Database) -> Database:
+    """A migrated database with no rows (shared by the session's tests, emptied before each)."""
+    wipe(session_database)
+    return session_database
+
+
+def pytest_report_header() -> str:
+    where = "set" if postgres_server_url() else "not set: PostgreSQL tests will be skipped"
+    return f"{POSTGRES_ENV}: {where}"

@@ -1,0 +1,185 @@
+"""Fixtures of the HTTP tests: the app over the in-memory fakes, and factories for what tests need.
+
+Every fixture that makes something is a factory (`make_tenant()`, `make_contact(tenant, ...)`), so a
+test states the data it depends on. `api` is a client of the default tenant; `client_for(tenant)`
+makes one for any other.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+from http_support import Api, Tenant
+from starlette.applications import Starlette
+from starlette.exceptions import StarletteDeprecationWarning
+
+from engage_core.contact_lists import ContactList
+from engage_core.contacts import Contact, Note
+from engage_core.segments import Segment
+from engage_core.services import Services
+from engage_core.services.contacts import ContactInput
+from engage_core.tags import Tag
+from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
+from engage_http import create_app
+
+# Starlette 1.x warns, once, when `starlette.testclient` is imported with httpx rather than httpx2;
+# these tests use httpx on purpose. Importing it here first keeps that warning out of every report.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", StarletteDeprecationWarning)
+    from starlette.testclient import TestClient
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def uow() -> InMemoryUnitOfWorkFactory:
+    return InMemoryUnitOfWorkFactory()
+
+
+@pytest.fixture
+def services(uow: InMemoryUnitOfWorkFactory, clock: FakeClock) -> Services:
+    return Services.build(uow, clock)
+
+
+@pytest.fixture
+def app(services: Services) -> Starlette:
+    return create_app(services)
+
+
+@pytest.fixture
+def client(app: Starlette) -> TestClient:
+    return TestClient(app)
+
+
+@pytest.fixture
+def make_tenant(services: Services) -> Callable[..., Tenant]:
+    """`make_tenant(name="Acme", active=True, origins=())`: a new account and its key."""
+
+    def make(name: str = "Acme", *, active: bool = True, origins: Sequence[str] = ()) -> Tenant:
+        issued = services.accounts.create(name)
+        if origins:
+            services.accounts.set_origins(issued.account.id, origins)
+        if not active:
+            services.accounts.set_active(issued.account.id, False)
+        return Tenant(issued.account.id, issued.api_key)
+
+    return make
+
+
+@pytest.fixture
+def tenant(make_tenant: Callable[..., Tenant]) -> Tenant:
+    return make_tenant()
+
+
+@pytest.fixture
+def client_for(client: TestClient) -> Callable[[Tenant], Api]:
+    def make(tenant: Tenant) -> Api:
+        return Api(client, tenant.headers)
+
+    return make
+
+
+@pytest.fixture
+def api(client_for: Callable[[Tenant], Api], tenant: Tenant) -> Api:
+    return client_for(tenant)
+
+
+@pytest.fixture
+def anonymous(client: TestClient) -> Api:
+    """A client that sends no key."""
+    return Api(client, {})
+
+
+@pytest.fixture
+def make_contact(services: Services) -> Callable[..., Contact]:
+    """`make_contact(tenant, name=..., type=..., phone=..., ...)`: a stored contact."""
+    counter = iter(range(1, 10_000))
+
+    def make(tenant: Tenant, **fields: Any) -> Contact:
+        number = next(counter)
+        values: dict[str, Any] = {"name": f"Contact {number}", "type": "instagram"}
+        values.update(fields)
+        return services.contacts.create(tenant.account_id, ContactInput(**values))
+
+    return make
+
+
+@pytest.fixture
+def make_tag(services: Services) -> Callable[..., Tag]:
+    def make(tenant: Tenant, title: str = "VIP") -> Tag:
+        return services.tags.create(tenant.account_id, title)
+
+    return make
+
+
+@pytest.fixture
+def make_list(services: Services) -> Callable[..., ContactList]:
+    def make(tenant: Tenant, name: str = "Newsletter") -> ContactList:
+        return services.lists.create(tenant.account_id, name)
+
+    return make
+
+
+@pytest.fixture
+def make_segment(services: Services) -> Callable[..., Segment]:
+    """`make_segment(tenant, name=..., match=..., conditions=[...])`."""
+
+    def make(tenant: Tenant, name: str = "Segment", **fields: Any) -> Segment:
+        return services.segments.create(tenant.account_id, name, **fields)
+
+    return make
+
+
+@pytest.fixture
+def make_note(services: Services) -> Callable[..., Note]:
+    def make(tenant: Tenant, contact: Contact, content: str = "Called back.") -> Note:
+        return services.contacts.add_note(tenant.account_id, contact.id, content)
+
+    return make
+
+
+@pytest.fixture
+def wrong_key() -> str:
+    """A well-formed key (right length, prefix and checksum) that no account has."""
+    from engage_core.api_keys import generate_key
+
+    return generate_key().plaintext
+
+
+@pytest.fixture
+def services_rotate(services: Services) -> Callable[[int], str]:
+    """`services_rotate(account_id)`: rotate the account's key and return the new one."""
+
+    def rotate(account_id: int) -> str:
+        return services.accounts.rotate_key(account_id).api_key
+
+    return rotate
+
+
+@pytest.fixture
+def services_add_to_list(services: Services) -> Callable[..., int]:
+    """`services_add_to_list(tenant, contacts)`: a new list holding the contacts; its id."""
+
+    def make(tenant: Tenant, contacts: Sequence[Contact], name: str = "Members") -> int:
+        created = services.lists.create(tenant.account_id, name)
+        for contact in contacts:
+            services.contacts.add_to_list(tenant.account_id, contact.id, created.id)
+        return created.id
+
+    return make
+
+
+@pytest.fixture
+def services_blacklist(services: Services) -> Callable[..., None]:
+    """`services_blacklist(tenant, contact)`: toggle the contact's blacklist flag."""
+
+    def toggle(tenant: Tenant, contact: Contact) -> None:
+        services.contacts.toggle_blacklist(tenant.account_id, contact.id)
+
+    return toggle

@@ -1,0 +1,50 @@
+"""Helpers of the HTTP tests: a tenant as a caller sees it, and a client that sends its key."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import httpx
+
+if TYPE_CHECKING:
+    from starlette.testclient import TestClient
+
+API = "/api/v1"
+
+
+@attrs.frozen
+class Tenant:
+    """An account as a caller sees it: its id and its API key."""
+
+    account_id: int
+    key: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"X-Api-Key": self.key}
+
+
+class Api:
+    """A test client that sends one tenant's key and prefixes paths with `/api/v1`."""
+
+    def __init__(self, client: TestClient, headers: Mapping[str, str]) -> None:
+        self.client = client
+        self.headers = dict(headers)
+
+    def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        headers = {**self.headers, **kwargs.pop("headers", {})}
+        return self.client.request(method, API + path, headers=headers, **kwargs)
+
+    def get(self, path: str, **kwargs: Any) -> httpx.Response:
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path: str, **kwargs: Any) -> httpx.Response:
+        return self.request("POST", path, **kwargs)
+
+    def put(self, path: str, **kwargs: Any) -> httpx.Response:
+        return self.request("PUT", path, **kwargs)
+
+    def delete(self, path: str, **kwargs: Any) -> httpx.Response:
+        return self.request("DELETE", path, **kwargs)

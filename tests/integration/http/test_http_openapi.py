@@ -1,0 +1,162 @@
+"""The OpenAPI document: valid 3.1, complete, and generated from the classes the API runs on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import pytest
+from http_support import Api
+from openapi_spec_validator import validate
+
+from engage_http.openapi import build_document
+from engage_http.routes import OPERATIONS
+from engage_http.routing import API_PREFIX
+from engage_http.schemas.contacts import ContactCreate, ContactUpdate
+from engage_http.schemas.segments import Condition
+
+DOCUMENT = build_document(OPERATIONS, prefix=API_PREFIX)
+SCHEMAS = DOCUMENT["components"]["schemas"]
+
+
+def operation(method: str, path: str) -> dict[str, Any]:
+    return DOCUMENT["paths"][API_PREFIX + path][method]
+
+
+def test_the_document_is_valid_openapi_3_1() -> None:
+    """`openapi-spec-validator` accepts the document as OpenAPI 3.1."""
+    validate(DOCUMENT)
+
+    assert DOCUMENT["openapi"].startswith("3.1")
+
+
+def test_the_served_document_is_the_generated_one(anonymous: Api) -> None:
+    """`GET /api/v1/openapi.json` serves the document built from the route table."""
+    assert anonymous.get("/openapi.json").json() == DOCUMENT
+
+
+def test_every_operation_of_the_table_is_documented() -> None:
+    """Each operation of the route table appears once, by method and path."""
+    documented = {(m.upper(), p) for p, ops in DOCUMENT["paths"].items() for m in ops}
+
+    assert documented == {(op.method, API_PREFIX + op.openapi_path) for op in OPERATIONS}
+
+
+def test_operation_ids_are_unique() -> None:
+    """No two operations share an `operationId`."""
+    ids = [op.operation_id for op in OPERATIONS]
+
+    assert len(ids) == len(set(ids))
+
+
+def test_both_key_headers_are_security_schemes() -> None:
+    """`X-Api-Key` and bearer auth are declared, either one satisfying every secured operation."""
+    schemes = DOCUMENT["components"]["securitySchemes"]
+
+    assert schemes["ApiKeyAuth"] == {**schemes["ApiKeyAuth"], "type": "apiKey", "in": "header", "name": "X-Api-Key"}
+    assert schemes["BearerAuth"]["scheme"] == "bearer"
+    assert DOCUMENT["security"] == [{"ApiKeyAuth": []}, {"BearerAuth": []}]
+
+
+@pytest.mark.parametrize("op", OPERATIONS, ids=lambda op: f"{op.method} {op.openapi_path}")
+def test_secured_operations_document_401_403_and_500(op: Any) -> None:
+    """Every operation documents the auth errors and the server error in the error envelope."""
+    responses = operation(op.method.lower(), op.openapi_path)["responses"]
+
+    assert {"401", "403", "500"} <= set(responses)
+
+
+def test_operations_with_ids_document_404() -> None:
+    """Every operation with a path id documents 404."""
+    for op in OPERATIONS:
+        if op.path_params:
+            assert "404" in operation(op.method.lower(), op.openapi_path)["responses"], op.path
+
+
+def test_operations_with_bodies_document_422() -> None:
+    """Every operation with a body or query documents 422."""
+    for op in OPERATIONS:
+        if op.body or op.query or op.page:
+            assert "422" in operation(op.method.lower(), op.openapi_path)["responses"], op.path
+
+
+def test_deletes_document_204_without_content() -> None:
+    """A delete's success response is a 204 with no content."""
+    assert operation("delete", "/tags/{id}")["responses"]["204"] == {"description": "Done; no content."}
+
+
+def test_validation_errors_document_the_errors_map() -> None:
+    """The 422 body has `errors`: field path to an array of messages."""
+    errors = SCHEMAS["ValidationError"]["properties"]["errors"]
+
+    assert errors == {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}}
+
+
+def test_forbidden_documents_the_code() -> None:
+    """The 403 body has a machine-readable `code`."""
+    assert "code" in SCHEMAS["ForbiddenError"]["required"]
+
+
+def test_tag_titles_are_at_most_100_characters() -> None:
+    """The tag title constraint is published as the converter enforces it."""
+    title = SCHEMAS["TagWrite"]["properties"]["title"]
+
+    assert (title["maxLength"], title["minLength"]) == (100, 1)
+
+
+def test_contact_type_and_status_are_enums() -> None:
+    """`type` and `status` list their values."""
+    properties = SCHEMAS["ContactCreate"]["properties"]
+
+    assert properties["type"]["enum"] == ["whatsapp", "telegram", "instagram"]
+    assert properties["status"]["enum"] == ["active", "inactive"]
+
+
+def test_per_page_has_a_minimum_of_1_and_its_default() -> None:
+    """`per_page` is an integer of at least 1 with the endpoint's default."""
+    [per_page] = [p for p in operation("get", "/contacts")["parameters"] if p["name"] == "per_page"]
+
+    assert per_page["schema"] == {"type": "integer", "minimum": 1, "default": 15}
+
+
+def test_path_ids_are_bounded_integers() -> None:
+    """Path ids are integers from 1 to the largest id the router resolves."""
+    [parameter] = operation("get", "/contacts/{id}")["parameters"]
+
+    assert parameter["schema"] == {"type": "integer", "minimum": 1, "maximum": 999_999_999_999_999_999}
+
+
+@pytest.mark.parametrize("cls", [ContactCreate, ContactUpdate])
+def test_body_schemas_list_the_class_fields(cls: type) -> None:
+    """A request schema's properties are the attrs fields of the class that parses it."""
+    assert list(SCHEMAS[cls.__name__]["properties"]) == [f.name for f in attrs.fields(cls)]
+
+
+def test_required_fields_are_those_without_defaults() -> None:
+    """Fields without defaults are required; `UNSET` fields never are."""
+    assert SCHEMAS["ContactCreate"]["required"] == ["name", "type"]
+    assert "required" not in SCHEMAS["ContactUpdate"]
+
+
+def test_a_phone_is_required_for_whatsapp_and_telegram() -> None:
+    """The create schema says a non-instagram contact needs a phone."""
+    branches = SCHEMAS["ContactCreate"]["anyOf"]
+
+    assert {"required": ["phone"], "properties": {"phone": {"type": "string"}}} in branches
+
+
+def test_conditions_have_one_branch_per_field_and_value_kind() -> None:
+    """The condition schema is generated from the core's operator table."""
+    fields = {b["properties"]["field"]["const"] for b in SCHEMAS[Condition.__name__]["oneOf"]}
+
+    assert fields == set(SCHEMAS[Condition.__name__]["properties"]["field"]["enum"])
+
+
+def test_assigning_a_tag_takes_exactly_one_of_id_or_title() -> None:
+    """`POST /contacts/{id}/tags` documents its one-of rule."""
+    assert SCHEMAS["TagAssign"]["oneOf"] == [{"required": ["tag_id"]}, {"required": ["title"]}]
+
+
+def test_the_document_does_not_list_itself() -> None:
+    """`/openapi.json` is served beside the API, not documented as an operation of it."""
+    assert API_PREFIX + "/openapi.json" not in DOCUMENT["paths"]

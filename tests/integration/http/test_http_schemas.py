@@ -1,0 +1,44 @@
+"""The schema classes agree with the core's constants."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+from engage_core.contacts import CONTACT_STATUSES, CONTACT_TYPES
+from engage_core.segments import MATCH_MODES
+from engage_http.constraints import NOT_BLANK, WHITESPACE_CLASS
+from engage_http.schemas.common import ContactStatus, ContactType
+from engage_http.schemas.segments import Match
+
+
+def test_contact_types_match_the_core() -> None:
+    """The `type` enum is the core's list of contact types."""
+    assert get_args(ContactType) == CONTACT_TYPES
+
+
+def test_contact_statuses_match_the_core() -> None:
+    """The `status` enum is the core's list of statuses."""
+    assert get_args(ContactStatus) == CONTACT_STATUSES
+
+
+def test_match_modes_match_the_core() -> None:
+    """The `match` enum is the core's list of match modes."""
+    assert get_args(Match) == MATCH_MODES
+
+
+def test_the_whitespace_class_is_exactly_what_strip_removes() -> None:
+    """`WHITESPACE_CLASS` holds every character `str.isspace()` accepts, and no other."""
+    import re
+    import sys
+
+    pattern = re.compile(f"[{WHITESPACE_CLASS}]")
+
+    assert all(bool(pattern.match(chr(c))) == chr(c).isspace() for c in range(sys.maxunicode + 1))
+
+
+def test_not_blank_matches_what_strip_keeps() -> None:
+    """`NOT_BLANK` finds a character exactly when `str.strip()` leaves something."""
+    import re
+
+    for text in ["", " ", "\u3000\t", " a ", "\x1c", "\u200b"]:
+        assert bool(re.search(NOT_BLANK, text)) == bool(text.strip()), repr(text)

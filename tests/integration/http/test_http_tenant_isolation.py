@@ -1,0 +1,187 @@
+"""Tenant isolation (SPEC 1.7), generated from the route table.
+
+For every operation with an id in its path, a request naming another account's resource answers 404
+and changes nothing in the store. `SCENARIOS` says which resource each path parameter names and what
+body to send (valid for the intruder, so that the only reason to refuse is tenancy); the meta-test
+fails when an operation with an id parameter has no scenario.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+import pytest
+from http_support import Api, Tenant
+
+from engage_core.contacts import Contact
+from engage_core.services import Services
+from engage_core.testing import InMemoryUnitOfWorkFactory
+from engage_http.operations import Operation
+from engage_http.routes import OPERATIONS
+
+
+@attrs.frozen
+class Resources:
+    """One account's resources, by kind: a contact (tagged, in the list and the segment, with a note),
+    its tag, a list and a segment."""
+
+    contact: int
+    tag: int
+    list: int
+    segment: int
+
+
+@attrs.frozen
+class Scenario:
+    """Which kind of resource each path parameter names, and the body (built from the intruder's own)."""
+
+    params: Mapping[str, str]
+    body: Callable[[Resources], Any] | None = None
+
+
+CONTACT = {"id": "contact"}
+SCENARIOS: Mapping[tuple[str, str], Scenario] = {
+    ("GET", "/contacts/{id:id}"): Scenario(CONTACT),
+    ("PUT", "/contacts/{id:id}"): Scenario(CONTACT, lambda own: {"name": "Hijacked"}),
+    ("DELETE", "/contacts/{id:id}"): Scenario(CONTACT),
+    ("POST", "/contacts/{id:id}/blacklist"): Scenario(CONTACT),
+    ("GET", "/contacts/{id:id}/notes"): Scenario(CONTACT),
+    ("POST", "/contacts/{id:id}/notes"): Scenario(CONTACT, lambda own: {"content": "Hijacked"}),
+    ("POST", "/contacts/{id:id}/lists"): Scenario(CONTACT, lambda own: {"list_id": own.list}),
+    ("DELETE", "/contacts/{id:id}/lists/{list_id:id}"): Scenario({"id": "contact", "list_id": "list"}),
+    ("POST", "/contacts/{id:id}/segments"): Scenario(CONTACT, lambda own: {"segment_id": own.segment}),
+    ("DELETE", "/contacts/{id:id}/segments/{segment_id:id}"): Scenario({"id": "contact", "segment_id": "segment"}),
+    ("POST", "/contacts/{id:id}/tags"): Scenario(CONTACT, lambda own: {"tag_id": own.tag}),
+    ("DELETE", "/contacts/{id:id}/tags/{tag_id:id}"): Scenario({"id": "contact", "tag_id": "tag"}),
+    ("GET", "/tags/{id:id}"): Scenario({"id": "tag"}),
+    ("PUT", "/tags/{id:id}"): Scenario({"id": "tag"}, lambda own: {"title": "Hijacked"}),
+    ("DELETE", "/tags/{id:id}"): Scenario({"id": "tag"}),
+    ("GET", "/contacts/lists/{id:id}"): Scenario({"id": "list"}),
+    ("PUT", "/contacts/lists/{id:id}"): Scenario({"id": "list"}, lambda own: {"name": "Hijacked", "status": 0}),
+    ("DELETE", "/contacts/lists/{id:id}"): Scenario({"id": "list"}),
+    ("GET", "/contacts/lists/{id:id}/members"): Scenario({"id": "list"}),
+    ("GET", "/contacts/segments/{id:id}"): Scenario({"id": "segment"}),
+    ("PUT", "/contacts/segments/{id:id}"): Scenario({"id": "segment"}, lambda own: {"name": "Hijacked"}),
+    ("DELETE", "/contacts/segments/{id:id}"): Scenario({"id": "segment"}),
+    ("GET", "/contacts/segments/{id:id}/members"): Scenario({"id": "segment"}),
+}
+
+WITH_IDS = [op for op in OPERATIONS if op.path_params]
+
+
+def label(operation: Operation) -> str:
+    return f"{operation.method} {operation.openapi_path}"
+
+
+@pytest.fixture
+def make_resources(services: Services, make_contact: Callable[..., Contact]) -> Callable[[Tenant], Resources]:
+    def make(tenant: Tenant) -> Resources:
+        contact = make_contact(tenant, tags=["VIP"])
+        [tag] = services.tags.list(tenant.account_id)
+        contact_list = services.lists.create(tenant.account_id, "Newsletter")
+        segment = services.segments.create(tenant.account_id, "Manual")
+        services.contacts.add_to_list(tenant.account_id, contact.id, contact_list.id)
+        services.contacts.add_to_segment(tenant.account_id, contact.id, segment.id)
+        services.contacts.add_note(tenant.account_id, contact.id, "Private")
+        return Resources(contact=contact.id, tag=tag.id, list=contact_list.id, segment=segment.id)
+
+    return make
+
+
+@pytest.fixture
+def owner(make_tenant: Callable[..., Tenant]) -> Tenant:
+    return make_tenant("Owner")
+
+
+@pytest.fixture
+def intruder(make_tenant: Callable[..., Tenant]) -> Tenant:
+    return make_tenant("Intruder")
+
+
+def request_for(operation: Operation, target: Resources, own: Resources) -> tuple[str, dict[str, Any]]:
+    """The path naming `target`'s resources, and the keyword arguments (body) built from `own`."""
+    scenario = SCENARIOS[(operation.method, operation.path)]
+    path = operation.openapi_path.format(**{name: getattr(target, kind) for name, kind in scenario.params.items()})
+    kwargs = {} if scenario.body is None else {"json": scenario.body(own)}
+    return path, kwargs
+
+
+@pytest.mark.parametrize("operation", WITH_IDS, ids=label)
+def test_another_accounts_resource_is_404_and_untouched(
+    operation: Operation,
+    owner: Tenant,
+    intruder: Tenant,
+    make_resources: Callable[[Tenant], Resources],
+    client_for: Callable[[Tenant], Api],
+    uow: InMemoryUnitOfWorkFactory,
+) -> None:
+    """An id of another account answers 404 and leaves every stored row and event as it was."""
+    theirs, mine = make_resources(owner), make_resources(intruder)
+    path, kwargs = request_for(operation, target=theirs, own=mine)
+    before = copy.deepcopy(uow.store.state)
+
+    response = client_for(intruder).request(operation.method, path, **kwargs)
+
+    assert response.status_code == 404, response.text
+    assert response.json()["success"] is False
+    assert uow.store.state == before
+
+
+@pytest.mark.parametrize("operation", WITH_IDS, ids=label)
+def test_the_same_request_succeeds_for_the_owner(
+    operation: Operation,
+    owner: Tenant,
+    make_resources: Callable[[Tenant], Resources],
+    client_for: Callable[[Tenant], Api],
+) -> None:
+    """Each isolation scenario is a valid request for the resources' owner (so its 404 is tenancy alone)."""
+    mine = make_resources(owner)
+    path, kwargs = request_for(operation, target=mine, own=mine)
+
+    response = client_for(owner).request(operation.method, path, **kwargs)
+
+    assert 200 <= response.status_code < 300, response.text
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/contacts/{contact}/lists", lambda theirs: {"list_id": theirs.list}),
+        ("/contacts/{contact}/segments", lambda theirs: {"segment_id": theirs.segment}),
+        ("/contacts/{contact}/tags", lambda theirs: {"tag_id": theirs.tag}),
+    ],
+)
+def test_a_body_reference_to_another_account_is_404(
+    path: str,
+    body: Callable[[Resources], dict[str, int]],
+    owner: Tenant,
+    intruder: Tenant,
+    make_resources: Callable[[Tenant], Resources],
+    client_for: Callable[[Tenant], Api],
+    uow: InMemoryUnitOfWorkFactory,
+) -> None:
+    """Naming another account's list, segment or tag in a body answers 404 and changes nothing."""
+    theirs, mine = make_resources(owner), make_resources(intruder)
+    before = copy.deepcopy(uow.store.state)
+
+    response = client_for(intruder).post(path.format(contact=mine.contact), json=body(theirs))
+
+    assert response.status_code == 404
+    assert uow.store.state == before
+
+
+def test_every_operation_with_an_id_has_an_isolation_scenario() -> None:
+    """The route table and `SCENARIOS` name the same operations with id parameters."""
+    in_table = {(op.method, op.path) for op in WITH_IDS}
+
+    assert in_table - set(SCENARIOS) == set(), "operations without an isolation scenario"
+    assert set(SCENARIOS) - in_table == set(), "scenarios for operations that no longer exist"
+
+
+def test_every_scenario_names_each_path_parameter() -> None:
+    """A scenario gives a resource kind for exactly the path parameters of its operation."""
+    for op in WITH_IDS:
+        assert set(SCENARIOS[(op.method, op.path)].params) == set(op.path_params), label(op)

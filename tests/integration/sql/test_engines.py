@@ -1,0 +1,112 @@
+"""Engines: URL handling, SQLite's pragmas and locking, PostgreSQL's read-only transactions."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import event, text
+from sqlalchemy.exc import DBAPIError
+
+from engage_sql import Database
+from engage_sql.engines import database_url
+
+
+def test_postgresql_url_uses_psycopg() -> None:
+    """`postgresql://` is served by psycopg 3."""
+    assert database_url("postgresql://app@db.internal/engage").drivername == "postgresql+psycopg"
+
+
+def test_postgres_scheme_is_accepted() -> None:
+    """The `postgres://` spelling many hosts hand out works too."""
+    assert database_url("postgres://app@db.internal/engage").drivername == "postgresql+psycopg"
+
+
+def test_unsupported_database_is_refused() -> None:
+    """Only SQLite and PostgreSQL are supported."""
+    with pytest.raises(ValueError, match="unsupported database"):
+        database_url("mysql://app@db.internal/engage")
+
+
+def test_in_memory_sqlite_is_refused() -> None:
+    """An in-memory SQLite database would be private to one pooled connection."""
+    with pytest.raises(ValueError, match="in-memory"):
+        Database.connect("sqlite:///:memory:")
+
+
+def test_sqlite_connections_are_configured(tmp_path: Path) -> None:
+    """Every SQLite connection runs WAL, synchronous=FULL, a busy timeout and foreign keys."""
+    database = Database.connect(f"sqlite:///{tmp_path / 'engage.db'}")
+    try:
+        with database.engine.connect() as connection:
+            pragmas = [
+                connection.exec_driver_sql(f"PRAGMA {name}").scalar()
+                for name in ("journal_mode", "synchronous", "busy_timeout", "foreign_keys")
+            ]
+    finally:
+        database.dispose()
+
+    assert pragmas == ["wal", 2, 5000, 1]
+
+
+@pytest.mark.parametrize(("readonly", "begin"), [(False, "BEGIN IMMEDIATE"), (True, "BEGIN")])
+def test_sqlite_transactions_begin_as_their_unit_of_work_needs(tmp_path: Path, readonly: bool, begin: str) -> None:
+    """Write units of work take SQLite's write lock up front; read-only ones do not."""
+    database = Database.connect(f"sqlite:///{tmp_path / 'engage.db'}")
+    seen: list[str] = []
+    event.listen(database.engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
+    try:
+        with database.uow.workspace(1, readonly=readonly):
+            pass
+    finally:
+        database.dispose()
+
+    assert seen[0] == begin
+
+
+def test_reader_is_not_blocked_by_an_open_writer(database: Database, make_account: Callable[..., int]) -> None:
+    """A read-only unit of work reads committed data while a write transaction is open."""
+    account = make_account()
+    with database.uow.workspace(account) as writer, database.uow.workspace(account, readonly=True) as reader:
+        writer.lists.add("Draft", datetime.now(UTC))
+
+        assert reader.lists.list() == []
+
+
+def test_sqlite_writers_take_turns(tmp_path: Path) -> None:
+    """A second SQLite writer waits at BEGIN for the first to commit, then reads its change."""
+    database = Database.connect(f"sqlite:///{tmp_path / 'engage.db'}")
+    database.upgrade()
+    with database.uow.admin() as admin:
+        account = admin.accounts.add("Acme", "0" * 64, "eng_abcd…", datetime.now(UTC)).id
+        admin.commit()
+    seen_by_second: list[int] = []
+
+    def second_writer() -> None:
+        with database.uow.workspace(account) as uow:
+            seen_by_second.append(len(uow.lists.list()))
+
+    try:
+        with database.uow.workspace(account) as first:
+            first.lists.add("First", datetime.now(UTC))
+            thread = threading.Thread(target=second_writer)
+            thread.start()
+            time.sleep(0.2)  # long enough for the second writer to reach BEGIN IMMEDIATE and wait
+            first.commit()
+        thread.join(timeout=10)
+    finally:
+        database.dispose()
+
+    assert seen_by_second == [1]
+
+
+def test_postgres_readonly_unit_of_work_refuses_writes(backend: str, database: Database) -> None:
+    """On PostgreSQL a write inside a read-only unit of work fails instead of slipping through."""
+    if backend != "postgres":
+        pytest.skip("read-only transactions are enforced by PostgreSQL only")
+    with database.uow.admin(readonly=True) as uow, pytest.raises(DBAPIError, match="read-only"):
+        uow.connection.execute(text("CREATE TABLE forbidden (id integer)"))

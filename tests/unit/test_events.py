@@ -1,0 +1,27 @@
+"""The event catalogue of SPEC 6."""
+
+from __future__ import annotations
+
+from engage_core.events import CATALOGUE, SUBSCRIBABLE, TEST_EVENT
+
+
+def test_catalogue_has_the_33_workspace_events() -> None:
+    """SPEC 6 lists 33 workspace events besides webhook.test."""
+    assert len(CATALOGUE) == len(set(CATALOGUE)) == 33
+
+
+def test_contact_events_are_in_the_catalogue() -> None:
+    """contact.created, contact.updated and contact.deleted are catalogued."""
+    assert {"contact.created", "contact.updated", "contact.deleted"} <= set(CATALOGUE)
+
+
+def test_webhook_test_is_subscribable_but_not_catalogued() -> None:
+    """webhook.test can be subscribed to but is not a domain event."""
+    assert TEST_EVENT == "webhook.test"
+    assert TEST_EVENT in SUBSCRIBABLE
+    assert TEST_EVENT not in CATALOGUE
+
+
+def test_subscribable_is_catalogue_plus_test() -> None:
+    """Every catalogued event can be subscribed to, and nothing else but webhook.test."""
+    assert set(CATALOGUE) | {TEST_EVENT} == SUBSCRIBABLE
