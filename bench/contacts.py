@@ -73,15 +73,14 @@ def main() -> None:
                     "bare_post": wrk(bare + "/bench", **run, body=json.dumps(POST_BODY)),
                     "engage_post": wrk(base + "/contacts", **run, headers=headers, body=json.dumps(POST_BODY)),
                 }
-    get_ratio = results["engage_get"] / results["bare_get"]
-    post_ratio = results["engage_post"] / results["bare_post"]
-    print(
-        f"GET  /contacts  engage {results['engage_get']:8.0f} rps  bare {results['bare_get']:8.0f} rps  ratio {get_ratio:.2f} (target 0.40)"
-    )
-    print(
-        f"POST /contacts  engage {results['engage_post']:8.0f} rps  bare {results['bare_post']:8.0f} rps  ratio {post_ratio:.2f} (target 0.20)"
-    )
-    print(json.dumps({**results, "get_ratio": round(get_ratio, 3), "post_ratio": round(post_ratio, 3)}))
+    ratios = {}
+    for label, name, target in (("GET ", "get", 0.40), ("POST", "post", 0.20)):
+        engage, bare = results[f"engage_{name}"], results[f"bare_{name}"]
+        ratios[f"{name}_ratio"] = round(engage / bare, 3)
+        print(
+            f"{label} /contacts  engage {engage:8.0f} rps  bare {bare:8.0f} rps  ratio {engage / bare:.2f} (target {target})"
+        )
+    print(json.dumps({**results, **ratios}))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Column,
     ForeignKey,
@@ -67,6 +68,14 @@ accounts = Table(
     Column("key_hint", String(16), nullable=False),
     *_timestamps(),
     sqlite_autoincrement=True,
+)
+
+account_counters = Table(
+    "account_counters",
+    metadata,
+    # One row per account, changed in the same transaction as what it counts (migration 0002).
+    Column("account_id", Id, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True),
+    Column("contacts", BigInteger, nullable=False, server_default="0"),
 )
 
 contacts = Table(

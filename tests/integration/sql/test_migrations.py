@@ -10,6 +10,7 @@ from pathlib import Path
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 
 from engage_core.contacts import ContactDraft
@@ -17,12 +18,15 @@ from engage_sql import Database
 from engage_sql.migrate import SCRIPT_LOCATION, alembic_config, upgrade
 from engage_sql.tables import metadata
 
+# Every revision, oldest first, read from the scripts so a new migration needs no test edits.
+REVISIONS = [s.revision for s in reversed(list(ScriptDirectory(str(SCRIPT_LOCATION)).walk_revisions()))]
+
 
 def test_upgrade_applies_every_revision_to_an_empty_database(make_database: Callable[..., Database]) -> None:
     """On an empty database, upgrade() applies the migrations and names them, oldest first."""
     database = make_database(migrated=False)
 
-    assert database.upgrade() == ["0001"]
+    assert database.upgrade() == REVISIONS
 
 
 def test_upgrade_applies_nothing_when_up_to_date(make_database: Callable[..., Database]) -> None:
@@ -69,12 +73,12 @@ def test_database_with_an_account_is_not_empty(database: Database) -> None:
     assert not database.is_empty()
 
 
-_REBUILD_CONTACTS = """
+_REBUILD_CONTACTS = f"""
 import sqlalchemy as sa
 from alembic import op
 
 revision = "9999"
-down_revision = "0001"
+down_revision = "{REVISIONS[-1]}"
 
 
 def upgrade():
