@@ -77,9 +77,8 @@ def main() -> None:
     for label, name, target in (("GET ", "get", 0.40), ("POST", "post", 0.20)):
         engage, bare = results[f"engage_{name}"], results[f"bare_{name}"]
         ratios[f"{name}_ratio"] = round(engage / bare, 3)
-        print(
-            f"{label} /contacts  engage {engage:8.0f} rps  bare {bare:8.0f} rps  ratio {engage / bare:.2f} (target {target})"
-        )
+        ratio = engage / bare
+        print(f"{label} /contacts  engage {engage:8.0f} rps  bare {bare:8.0f} rps  ratio {ratio:.2f} (target {target})")
     print(json.dumps({**results, **ratios}))
 
 

@@ -29,7 +29,11 @@ class CliState:
 
     def settings(self) -> Settings:
         """`ENGAGE_*` settings from the environment, with the CLI's database URL on top."""
-        return attrs.evolve(Settings.from_env(), database_url=self.database_url)
+        try:
+            settings = Settings.from_env()
+        except ValueError as exc:  # a malformed ENGAGE_* number
+            raise click.ClickException(f"Invalid configuration: {exc}") from exc
+        return attrs.evolve(settings, database_url=self.database_url)
 
     def database(self) -> Database:
         if self._database is None:
@@ -51,7 +55,9 @@ class CliState:
         """The use cases over this database, its schema brought up to date first."""
         if not self._migrated:
             self.migrate()
-        return Services.build(self.database().uow)
+        from engage_http.bootstrap import build_services  # the one composition root, shared with serve
+
+        return build_services(self.settings(), self.database())
 
     def close(self) -> None:
         if self._database is not None:

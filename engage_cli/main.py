@@ -1,6 +1,7 @@
 """The `engage` command: global options, and the command groups wired together.
 
 engage [--database-url URL] serve [--host H] [--port P] [--workers N] [--no-worker] [--demo]
+engage [--database-url URL] worker [--concurrency N]
 engage [--database-url URL] db upgrade
 engage [--database-url URL] accounts create --name NAME [--json]
 engage [--database-url URL] accounts list
@@ -16,6 +17,7 @@ import click
 from engage_cli.commands.accounts import accounts
 from engage_cli.commands.db import db
 from engage_cli.commands.serve import serve
+from engage_cli.commands.worker import worker
 from engage_cli.context import CliState
 from engage_cli.errors import EngageGroup
 from engage_core.settings import DEFAULT_DATABASE_URL
@@ -41,6 +43,7 @@ def cli(ctx: click.Context, database_url: str) -> None:
 
 
 cli.add_command(serve)
+cli.add_command(worker)
 cli.add_command(db)
 cli.add_command(accounts)
 

@@ -5,19 +5,76 @@ if any address is internal, and opens the socket to an address it has just check
 the socket's peer address once more. There is no gap between the check and the connection for a
 DNS rebinding to slip through, and TLS still verifies the certificate against the hostname.
 Redirects are never followed. CA certificates come from `SSL_CERT_FILE`/`SSL_CERT_DIR` when set.
+
+httpx timeouts bound each network operation, not the whole exchange: a receiver that drips one
+byte just inside the read timeout could hold a request for ever. Inside `deadline(seconds)` every
+connect, TLS handshake, read and write of this backend gets only the time left until the deadline,
+so the whole request (connection, upload, answer) ends within it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import ipaddress
 import os
 import ssl
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import httpcore
 import httpx
 
 from engage_connectors.ssrf import AddressPolicy, BlockedAddress
+
+_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("engage_http_deadline", default=None)
+
+
+@contextlib.contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Every network operation of a guarded client in this block (this thread) ends within `seconds`."""
+    token = _deadline.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+def _budget(timeout: float | None, expired: type[Exception]) -> float | None:
+    """`timeout`, cut to the time left before the current deadline; `expired` once it has passed."""
+    end = _deadline.get()
+    if end is None:
+        return timeout
+    left = end - time.monotonic()
+    if left <= 0:
+        raise expired("The request did not finish before its deadline.")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A network stream whose every operation respects the current `deadline`."""
+
+    def __init__(self, inner: httpcore.NetworkStream) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, _budget(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, _budget(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.NetworkStream:
+        budget = _budget(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, budget))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
 
 
 class GuardedBackend(httpcore.SyncBackend):
@@ -36,8 +93,9 @@ class GuardedBackend(httpcore.SyncBackend):
     ) -> httpcore.NetworkStream:
         last_error: Exception | None = None
         for address in self._policy.resolve(host, port):
+            budget = _budget(timeout, httpcore.ConnectTimeout)
             try:
-                stream = super().connect_tcp(str(address), port, timeout, local_address, socket_options)
+                stream = super().connect_tcp(str(address), port, budget, local_address, socket_options)
             except httpcore.ConnectError as exc:
                 last_error = exc
                 continue
@@ -45,7 +103,7 @@ class GuardedBackend(httpcore.SyncBackend):
             if not self._policy.address_allowed(host, ipaddress.ip_address(peer.split("%", 1)[0])):
                 stream.close()
                 raise BlockedAddress(f"The connection to {host} reached a refused address.")
-            return stream
+            return _DeadlineStream(stream)
         raise httpcore.ConnectError(str(last_error or f"could not connect to {host}"))
 
 

@@ -147,9 +147,9 @@ class AddressPolicy:
             return [literal]
         try:
             infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except socket.gaierror as exc:
+        except (OSError, ValueError) as exc:  # gaierror; UnicodeError for a label IDNA cannot encode
             raise BlockedAddress(f"The host {host} could not be resolved.") from exc
-        addresses = _unique(ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos)
+        addresses = _unique(ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos)
         blocked = [a for a in addresses if not self.address_allowed(host, a)]
         if blocked or not addresses:
             raise BlockedAddress(f"The host {host} resolves to an address that is not allowed.")

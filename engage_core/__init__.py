@@ -13,13 +13,16 @@ from engage_core.errors import (
     Unauthenticated,
     ValidationFailed,
 )
+from engage_core.signatures import InvalidSignature, verify_signature
 
 __all__ = [
     "Conflict",
     "EngageError",
     "Forbidden",
+    "InvalidSignature",
     "NotFound",
     "RateLimited",
     "Unauthenticated",
     "ValidationFailed",
+    "verify_signature",
 ]

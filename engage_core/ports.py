@@ -188,8 +188,9 @@ class DeliveryQueue(Protocol):
     """The delivery log seen as a queue, across accounts: used by the worker only."""
 
     def claim(self, now: datetime, lease_seconds: float, limit: int) -> Sequence[Claim]:
-        """Lease up to `limit` due `pending` attempts whose lease is free or expired. Atomic: two
-        workers never hold the same attempt at once."""
+        """Lease up to `limit` due `pending` attempts of active subscriptions whose lease is free or
+        expired. Atomic: two workers never hold the same attempt at once. Attempts of a disabled
+        subscription wait until it is enabled again."""
 
     def complete(self, claim: Claim, outcome: Outcome, step: NextStep, now: datetime) -> bool:
         """Record the outcome and, when `step.retry_at` is set, queue the next attempt of the same

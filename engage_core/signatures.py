@@ -53,17 +53,22 @@ def standard_signature(secret: str, message_id: str, timestamp: int, body: bytes
 def verify_signature(
     secret: str,
     body: bytes,
-    signature: str,
-    timestamp: str | int,
+    signature: str | None,
+    timestamp: str | int | None,
     *,
     tolerance: int = TOLERANCE_SECONDS,
     now: float | None = None,
 ) -> None:
     """Check a delivery as a receiver: `signature` is the `X-Service-Signature-256` header and
-    `timestamp` the `X-Service-Timestamp` header. Returns None, or raises InvalidSignature.
+    `timestamp` the `X-Service-Timestamp` header (None when a header is missing). Returns None,
+    or raises InvalidSignature.
 
-    Pass the raw request body bytes, never a re-serialised object.
+    Pass the raw request body bytes, never a re-serialised object. The SPEC 6 signature covers the
+    body but not `X-Service-Timestamp`, so the five-minute check stops replays only together with
+    deduplication on the body's (signed) `delivery_id`; the Standard Webhooks signature covers both.
     """
+    if not signature or timestamp is None:
+        raise InvalidSignature("The signature or its timestamp is missing.")
     try:
         sent_at = int(timestamp)
     except (TypeError, ValueError) as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 
 import attrs
@@ -21,6 +22,11 @@ class Tag:
 def title_key(title: str) -> str:
     """The uniqueness key of a title: `VIP`, `vip` and ` Vip ` are one tag."""
     return title.strip().casefold()
+
+
+def tag_order(titles: Iterable[str]) -> tuple[str, ...]:
+    """A contact's tag titles in the order they are listed: by casefolded title."""
+    return tuple(sorted(titles, key=str.casefold))
 
 
 def clean_title(title: str) -> str:

@@ -507,6 +507,7 @@ class InMemoryDeliveryQueue:
                     if r.attempt.status == "pending"
                     and r.attempt.due_at <= now
                     and (r.leased_until is None or r.leased_until <= now)
+                    and s.webhooks[r.attempt.webhook_id][1].is_active
                 ),
                 key=lambda r: (r.attempt.due_at, r.attempt.id),
             )[:limit]
@@ -543,10 +544,11 @@ class InMemoryDeliveryQueue:
                 status=step.status,
                 response_status_code=outcome.status_code,
                 response_body=excerpt(outcome.body_excerpt),
-                error=outcome.error,
+                error=excerpt(outcome.error),
                 completed_at=now,
             )
             row.lease_token = None
+            row.leased_until = None
             if step.retry_at is not None:
                 retry = Attempt(
                     self._store.next_id(), row.attempt.webhook_id, row.attempt.delivery_id, row.attempt.event_type,

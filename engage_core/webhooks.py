@@ -40,7 +40,8 @@ class Subscription:
     updated_at: datetime
 
     def wants(self, event_name: str) -> bool:
-        """An empty event list means every event. `webhook.test` is only sent on request."""
+        """Active, and the event is listed (an empty list means every event). `webhook.test` is
+        never emitted as an event: it is queued directly by `POST /webhooks/{id}/test`."""
         return self.is_active and (not self.events or event_name in self.events)
 
 
@@ -127,6 +128,8 @@ def check_target(url: str) -> str | None:
     where the host points is checked by the transport's SSRF guard, at creation and at send."""
     if len(url) > URL_MAX:
         return f"The url may not be greater than {URL_MAX} characters."
+    if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in url):
+        return "The url may not contain spaces or control characters."
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises on a malformed port

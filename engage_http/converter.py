@@ -230,9 +230,18 @@ def _attrs_factory(conv: cattrs.Converter) -> Callable[[Any], Callable[[Any, Any
 
 
 def render_timestamp(moment: datetime) -> str:
-    """`engage_core.clock.format_timestamp`, with a fast path for the UTC datetimes storage returns."""
+    """`engage_core.clock.format_timestamp`, with a fast path for the UTC datetimes storage returns
+    (formatting the fields directly is about twice as fast as `isoformat(timespec=...)`)."""
     if moment.tzinfo is UTC:
-        return moment.isoformat(timespec="microseconds")[:-6] + "Z"
+        return "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ" % (  # noqa: UP031 - the fastest spelling
+            moment.year,
+            moment.month,
+            moment.day,
+            moment.hour,
+            moment.minute,
+            moment.second,
+            moment.microsecond,
+        )
     return format_timestamp(moment)
 
 

@@ -2,7 +2,8 @@
 
 Success: `{"success": true, "data": ..., "message"?: ..., "meta"?: {...}}`.
 Errors: `{"success": false, "message": ...}`, plus `errors` on 422 and `code` on 403.
-Bodies are serialised compactly with `json.dumps`; the data is already unstructured by the routes.
+Bodies are serialised compactly by orjson (an order of magnitude faster than `json.dumps` on a page of
+contacts); the data is already unstructured by the routes.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import orjson
 from starlette.responses import Response
 
 from engage_http.converter import converter
@@ -20,8 +22,16 @@ JSON = "application/json"
 
 
 def dumps(payload: Any) -> bytes:
-    """Compact UTF-8 JSON."""
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    """Compact UTF-8 JSON.
+
+    What orjson refuses (an integer beyond 64 bits, say a segment condition's value) goes through
+    `json.dumps`, which also raises for what JSON cannot hold at all. Responses carry no NaN or
+    infinity: request bodies reject them, and nothing computes a float.
+    """
+    try:
+        return orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS)
+    except orjson.JSONEncodeError:
+        return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
 def success_body(data: Any, *, message: str | None = None, meta: PageMeta | None = None) -> dict[str, Any]:

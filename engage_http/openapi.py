@@ -19,7 +19,7 @@ from engage_http import pagination
 from engage_http.envelope import JSON, dumps
 from engage_http.errors import WWW_AUTHENTICATE
 from engage_http.jsonschema import SchemaRegistry
-from engage_http.operations import Operation, Shape
+from engage_http.operations import PATH_PARAM, Operation, Shape
 from engage_http.query import QueryParser
 from engage_http.schemas.common import MAX_ID
 from engage_http.schemas.envelopes import Error, ForbiddenError, PageMeta, ValidationError
@@ -62,6 +62,7 @@ _TAGS: Mapping[str, str] = {
     "Tags": "Labels on contacts.",
     "Lists": "Named, explicit sets of contacts.",
     "Segments": "Saved rules over contacts, plus manual additions and removals.",
+    "Webhooks": "Signed HTTPS deliveries of account events: subscriptions, secrets, the delivery log.",
 }
 
 
@@ -85,7 +86,7 @@ def build_document(operations: Iterable[Operation], *, prefix: str) -> dict[str,
         "info": {
             "title": "engage workspace API",
             "version": _version(),
-            "description": "Customer engagement: contacts, tags, lists and segments. Every path is scoped to "
+            "description": "Customer engagement: contacts, tags, lists, segments and webhooks. Every path is scoped to "
             "the account that owns the API key; another account's resources answer 404.",
         },
         "tags": [{"name": name, "description": _TAGS.get(name, "")} for name in tags],
@@ -103,7 +104,7 @@ def _operation(op: Operation, registry: SchemaRegistry) -> dict[str, Any]:
     spec: dict[str, Any] = {"operationId": op.operation_id, "summary": op.summary, "tags": [op.tag]}
     if op.description:
         spec["description"] = op.description
-    parameters = [_path_parameter(name) for name in op.path_params]
+    parameters = [_path_parameter(name, convertor) for name, convertor in PATH_PARAM.findall(op.path)]
     if op.query is not None:
         parameters += [p.openapi() for p in QueryParser(op.query).parameters]
     if op.page is not None:
@@ -124,13 +125,15 @@ def _operation(op: Operation, registry: SchemaRegistry) -> dict[str, Any]:
     return spec
 
 
-def _path_parameter(name: str) -> dict[str, Any]:
-    return {
-        "name": name,
-        "in": "path",
-        "required": True,
-        "schema": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
-    }
+_PATH_SCHEMAS: Mapping[str, Mapping[str, Any]] = {
+    "id": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+    "uuid": {"type": "string", "format": "uuid"},
+}
+
+
+def _path_parameter(name: str, convertor: str) -> dict[str, Any]:
+    """A path parameter, its schema chosen by the route convertor (`{id:id}`, `{delivery_id:uuid}`)."""
+    return {"name": name, "in": "path", "required": True, "schema": dict(_PATH_SCHEMAS[convertor or "id"])}
 
 
 def _success_response(op: Operation, registry: SchemaRegistry) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from sqlalchemy import Engine, exists, select
 from engage_core.clock import Clock
 from engage_core.events import DomainEvent
 from engage_sql import migrate, outbox
+from engage_sql.delivery_queue import SqlDeliveryQueue
 from engage_sql.engines import create_engine, readonly_options
 from engage_sql.tables import accounts
 from engage_sql.unit_of_work import SqlUnitOfWorkFactory
@@ -39,6 +40,10 @@ class Database:
         with self.engine.connect() as connection:
             readonly_options(connection)
             return outbox.read(connection, account_id)
+
+    def delivery_queue(self) -> SqlDeliveryQueue:
+        """The webhook delivery log as the worker's queue (`engage_core.ports.DeliveryQueue`), across accounts."""
+        return SqlDeliveryQueue(self.engine)
 
     def dispose(self) -> None:
         """Close every pooled connection."""

@@ -7,7 +7,8 @@ start them lazily, before the first write only, which breaks repeatable reads an
 read-then-write transactions deadlock on the upgrade to a write lock. So the driver is put in
 autocommit mode and we emit `BEGIN IMMEDIATE` ourselves (the write lock up front, so writers queue)
 or a plain deferred `BEGIN` for read-only units of work (the SQLAlchemy SQLite "Using SQLAlchemy
-to emit BEGIN" recipe).
+to emit BEGIN" recipe, done in the dialect's `do_begin` rather than a "begin" event: see
+`_sqlite_do_begin`).
 """
 
 from __future__ import annotations
@@ -17,12 +18,25 @@ from typing import Any
 import sqlalchemy
 from sqlalchemy import Connection, Engine, event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.pool import ConnectionPoolEntry
+from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 
 READONLY = "engage_readonly"
-"""Execution option marking a connection whose transactions only read."""
+"""Key of the pooled SQLite connection's `info` marking it read-only until checkin."""
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
+
+THREADPOOL_SIZE = 40
+"""Threads that may hold a connection at once: the HTTP service runs each request in Starlette's
+threadpool, whose default limit (anyio's) is 40 threads."""
+
+SQLITE_POOL_SIZE = THREADPOOL_SIZE
+"""SQLite connections kept open. A connection is a file handle and its page cache, and opening one
+costs four PRAGMAs, so every thread of the pool keeps its own: with SQLAlchemy's default of 5,
+the 6th concurrent request opened (and closed) a connection every time."""
+
+POSTGRES_POOL_SIZE = 10
+"""PostgreSQL connections kept open per process; up to `THREADPOOL_SIZE` when busy. A server
+connection is a backend process, and several workers share one server's `max_connections`."""
 
 
 def database_url(url: str) -> URL:
@@ -41,23 +55,36 @@ def create_engine(url: str) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(parsed)
     # pool_pre_ping: a connection dropped by a PostgreSQL restart or failover is replaced, not reported.
-    return sqlalchemy.create_engine(parsed, pool_pre_ping=True)
+    return sqlalchemy.create_engine(
+        parsed,
+        pool_pre_ping=True,
+        pool_size=POSTGRES_POOL_SIZE,
+        max_overflow=THREADPOOL_SIZE - POSTGRES_POOL_SIZE,
+        pool_use_lifo=True,
+    )
 
 
 def readonly_options(connection: Connection) -> None:
-    """Mark `connection` read-only before its transaction begins."""
+    """Mark `connection` read-only before its transaction begins (until it is returned to the pool)."""
     if connection.dialect.name == "postgresql":
         # `BEGIN READ ONLY`: a write slipped into a read-only unit of work fails loudly.
         connection.execution_options(postgresql_readonly=True)
-    connection.execution_options(**{READONLY: True})
+    else:
+        connection.connection.info[READONLY] = True
 
 
 def _sqlite_engine(url: URL) -> Engine:
     if url.database in (None, "", ":memory:"):
         raise ValueError("an in-memory SQLite database is private to one connection: use a file")
-    engine = sqlalchemy.create_engine(url)
+    # LIFO: the connections in use stay the few with warm page caches.
+    engine = sqlalchemy.create_engine(url, pool_size=SQLITE_POOL_SIZE, max_overflow=10, pool_use_lifo=True)
     event.listen(engine, "connect", _sqlite_on_connect)
-    event.listen(engine, "begin", _sqlite_on_begin)
+    event.listen(engine, "checkin", _sqlite_on_checkin)
+    # SQLAlchemy calls `dialect.do_begin` at every BEGIN (for pysqlite, a no-op). Emitting our BEGIN
+    # there rather than from a "begin" event listener keeps the engine free of connection events:
+    # with any, SQLAlchemy dispatches events around every statement, checkout and transaction,
+    # which cost a unit of work of one query about a third of its time.
+    engine.dialect.do_begin = _sqlite_do_begin  # type: ignore[method-assign]
     return engine
 
 
@@ -74,6 +101,14 @@ def _sqlite_on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> N
         cursor.close()
 
 
-def _sqlite_on_begin(connection: Connection) -> None:
-    readonly = connection.get_execution_options().get(READONLY, False)
-    connection.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
+def _sqlite_do_begin(connection: PoolProxiedConnection) -> None:
+    """`BEGIN IMMEDIATE`, or `BEGIN` on a connection marked by `readonly_options`.
+
+    Straight to the driver: this runs for every unit of work. A failure (`database is locked` once
+    `busy_timeout` has passed) is wrapped in SQLAlchemy's `OperationalError` by the caller."""
+    connection.driver_connection.execute("BEGIN" if connection.info.get(READONLY) else "BEGIN IMMEDIATE")  # type: ignore[union-attr]
+
+
+def _sqlite_on_checkin(_dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
+    # The read-only mark lasts one checkout: the next borrower of the connection may write.
+    record.info.pop(READONLY, None)

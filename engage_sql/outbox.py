@@ -1,18 +1,21 @@
 """The transactional outbox: domain events written in the transaction of the change they describe.
 
-A crash before commit loses the change and its events together; after commit both exist. Webhook
-delivery reads from here.
+A crash before commit loses the change and its events together; after commit both exist. The same
+transaction queues the webhook deliveries: attempt 1 of each event for each active subscription
+that wants it, in `webhook_attempts`, the table the delivery worker claims from.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy import Connection, insert, select
 
 from engage_core.events import DomainEvent
-from engage_sql.tables import events
+from engage_sql.repositories.webhooks import WORKSPACE, active_subscriptions
+from engage_sql.tables import events, webhook_attempts
 from engage_sql.types import AnyRow
 
 
@@ -20,23 +23,56 @@ def event_from_row(row: AnyRow) -> DomainEvent:
     return DomainEvent(name=row.name, payload=row.payload, occurred_at=row.occurred_at)
 
 
+_INSERT_EVENT = insert(events)
+
+
 def record(connection: Connection, account_id: int, pending: Sequence[DomainEvent], now: datetime) -> None:
-    """Write `pending` in order, so that ids follow the order the events were emitted."""
+    """Write `pending` in order, so that ids follow the order the events were emitted, and queue
+    their webhook deliveries."""
     if not pending:
         return
-    connection.execute(
-        insert(events),
-        [
-            {
-                "account_id": account_id,
-                "name": event.name,
-                "payload": dict(event.payload),
-                "occurred_at": event.occurred_at,
-                "created_at": now,
-            }
-            for event in pending
-        ],
-    )
+    rows = [
+        {
+            "account_id": account_id,
+            "name": event.name,
+            "payload": dict(event.payload),
+            "occurred_at": event.occurred_at,
+            "created_at": now,
+        }
+        for event in pending
+    ]
+    # One event (the usual case) as a plain INSERT: an executemany costs SQLAlchemy more.
+    connection.execute(_INSERT_EVENT, rows[0] if len(rows) == 1 else rows)
+    queue_deliveries(connection, account_id, pending)
+
+
+def queue_deliveries(connection: Connection, account_id: int, pending: Sequence[DomainEvent]) -> None:
+    """Queue attempt 1 of a new delivery of each event to each active subscription that wants it.
+
+    One SELECT of the subscriptions per commit, whatever the number of events, and one bulk INSERT.
+    A disabled subscription gets nothing (SPEC 3, Webhook delivery).
+    """
+    subscriptions = active_subscriptions(connection, account_id)
+    rows = [
+        {
+            "kind": WORKSPACE,
+            "owner_id": account_id,
+            "account_id": account_id,
+            "webhook_id": subscription.id,
+            "delivery_id": str(uuid.uuid4()),
+            "event_type": event.name,
+            "payload": dict(event.payload),
+            "attempt_number": 1,
+            "status": "pending",
+            "due_at": event.occurred_at,
+            "created_at": event.occurred_at,
+        }
+        for event in pending
+        for subscription in subscriptions
+        if subscription.wants(event.name)
+    ]
+    if rows:
+        connection.execute(insert(webhook_attempts), rows)
 
 
 def read(connection: Connection, account_id: int | None = None) -> list[DomainEvent]:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import Connection, Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.dml import Insert
+from sqlalchemy.sql.functions import FunctionElement
 
 
 def insert_or_ignore(connection: Connection, table: Table, conflict: Sequence[str]) -> Insert:
@@ -34,3 +38,21 @@ def is_unique_violation(error: IntegrityError) -> bool:
     """Whether the driver reported a UNIQUE violation (SQLSTATE 23505 on PostgreSQL)."""
     original = error.orig
     return getattr(original, "sqlstate", None) == "23505" or "UNIQUE constraint failed" in str(original)
+
+
+class json_array_agg(FunctionElement[Any]):
+    """An aggregate of the values of `expression` as a JSON array: `json_group_array` on SQLite,
+    `json_agg` on PostgreSQL. Over no rows it is NULL on both (so a reader parses no empty arrays)."""
+
+    inherit_cache = True
+    name = "json_array_agg"
+
+
+@compiles(json_array_agg, "sqlite")
+def _json_array_agg_sqlite(element: json_array_agg, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"NULLIF(json_group_array({compiler.process(element.clauses, **kw)}), '[]')"
+
+
+@compiles(json_array_agg, "postgresql")
+def _json_array_agg_postgresql(element: json_array_agg, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"json_agg({compiler.process(element.clauses, **kw)})"

@@ -1,13 +1,15 @@
-"""Units of work over SQLAlchemy connections: one connection and one transaction per `with` block.
+"""Units of work over SQLAlchemy connections: one transaction per `with` block.
 
 The factory is shared by every thread; each unit of work checks out its own pooled connection, so
-nothing mutable is shared. Leaving the block without `commit()` rolls back.
+nothing mutable is shared. Leaving the block without `commit()` rolls back. On SQLite the units of
+work that write share one connection instead, each in a savepoint of one transaction committed for
+the group (`group_commit.py`): the same guarantees, one fsync for many commits.
 """
 
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 from sqlalchemy import Connection, Engine
 
@@ -15,19 +17,45 @@ from engage_core.clock import Clock, SystemClock
 from engage_core.events import DomainEvent
 from engage_sql import outbox
 from engage_sql.engines import readonly_options
+from engage_sql.group_commit import Member, WriteGroups
 from engage_sql.repositories.accounts import SqlAccountRepository
 from engage_sql.repositories.contact_lists import SqlContactListRepository
 from engage_sql.repositories.contacts import SqlContactRepository
 from engage_sql.repositories.notes import SqlNoteRepository
 from engage_sql.repositories.segments import SqlSegmentRepository
 from engage_sql.repositories.tags import SqlTagRepository
+from engage_sql.repositories.webhooks import SqlWebhookRepository
 
 
 class _SqlUnitOfWork:
-    def __init__(self, engine: Engine, *, readonly: bool) -> None:
+    def __init__(self, engine: Engine, *, readonly: bool, groups: WriteGroups | None = None) -> None:
         self._engine = engine
         self._readonly = readonly
+        self._groups = None if readonly else groups
         self._conn: Connection | None = None
+        self._member: Member | None = None
+        self._inside = False
+
+    def __enter__(self) -> Self:
+        self._inside = True
+        try:
+            self._open()
+        except BaseException:
+            self._inside = False
+            raise
+        return self
+
+    def _open(self) -> None:
+        """Begin a transaction (or join the write group) and hand the connection to the repositories."""
+        if self._groups is not None:
+            self._member = self._groups.enter()
+            self._conn = self._member.connection
+        else:
+            self._conn = self._begin()
+        self._attach(self._conn)
+
+    def _attach(self, connection: Connection) -> None:
+        """Create the repositories over `connection` (each annotated attribute of the subclass)."""
 
     def _begin(self) -> Connection:
         connection = self._engine.connect()
@@ -38,23 +66,52 @@ class _SqlUnitOfWork:
         except BaseException:
             connection.close()
             raise
-        self._conn = connection
         return connection
 
     @property
     def connection(self) -> Connection:
         """The connection of the open block (for adapters that add their own statements)."""
         if self._conn is None:
-            raise RuntimeError("the unit of work is not open: use it in a `with` block")
+            if not self._inside:
+                raise RuntimeError("the unit of work is not open: use it in a `with` block")
+            self._open()  # work after a group commit: the next transaction begins now
+            assert self._conn is not None
         return self._conn
 
     def commit(self) -> None:
-        self.connection.commit()
+        member = self._member
+        if member is None:
+            self.connection.commit()
+            return
+        # The group's connection is no longer this unit of work's: whatever it does next (rarely
+        # anything) joins a later group, when it next uses a repository or the connection.
+        self._member = self._conn = None
+        for name in self._repository_names():
+            self.__dict__.pop(name, None)
+        assert self._groups is not None
+        self._groups.leave(member, commit=True)
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached only for attributes that are not set: a repository used again after a group commit.
+        if self.__dict__.get("_inside") and self.__dict__.get("_conn") is None and name in self._repository_names():
+            self._open()
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    @classmethod
+    def _repository_names(cls) -> tuple[str, ...]:
+        return tuple(name for klass in cls.__mro__ for name in vars(klass).get("__annotations__", {}))
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        self._inside = False
+        member, self._member = self._member, None
         connection, self._conn = self._conn, None
+        if member is not None:
+            assert self._groups is not None
+            self._groups.leave(member, commit=False)
+            return
         if connection is None:
             return
         try:
@@ -72,22 +129,27 @@ class SqlWorkspaceUnitOfWork(_SqlUnitOfWork):
     lists: SqlContactListRepository
     segments: SqlSegmentRepository
     notes: SqlNoteRepository
+    webhooks: SqlWebhookRepository
 
-    def __init__(self, engine: Engine, account_id: int, clock: Clock, *, readonly: bool) -> None:
-        super().__init__(engine, readonly=readonly)
+    def __init__(
+        self, engine: Engine, account_id: int, clock: Clock, *, readonly: bool, groups: WriteGroups | None = None
+    ) -> None:
+        super().__init__(engine, readonly=readonly, groups=groups)
         self.account_id = account_id
         self._clock = clock
         self._pending: list[DomainEvent] = []
 
     def __enter__(self) -> Self:
-        connection = self._begin()
         self._pending = []
+        return super().__enter__()
+
+    def _attach(self, connection: Connection) -> None:
         self.contacts = SqlContactRepository(connection, self.account_id)
         self.tags = SqlTagRepository(connection, self.account_id)
         self.lists = SqlContactListRepository(connection, self.account_id)
         self.segments = SqlSegmentRepository(connection, self.account_id)
         self.notes = SqlNoteRepository(connection, self.account_id)
-        return self
+        self.webhooks = SqlWebhookRepository(connection, self.account_id)
 
     def emit(self, event: DomainEvent) -> None:
         self._pending.append(event)
@@ -110,9 +172,8 @@ class SqlAdminUnitOfWork(_SqlUnitOfWork):
 
     accounts: SqlAccountRepository
 
-    def __enter__(self) -> Self:
-        self.accounts = SqlAccountRepository(self._begin())
-        return self
+    def _attach(self, connection: Connection) -> None:
+        self.accounts = SqlAccountRepository(connection)
 
 
 class SqlUnitOfWorkFactory:
@@ -121,9 +182,10 @@ class SqlUnitOfWorkFactory:
     def __init__(self, engine: Engine, clock: Clock | None = None) -> None:
         self._engine = engine
         self._clock = clock or SystemClock()
+        self._groups = WriteGroups(engine) if engine.dialect.name == "sqlite" else None
 
     def workspace(self, account_id: int, *, readonly: bool = False) -> SqlWorkspaceUnitOfWork:
-        return SqlWorkspaceUnitOfWork(self._engine, account_id, self._clock, readonly=readonly)
+        return SqlWorkspaceUnitOfWork(self._engine, account_id, self._clock, readonly=readonly, groups=self._groups)
 
     def admin(self, *, readonly: bool = False) -> SqlAdminUnitOfWork:
-        return SqlAdminUnitOfWork(self._engine, readonly=readonly)
+        return SqlAdminUnitOfWork(self._engine, readonly=readonly, groups=self._groups)

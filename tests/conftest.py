@@ -5,16 +5,23 @@ backend, so cheap). `make_database()` returns a brand-new one of the test's own,
 migrate, or configure the database differently (dropped after the test). Both are parametrized
 over SQLite and PostgreSQL; the PostgreSQL half is skipped, with its reason shown, unless
 ENGAGE_TEST_POSTGRES_URL names a server.
+
+Webhook receivers: `certificate_authority` is a test CA (its PEM file is `ca_file`, for
+`SSL_CERT_FILE`), and `make_receiver()` starts a `receiver.Receiver` on 127.0.0.1 with a certificate
+it issued, closed after the test.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
+import trustme
 
 # `tests/` is on sys.path: pytest puts a rootdir conftest's own directory there.
 from databases import POSTGRES_ENV, TestDatabases, open_test_databases, postgres_server_url, wipe
+from receiver import MakeReceiver, Receiver, server_context
 
 from engage_core.clock import Clock
 from engage_sql import Database
@@ -83,6 +90,36 @@ def database(session_database: Database) -> Database:
     """A migrated database with no rows (shared by the session's tests, emptied before each)."""
     wipe(session_database)
     return session_database
+
+
+@pytest.fixture(scope="session")
+def certificate_authority() -> trustme.CA:
+    """The CA the tests trust (through SSL_CERT_FILE)."""
+    return trustme.CA()
+
+
+@pytest.fixture(scope="session")
+def ca_file(certificate_authority: trustme.CA, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("ca") / "ca.pem"
+    certificate_authority.cert_pem.write_to_path(str(path))
+    return path
+
+
+@pytest.fixture
+def make_receiver(certificate_authority: trustme.CA) -> Iterator[MakeReceiver]:
+    """`make_receiver(tls=True, authority=None) -> Receiver`: HTTPS with a cert of the trusted CA by
+    default; `authority=trustme.CA()` for a certificate nobody trusts; `tls=False` for plain HTTP."""
+    started: list[Receiver] = []
+
+    def make(*, tls: bool = True, authority: trustme.CA | None = None) -> Receiver:
+        context = server_context(authority or certificate_authority) if tls else None
+        receiver = Receiver(tls=context)
+        started.append(receiver)
+        return receiver
+
+    yield make
+    for receiver in started:
+        receiver.close()
 
 
 def pytest_report_header() -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import attrs
 import click
 
 from engage_cli.context import CliState, pass_state
@@ -41,6 +42,8 @@ DEMO_ACCOUNT_NAME = "Demo"
 def serve(state: CliState, host: str, port: int, workers: int, no_worker: bool, demo: bool) -> None:
     """Apply pending migrations, then serve the HTTP API."""
     settings = state.settings()
+    if no_worker:
+        settings = attrs.evolve(settings, run_worker=False)
     if settings.log_level not in LOG_LEVELS:
         raise click.ClickException(f"ENGAGE_LOG_LEVEL must be one of: {', '.join(LOG_LEVELS)}.")
     applied = state.migrate()
@@ -60,6 +63,9 @@ def serve(state: CliState, host: str, port: int, workers: int, no_worker: bool, 
     import uvicorn
 
     if workers > 1:
+        from engage_http.bootstrap import secret_cipher
+
+        secret_cipher(settings, state.database())  # fail here, once, not in every worker process
         state.close()
         uvicorn.run(APP_FACTORY, factory=True, host=host, port=port, workers=workers, log_level=settings.log_level)
         return

@@ -22,7 +22,7 @@ from engage_core.events import DomainEvent
 from engage_core.pagination import Page, PageRequest
 from engage_core.phones import to_e164
 from engage_core.ports import UnitOfWorkFactory, WorkspaceUnitOfWork
-from engage_core.tags import Tag, clean_title, title_key
+from engage_core.tags import Tag, clean_title, tag_order, title_key
 from engage_core.unset import UNSET, Unset, pick
 from engage_core.validation import ErrorCollector, one_of, optional_email, optional_text, required_text
 
@@ -95,9 +95,12 @@ class ContactService:
         with self._uow.workspace(account_id) as uow:
             _check_phone_free(uow, draft.type, draft.phone, None)
             contact = uow.contacts.add(draft, now)
-            for title in titles:
-                uow.tags.attach(contact.id, _tag_by_title(uow, title, now).id)
-            contact = _contact(uow, contact.id)
+            if titles:
+                attached = [_tag_by_title(uow, title, now) for title in titles]
+                for tag in attached:
+                    uow.tags.attach(contact.id, tag.id)
+                # What `get` would read back: the stored titles, in the core's order. No second read.
+                contact = attrs.evolve(contact, tags=tag_order(tag.title for tag in attached))
             uow.emit(DomainEvent("contact.created", contact.event_payload(), now))
             uow.commit()
         return contact

@@ -71,6 +71,7 @@ class WebhookService:
 
     def create(self, account_id: int, data: WebhookInput) -> RevealedSecret:
         name, url, events = self._validated(data.name, data.url, data.events)
+        assert url is not None and events is not None
         secret = generate_secret()
         with self._uow.workspace(account_id) as uow:
             created = uow.webhooks.add(
@@ -82,9 +83,15 @@ class WebhookService:
     def update(self, account_id: int, webhook_id: int, patch: WebhookPatch) -> Subscription:
         with self._uow.workspace(account_id) as uow:
             current = _subscription(uow, webhook_id)
+            # Only what the patch sets is checked: disabling a webhook must not fail because its
+            # unchanged target no longer resolves.
             name, url, events = self._validated(
-                pick(patch.name, current.name), pick(patch.url, current.url), pick(patch.events, current.events)
+                pick(patch.name, current.name),
+                None if patch.url is UNSET else patch.url,
+                None if patch.events is UNSET else patch.events,
             )
+            url = url or current.url
+            events = current.events if events is None else events
             changed = attrs.evolve(
                 current,
                 name=name,
@@ -116,10 +123,13 @@ class WebhookService:
         return RevealedSecret(current, secret)
 
     def send_test(self, account_id: int, webhook_id: int) -> Attempt:
-        """Queue a `webhook.test` delivery, whatever events the subscription filters on."""
+        """Queue a `webhook.test` delivery, whatever events the subscription filters on. A disabled
+        subscription is refused: its deliveries would wait unsent until it is enabled."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             subscription = _subscription(uow, webhook_id)
+            if not subscription.is_active:
+                raise ValidationFailed.on("is_active", "The webhook is disabled: enable it to send a test.")
             payload = {
                 "message": "This is a test delivery.",
                 "webhook_id": subscription.id,
@@ -157,19 +167,23 @@ class WebhookService:
             uow.commit()
         return attempt
 
-    def _validated(self, name: str, url: str, events: Sequence[str]) -> tuple[str, str, tuple[str, ...]]:
+    def _validated(
+        self, name: str, url: str | None, events: Sequence[str] | None
+    ) -> tuple[str, str | None, tuple[str, ...] | None]:
+        """Check the fields given (None: not given), all at once."""
         errors = ErrorCollector()
         clean_name = errors.run(lambda: required_text("name", name, max_length=NAME_MAX))
-        clean_url = url.strip()
-        refusal = check_target(clean_url) or self._guard.refusal(clean_url)
-        if refusal is not None:
-            errors.errors["url"] = [refusal]
-        for index, _name in enumerate(events):
-            if check_events([_name]):
-                errors.errors[f"events.{index}"] = [f"Unknown event: {_name!r}. See GET /webhooks/events."]
+        clean_url = None if url is None else url.strip()
+        if clean_url is not None:
+            refusal = check_target(clean_url) or self._guard.refusal(clean_url)
+            if refusal is not None:
+                errors.errors["url"] = [refusal]
+        for index, event_name in enumerate(events or ()):
+            if check_events([event_name]):
+                errors.errors[f"events.{index}"] = [f"Unknown event: {event_name!r}. See GET /webhooks/events."]
         errors.raise_if_any()
         assert clean_name is not None
-        return clean_name, clean_url, tuple(dict.fromkeys(events))
+        return clean_name, clean_url, None if events is None else tuple(dict.fromkeys(events))
 
 
 def _subscription(uow: WorkspaceUnitOfWork, webhook_id: int) -> Subscription:

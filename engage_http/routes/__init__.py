@@ -8,13 +8,14 @@ below. The Starlette routes, the OpenAPI document and the tenant-isolation test 
 from __future__ import annotations
 
 from engage_http.operations import Operation
-from engage_http.routes import contacts, lists, segments, tags
+from engage_http.routes import contacts, lists, segments, tags, webhooks
 
 OPERATIONS: tuple[Operation, ...] = (
     *lists.OPERATIONS,
     *segments.OPERATIONS,
     *contacts.OPERATIONS,
     *tags.OPERATIONS,
+    *webhooks.OPERATIONS,
 )
 
 __all__ = ["OPERATIONS"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, bindparam, insert, select, update
 
 from engage_core.accounts import Account
-from engage_sql.tables import accounts
+from engage_sql.tables import account_counters, accounts
 from engage_sql.types import AnyRow
 
 _COLUMNS = (
@@ -22,16 +22,15 @@ _COLUMNS = (
 )
 
 
+_BY_ID = select(*_COLUMNS).where(accounts.c.id == bindparam("id"))
+_BY_KEY_DIGEST = select(*_COLUMNS, accounts.c.key_digest).where(accounts.c.key_digest == bindparam("digest"))
+"""Authentication's one statement per request, built once (see `repositories/contacts.py`)."""
+
+
 def account_from_row(row: AnyRow) -> Account:
-    return Account(
-        id=row.id,
-        name=row.name,
-        is_active=row.is_active,
-        allowed_origins=tuple(row.allowed_origins),
-        key_hint=row.key_hint,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-    )
+    """An account from a row of `_COLUMNS` (by position)."""
+    id, name, is_active, allowed_origins, key_hint, created_at, updated_at = row[:7]
+    return Account(id, name, is_active, tuple(allowed_origins), key_hint, created_at, updated_at)
 
 
 class SqlAccountRepository:
@@ -52,17 +51,17 @@ class SqlAccountRepository:
             )
             .returning(*_COLUMNS)
         ).one()
+        # Its counters start at zero, in the same transaction (see SqlContactRepository).
+        self._conn.execute(insert(account_counters), {"account_id": row.id, "contacts": 0})
         return account_from_row(row)
 
     def get(self, account_id: int) -> Account | None:
-        row = self._conn.execute(select(*_COLUMNS).where(accounts.c.id == account_id)).one_or_none()
+        row = self._conn.execute(_BY_ID, {"id": account_id}).one_or_none()
         return None if row is None else account_from_row(row)
 
     def by_key_digest(self, key_digest: str) -> tuple[Account, str] | None:
-        row = self._conn.execute(
-            select(*_COLUMNS, accounts.c.key_digest).where(accounts.c.key_digest == key_digest)
-        ).one_or_none()
-        return None if row is None else (account_from_row(row), row.key_digest)
+        row = self._conn.execute(_BY_KEY_DIGEST, {"digest": key_digest}).one_or_none()
+        return None if row is None else (account_from_row(row), row[7])
 
     def list(self) -> Sequence[Account]:
         return [account_from_row(r) for r in self._conn.execute(select(*_COLUMNS).order_by(accounts.c.id))]

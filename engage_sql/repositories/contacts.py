@@ -1,23 +1,32 @@
-"""Contacts of one account."""
+"""Contacts of one account.
+
+The statements of the hot paths (`GET /contacts`, `POST /contacts`, reading one contact) are built
+once, at import, with `bindparam`s: building a statement costs more than running it on SQLite, and a
+prebuilt statement also keeps its cache key. A page of contacts is one statement: the rows, their tag
+titles (a JSON array per row) and the account's contact total from `account_counters`, which every
+add and delete keeps in the same transaction.
+"""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import ColumnElement, delete, exists, func, or_, select, update
+from sqlalchemy import JSON, ColumnElement, bindparam, delete, exists, func, or_, select, type_coerce, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.sql.dml import Insert
 
 from engage_core.contacts import Contact, ContactDraft, ContactFilter
 from engage_core.errors import ValidationFailed
 from engage_core.pagination import Page, PageRequest
-from engage_core.tags import title_key
+from engage_core.tags import tag_order, title_key
 from engage_sql.repositories.base import WorkspaceRepository
-from engage_sql.statements import insert_or_ignore, is_unique_violation
-from engage_sql.tables import contact_tags, contacts, tags
+from engage_sql.statements import is_unique_violation, json_array_agg
+from engage_sql.tables import account_counters, contact_tags, contacts, tags
 from engage_sql.text import fold, fold_optional
-from engage_sql.types import AnyRow
+from engage_sql.types import AnyRow, Id
 
 COLUMNS = (
     contacts.c.id,
@@ -35,26 +44,94 @@ COLUMNS = (
     contacts.c.address,
     contacts.c.country_id,
 )
+"""The columns of a contact, in the order `contact_from_row` reads them."""
+
+_ACCOUNT = bindparam("account", type_=Id)
+
+_TITLES = (
+    select(type_coerce(json_array_agg(tags.c.title), JSON))
+    .select_from(contact_tags)
+    .join(tags, tags.c.id == contact_tags.c.tag_id)
+    .where(contact_tags.c.contact_id == contacts.c.id)
+    .scalar_subquery()
+    .label("tag_titles")
+)
+"""A contact's tag titles as one JSON array (a correlated subquery over the primary key of `contact_tags`)."""
+
+_TOTAL = (
+    select(account_counters.c.contacts)
+    .where(account_counters.c.account_id == _ACCOUNT)
+    .scalar_subquery()
+    .label("total")
+)
+
+_NEWEST_FIRST = (contacts.c.created_at.desc(), contacts.c.id.desc())
+
+_PAGE = (
+    select(*COLUMNS, _TITLES, _TOTAL)
+    .where(contacts.c.account_id == _ACCOUNT)
+    .order_by(*_NEWEST_FIRST)
+    .limit(bindparam("limit"))
+    .offset(bindparam("offset"))
+)
+"""One page of the account's contacts, newest first, each row also carrying the account's total."""
+
+_COUNTER = select(account_counters.c.contacts).where(account_counters.c.account_id == _ACCOUNT)
+_COUNT = select(func.count()).select_from(contacts).where(contacts.c.account_id == _ACCOUNT)
+
+_BY_ID = select(*COLUMNS, _TITLES).where(contacts.c.account_id == _ACCOUNT, contacts.c.id == bindparam("id"))
+_BY_PHONE = select(*COLUMNS, _TITLES).where(
+    contacts.c.account_id == _ACCOUNT, contacts.c.type == bindparam("type"), contacts.c.phone == bindparam("phone")
+)
+
+_COUNTER_ADD = (
+    update(account_counters)
+    .where(account_counters.c.account_id == _ACCOUNT)
+    .values(contacts=account_counters.c.contacts + bindparam("delta"))
+)
+"""`contacts = contacts + delta`, computed by the database: atomic under concurrent writers."""
+
+
+def _by_dialect(build: Any) -> dict[str, Any]:
+    return {"sqlite": build(sqlite.insert), "postgresql": build(postgresql.insert)}
+
+
+def _insert_contact(insert: Any) -> Insert:
+    # ON CONFLICT instead of catching the error: the transaction stays usable on PostgreSQL.
+    statement: Insert = insert(contacts).on_conflict_do_nothing(index_elements=["account_id", "type", "phone"])
+    return statement.returning(contacts.c.id)
+
+
+def _insert_counter(insert: Any) -> Insert:
+    # A missing counter row is recounted; the row's creation races only with itself.
+    recount = select(_ACCOUNT, func.count()).select_from(contacts).where(contacts.c.account_id == _ACCOUNT)
+    statement: Insert = insert(account_counters).from_select(["account_id", "contacts"], recount)
+    # RETURNING, not rowcount: drivers need not report a row count for INSERT ... SELECT.
+    return statement.on_conflict_do_nothing(index_elements=["account_id"]).returning(account_counters.c.account_id)
+
+
+_INSERT = _by_dialect(_insert_contact)
+_INSERT_COUNTER = _by_dialect(_insert_counter)
 
 
 def contact_from_row(row: AnyRow, tags: Sequence[str]) -> Contact:
+    """A contact from a row of `COLUMNS` (by position: this runs for every row of every page)."""
+    id, name, email, phone, kind, status, blacklisted, last_message_at, created_at, updated_at = row[:10]
+    source, company, address, country_id = row[10:14]
     return Contact(
-        id=row.id,
-        name=row.name,
-        email=row.email,
-        phone=row.phone,
-        type=row.type,
-        status=row.status,
-        blacklisted=row.blacklisted,
-        tags=tuple(tags),
-        last_message_at=row.last_message_at,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-        source=row.source,
-        company=row.company,
-        address=row.address,
-        country_id=row.country_id,
-    )
+        id, name, email, phone, kind, status, blacklisted, tuple(tags), last_message_at, created_at, updated_at,
+        source, company, address, country_id,
+    )  # fmt: skip
+
+
+def _sorted_titles(titles: Sequence[str] | None) -> tuple[str, ...]:
+    # Sorted here, not in SQL: database collations disagree with Python on case and accents.
+    return tag_order(titles) if titles else ()
+
+
+def _contact_with_titles(row: AnyRow) -> Contact:
+    """A contact from a row of `COLUMNS` followed by its tag titles."""
+    return contact_from_row(row, _sorted_titles(row[14]))
 
 
 def _phone_taken(kind: str) -> ValidationFailed:
@@ -67,53 +144,72 @@ def _searchable(name: str, email: str | None) -> dict[str, str | None]:
 
 class SqlContactRepository(WorkspaceRepository):
     def add(self, draft: ContactDraft, now: datetime) -> Contact:
-        # ON CONFLICT instead of catching the error: the transaction stays usable on PostgreSQL.
         row = self._conn.execute(
-            insert_or_ignore(self._conn, contacts, ("account_id", "type", "phone"))
-            .values(
-                account_id=self._account_id,
-                name=draft.name,
-                email=draft.email,
-                phone=draft.phone,
-                type=draft.type,
-                status=draft.status,
-                blacklisted=False,
-                source=draft.source,
-                company=draft.company,
-                address=draft.address,
-                country_id=draft.country_id,
-                last_message_at=None,
-                created_at=now,
-                updated_at=now,
+            _INSERT[self._conn.dialect.name],
+            {
+                "account_id": self._account_id,
+                "name": draft.name,
+                "email": draft.email,
+                "phone": draft.phone,
+                "type": draft.type,
+                "status": draft.status,
+                "blacklisted": False,
+                "source": draft.source,
+                "company": draft.company,
+                "address": draft.address,
+                "country_id": draft.country_id,
+                "last_message_at": None,
+                "created_at": now,
+                "updated_at": now,
                 **_searchable(draft.name, draft.email),
-            )
-            .returning(*COLUMNS)
-        ).one_or_none()
+            },
+        ).first()
         if row is None:
             raise _phone_taken(draft.type)
-        return contact_from_row(row, ())
+        self._count(+1)
+        # Everything else is what was written: no need to read it back.
+        return Contact(
+            id=row[0],
+            name=draft.name,
+            email=draft.email,
+            phone=draft.phone,
+            type=draft.type,
+            status=draft.status,
+            blacklisted=False,
+            tags=(),
+            last_message_at=None,
+            created_at=now,
+            updated_at=now,
+            source=draft.source,
+            company=draft.company,
+            address=draft.address,
+            country_id=draft.country_id,
+        )
 
     def get(self, contact_id: int) -> Contact | None:
-        return self._one(contacts.c.id == contact_id)
+        row = self._conn.execute(_BY_ID, {"account": self._account_id, "id": contact_id}).first()
+        return None if row is None else _contact_with_titles(row)
 
     def by_phone(self, type: str, phone: str) -> Contact | None:
-        return self._one(contacts.c.type == type, contacts.c.phone == phone)
+        params = {"account": self._account_id, "type": type, "phone": phone}
+        row = self._conn.execute(_BY_PHONE, params).first()
+        return None if row is None else _contact_with_titles(row)
 
     def find(self, filters: ContactFilter, page: PageRequest) -> Page[Contact]:
-        """One COUNT, one page, one query for the page's tags: the cost does not grow with the page."""
-        where = [self.owned(contacts), *self._filters(filters)]
-        total = self._conn.execute(select(func.count()).select_from(contacts).where(*where)).scalar_one()
-        if total <= page.offset:
-            return Page(items=[], request=page, total=total)
-        rows = self._conn.execute(
-            select(*COLUMNS)
-            .where(*where)
-            .order_by(contacts.c.created_at.desc(), contacts.c.id.desc())
-            .limit(page.per_page)
-            .offset(page.offset)
-        ).all()
-        titles = self._titles([row.id for row in rows])
-        return Page(items=[contact_from_row(row, titles[row.id]) for row in rows], request=page, total=total)
+        """One statement for an unfiltered page (rows, tags and total); a COUNT more with filters."""
+        params = {"account": self._account_id, "limit": page.per_page, "offset": page.offset}
+        where = self._filters(filters)
+        if not where:
+            rows = self._conn.execute(_PAGE, params).all()
+            total = rows[0][15] if rows else None
+            if total is None:  # past the last page, or no counter row: count apart
+                total = self.count()
+        else:
+            total = self._conn.execute(_COUNT.where(*where), params).scalar_one()
+            if total <= page.offset:
+                return Page(items=[], request=page, total=total)
+            rows = self._conn.execute(_PAGE.where(*where), params).all()
+        return Page(items=[_contact_with_titles(row) for row in rows], request=page, total=total)
 
     def update(self, contact: Contact) -> None:
         statement = (
@@ -150,16 +246,28 @@ class SqlContactRepository(WorkspaceRepository):
 
     def delete(self, contact_id: int) -> None:
         # Notes, tag links, list and segment memberships go with it (ON DELETE CASCADE).
-        self._conn.execute(delete(contacts).where(self.owned(contacts), contacts.c.id == contact_id))
+        deleted = self._conn.execute(delete(contacts).where(self.owned(contacts), contacts.c.id == contact_id))
+        if deleted.rowcount:
+            self._count(-deleted.rowcount)
 
     def count(self) -> int:
-        return self._conn.execute(select(func.count()).select_from(contacts).where(self.owned(contacts))).scalar_one()
+        """The account's contacts: its counter row, or a COUNT where the row is missing."""
+        params = {"account": self._account_id}
+        total = self._conn.execute(_COUNTER, params).scalar()
+        return self._conn.execute(_COUNT, params).scalar_one() if total is None else int(total)
 
     # -- helpers ---------------------------------------------------------------------------------
 
-    def _one(self, *where: ColumnElement[bool]) -> Contact | None:
-        row = self._conn.execute(select(*COLUMNS).where(self.owned(contacts), *where)).one_or_none()
-        return None if row is None else contact_from_row(row, self._titles([row.id])[row.id])
+    def _count(self, delta: int) -> None:
+        """Move the account's counter by `delta`, in this transaction; create it, recounted, if missing."""
+        params = {"account": self._account_id, "delta": delta}
+        if self._conn.execute(_COUNTER_ADD, params).rowcount:
+            return
+        # The recount sees this transaction's own change. On PostgreSQL a concurrent transaction may
+        # create the row first: then ours does nothing, and the increment applies to theirs (whose
+        # count could not see our uncommitted change).
+        if self._conn.execute(_INSERT_COUNTER[self._conn.dialect.name], params).first() is None:
+            self._conn.execute(_COUNTER_ADD, params)
 
     def _filters(self, filters: ContactFilter) -> list[ColumnElement[bool]]:
         where: list[ColumnElement[bool]] = []
@@ -180,23 +288,6 @@ class SqlContactRepository(WorkspaceRepository):
                 )
             )
         return where
-
-    def _titles(self, contact_ids: Sequence[int]) -> defaultdict[int, list[str]]:
-        """Tag titles of each contact, ordered as the core orders them (by casefolded title)."""
-        found: defaultdict[int, list[str]] = defaultdict(list)
-        if not contact_ids:
-            return found
-        rows = self._conn.execute(
-            select(contact_tags.c.contact_id, tags.c.title)
-            .join(tags, tags.c.id == contact_tags.c.tag_id)
-            .where(self.owned(contact_tags), contact_tags.c.contact_id.in_(contact_ids))
-        )
-        for contact_id, title in rows:
-            found[contact_id].append(title)
-        for titles in found.values():
-            # Sorted here, not in SQL: database collations disagree with Python on case and accents.
-            titles.sort(key=str.casefold)
-        return found
 
 
 def has_tag(key: str) -> ColumnElement[bool]:

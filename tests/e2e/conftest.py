@@ -1,7 +1,13 @@
-"""Factories for end-to-end tests: real `engage` processes on loopback, always stopped afterwards."""
+"""Factories for end-to-end tests: real `engage` processes on loopback, always stopped afterwards.
+
+`start_server()` runs `engage serve`; `start_worker(database_url)` runs `engage worker`, trusting the
+test CA and allowed to reach 127.0.0.1; `make_outbox(database_url, receiver, events)` queues
+`contact.created` deliveries for a subscription to a local receiver through the real services.
+"""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -15,6 +21,17 @@ from pathlib import Path
 import attrs
 import httpx
 import pytest
+from receiver import Receiver
+
+from engage_core.clock import SystemClock
+from engage_core.contacts import ContactDraft
+from engage_core.events import DomainEvent
+from engage_core.pagination import PageRequest
+from engage_core.services.webhooks import WebhookInput
+from engage_core.settings import Settings
+from engage_core.webhooks import Attempt
+from engage_http.bootstrap import build_services
+from engage_sql import Database
 
 READY_TIMEOUT = 60.0
 """Seconds a server gets to answer its first request (it migrates a fresh database first)."""
@@ -127,3 +144,132 @@ def start_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[
     finally:
         for process in started:
             _stop(process)
+
+
+# -- engage worker ---------------------------------------------------------------------------------
+
+SECRET_KEY = "an-e2e-secret-key-shared-by-every-process"
+"""ENGAGE_SECRET_KEY of PostgreSQL runs (SQLite runs use the development key file instead)."""
+
+
+@attrs.frozen
+class WorkerProcess:
+    """A running `engage worker`; its stdout and stderr go to `log`."""
+
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def kill(self) -> None:
+        """SIGKILL: no chance to finish anything."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=STOP_TIMEOUT)
+
+    def signal(self, signum: int) -> None:
+        self.process.send_signal(signum)
+
+    def wait(self, timeout: float = STOP_TIMEOUT) -> int:
+        """The exit status, waiting up to `timeout` seconds for it."""
+        return self.process.wait(timeout=timeout)
+
+
+StartWorker = Callable[..., WorkerProcess]
+
+
+@pytest.fixture
+def start_worker(tmp_path: Path, ca_file: Path) -> Iterator[StartWorker]:
+    """`start_worker(database_url, *worker_args, env={}) -> WorkerProcess` runs `engage --database-url URL
+    worker ...` with SSL_CERT_FILE set to the test CA and ENGAGE_WEBHOOK_ALLOWED_HOSTS=127.0.0.1 (plus
+    ENGAGE_SECRET_KEY on PostgreSQL). Every worker still running after the test is killed."""
+    started: list[WorkerProcess] = []
+
+    def start(database_url: str, *worker_args: str, env: dict[str, str] | None = None) -> WorkerProcess:
+        environment = {k: v for k, v in os.environ.items() if not k.startswith(("ENGAGE_", "SSL_CERT_"))}
+        environment |= {"SSL_CERT_FILE": str(ca_file), "ENGAGE_WEBHOOK_ALLOWED_HOSTS": "127.0.0.1"}
+        if not database_url.startswith("sqlite"):
+            environment["ENGAGE_SECRET_KEY"] = SECRET_KEY
+        environment |= env or {}
+        log = tmp_path / f"worker-{len(started)}.log"
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                [*engage_command(), "--database-url", database_url, "worker", *worker_args],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=environment,
+            )
+        worker = WorkerProcess(process, log)
+        started.append(worker)
+        return worker
+
+    try:
+        yield start
+    finally:
+        for worker in started:
+            worker.kill()
+
+
+@attrs.frozen
+class Outbox:
+    """An account whose subscription to a local receiver has deliveries queued."""
+
+    database: Database
+    account_id: int
+    webhook_id: int
+    secret: str
+    contact_names: tuple[str, ...]
+
+    def log(self) -> list[Attempt]:
+        """The subscription's whole delivery log."""
+        services = build_services(_settings(self.database), self.database)
+        attempts: list[Attempt] = []
+        for number in itertools.count(1):
+            page = services.webhooks.deliveries(self.account_id, self.webhook_id, None, PageRequest(number, 100))
+            attempts.extend(page.items)
+            if len(page.items) < 100:
+                return attempts
+        raise AssertionError("unreachable")
+
+
+MakeOutbox = Callable[..., Outbox]
+
+
+def _settings(database: Database) -> Settings:
+    """The settings the worker processes get (`start_worker`), as the test process sees them."""
+    url = database.engine.url
+    return Settings(
+        database_url=url.render_as_string(hide_password=False),
+        secret_key=None if url.get_backend_name() == "sqlite" else SECRET_KEY,
+        webhook_allowed_hosts="127.0.0.1",
+    )
+
+
+@pytest.fixture
+def make_outbox() -> Iterator[MakeOutbox]:
+    """`make_outbox(database_url, receiver, events) -> Outbox`: a new account subscribed to
+    `receiver.url("/hook")` for `contact.created`, then `events` contacts added in one unit of work,
+    each emitting `contact.created`, so `events` deliveries are queued at once."""
+    opened: list[Database] = []
+
+    def make(database_url: str, receiver: Receiver, events: int) -> Outbox:
+        database = Database.connect(database_url)
+        opened.append(database)
+        services = build_services(_settings(database), database)
+        account_id = services.accounts.create("Outbox").account.id
+        hook = services.webhooks.create(
+            account_id, WebhookInput("Receiver", receiver.url("/hook"), ["contact.created"])
+        )
+        names = tuple(f"Contact {n}" for n in range(events))
+        now = SystemClock().now()
+        with database.uow.workspace(account_id) as uow:
+            for name in names:
+                contact = uow.contacts.add(ContactDraft(name=name, type="instagram"), now)
+                uow.emit(DomainEvent("contact.created", contact.event_payload(), now))
+            uow.commit()
+        return Outbox(database, account_id, hook.subscription.id, hook.secret, names)
+
+    yield make
+    for database in opened:
+        database.dispose()

@@ -114,3 +114,11 @@ def test_an_unknown_log_level_is_a_one_line_error(
     line = one_line_error(run_cli("serve", env={"ENGAGE_LOG_LEVEL": "loud"}))
     assert "ENGAGE_LOG_LEVEL" in line
     assert uvicorn_calls == []
+
+
+def test_a_malformed_setting_is_a_one_line_error(
+    run_cli: RunCli, uvicorn_calls: list[dict[str, Any]], one_line_error: OneLineError
+) -> None:
+    """A numeric ENGAGE_* variable that is not a number stops serve with its name."""
+    line = one_line_error(run_cli("serve", env={"ENGAGE_WORKER_CONCURRENCY": "many"}))
+    assert "ENGAGE_WORKER_CONCURRENCY" in line

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -18,11 +19,22 @@ from starlette.exceptions import StarletteDeprecationWarning
 
 from engage_core.contact_lists import ContactList
 from engage_core.contacts import Contact, Note
+from engage_core.delivery import DeliveryWorker
+from engage_core.pagination import PageRequest
 from engage_core.segments import Segment
 from engage_core.services import Services
 from engage_core.services.contacts import ContactInput
+from engage_core.services.webhooks import RevealedSecret, WebhookInput
 from engage_core.tags import Tag
-from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
+from engage_core.testing import (
+    AllowAllTargets,
+    FakeCipher,
+    FakeClock,
+    FakeSender,
+    InMemoryDeliveryQueue,
+    InMemoryUnitOfWorkFactory,
+)
+from engage_core.webhooks import RETRY_DELAYS, Attempt, Outcome
 from engage_http import create_app
 
 # Starlette 1.x warns, once, when `starlette.testclient` is imported with httpx rather than httpx2;
@@ -44,7 +56,7 @@ def uow() -> InMemoryUnitOfWorkFactory:
 
 @pytest.fixture
 def services(uow: InMemoryUnitOfWorkFactory, clock: FakeClock) -> Services:
-    return Services.build(uow, clock)
+    return Services.build(uow, clock, cipher=FakeCipher(), guard=AllowAllTargets())
 
 
 @pytest.fixture
@@ -183,3 +195,48 @@ def services_blacklist(services: Services) -> Callable[..., None]:
         services.contacts.toggle_blacklist(tenant.account_id, contact.id)
 
     return toggle
+
+
+@pytest.fixture
+def make_webhook(services: Services) -> Callable[..., RevealedSecret]:
+    """`make_webhook(tenant, name=..., url=..., events=(), is_active=True)`: a subscription with its secret."""
+    counter = iter(range(1, 10_000))
+
+    def make(tenant: Tenant, **fields: Any) -> RevealedSecret:
+        number = next(counter)
+        values: dict[str, Any] = {"name": f"Hook {number}", "url": f"https://hooks.example.com/{number}"}
+        values.update(fields)
+        return services.webhooks.create(tenant.account_id, WebhookInput(**values))
+
+    return make
+
+
+@pytest.fixture
+def deliver_due(uow: InMemoryUnitOfWorkFactory, clock: FakeClock) -> Callable[..., FakeSender]:
+    """`deliver_due(status_code=200)`: a worker sends every attempt now due, once; the receiver answers
+    `status_code`. Returns the fake receiver (its `sent` requests)."""
+
+    def run(status_code: int = 200) -> FakeSender:
+        sender = FakeSender(lambda _request: Outcome(status_code, f"answer {status_code}", None))
+        DeliveryWorker(InMemoryDeliveryQueue(uow.store), sender, FakeCipher(), clock).run_once()
+        return sender
+
+    return run
+
+
+@pytest.fixture
+def make_failed_delivery(
+    services: Services, clock: FakeClock, deliver_due: Callable[..., FakeSender]
+) -> Callable[[Tenant, int], Attempt]:
+    """`make_failed_delivery(tenant, webhook_id)`: a test delivery whose every attempt failed (the clock
+    moves through the retry schedule); its last attempt."""
+
+    def make(tenant: Tenant, webhook_id: int) -> Attempt:
+        queued = services.webhooks.send_test(tenant.account_id, webhook_id)
+        for delay in (timedelta(0), *RETRY_DELAYS):
+            clock.advance(seconds=delay.total_seconds())
+            deliver_due(500)
+        log = services.webhooks.deliveries(tenant.account_id, webhook_id, None, PageRequest(1, 100))
+        return next(a for a in log.items if a.delivery_id == queued.delivery_id)  # newest first
+
+    return make

@@ -1,9 +1,11 @@
 """The app against its own OpenAPI document: schemathesis with every default check.
 
 Each generated case runs on a freshly seeded store (so one case's writes, such as a tag title, cannot
-collide with the next). The seed holds instagram contacts with phones, tags, a list and a segment, so
-small generated ids resolve. Phones are drawn from libphonenumber's example numbers (the `phone`
-format of the document), which never collide with the seeded ones.
+collide with the next). The seed holds instagram contacts with phones, tags, a list, a segment and a
+webhook with a failed and a pending delivery, so small generated ids resolve. Phones are drawn from
+libphonenumber's example numbers (the `phone` format of the document), which never collide with the
+seeded ones. Webhook targets are not resolved (`AllowAllTargets`): the SSRF guard is a run-time check
+the document cannot state, so generated `https://` URLs must be accepted.
 """
 
 from __future__ import annotations
@@ -16,9 +18,20 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
+from engage_core.delivery import DeliveryWorker
 from engage_core.services import Services
 from engage_core.services.contacts import ContactInput
-from engage_core.testing import FakeClock, InMemoryStore, InMemoryUnitOfWorkFactory
+from engage_core.services.webhooks import WebhookInput
+from engage_core.testing import (
+    AllowAllTargets,
+    FakeCipher,
+    FakeClock,
+    FakeSender,
+    InMemoryDeliveryQueue,
+    InMemoryStore,
+    InMemoryUnitOfWorkFactory,
+)
+from engage_core.webhooks import RETRY_DELAYS, Outcome
 from engage_http import create_app
 from engage_http.schemas.common import E164_PATTERN
 
@@ -38,7 +51,8 @@ def _example_phones() -> list[str]:
 schemathesis.openapi.format("phone", st.sampled_from(_example_phones()))
 
 UOW = InMemoryUnitOfWorkFactory()
-SERVICES = Services.build(UOW, FakeClock())
+CLOCK = FakeClock()
+SERVICES = Services.build(UOW, CLOCK, cipher=FakeCipher(), guard=AllowAllTargets())
 APP = create_app(SERVICES)
 schema = schemathesis.openapi.from_asgi("/api/v1/openapi.json", APP)
 
@@ -63,7 +77,22 @@ def seed_store() -> str:
         SERVICES.contacts.add_to_list(account_id, contact.id, seeded_list.id)
         SERVICES.contacts.add_note(account_id, contact.id, "Seed note")
     SERVICES.contacts.add_to_segment(account_id, contacts[0].id, segment.id)
+    seed_webhook(account_id)
     return issued.api_key
+
+
+def seed_webhook(account_id: int) -> None:
+    """A subscription with one delivery failed for good (every retry answered 500) and one pending."""
+    webhook = SERVICES.webhooks.create(account_id, WebhookInput("Seed hook", "https://hooks.example.com/seed"))
+    SERVICES.webhooks.send_test(account_id, webhook.subscription.id)
+    failing = DeliveryWorker(
+        InMemoryDeliveryQueue(UOW.store), FakeSender(lambda _: Outcome(500, "no", None)), FakeCipher(), CLOCK
+    )
+    for delay in (None, *RETRY_DELAYS):
+        if delay is not None:
+            CLOCK.advance(seconds=delay.total_seconds())
+        failing.run_once()
+    SERVICES.webhooks.send_test(account_id, webhook.subscription.id)
 
 
 @pytest.mark.slow

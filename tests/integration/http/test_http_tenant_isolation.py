@@ -18,7 +18,9 @@ from http_support import Api, Tenant
 
 from engage_core.contacts import Contact
 from engage_core.services import Services
+from engage_core.services.webhooks import RevealedSecret
 from engage_core.testing import InMemoryUnitOfWorkFactory
+from engage_core.webhooks import Attempt
 from engage_http.operations import Operation
 from engage_http.routes import OPERATIONS
 
@@ -26,12 +28,14 @@ from engage_http.routes import OPERATIONS
 @attrs.frozen
 class Resources:
     """One account's resources, by kind: a contact (tagged, in the list and the segment, with a note),
-    its tag, a list and a segment."""
+    its tag, a list, a segment, a webhook and a failed delivery of it (by `delivery_id`)."""
 
     contact: int
     tag: int
     list: int
     segment: int
+    webhook: int
+    delivery: str
 
 
 @attrs.frozen
@@ -43,6 +47,7 @@ class Scenario:
 
 
 CONTACT = {"id": "contact"}
+WEBHOOK = {"id": "webhook"}
 SCENARIOS: Mapping[tuple[str, str], Scenario] = {
     ("GET", "/contacts/{id:id}"): Scenario(CONTACT),
     ("PUT", "/contacts/{id:id}"): Scenario(CONTACT, lambda own: {"name": "Hijacked"}),
@@ -67,6 +72,15 @@ SCENARIOS: Mapping[tuple[str, str], Scenario] = {
     ("PUT", "/contacts/segments/{id:id}"): Scenario({"id": "segment"}, lambda own: {"name": "Hijacked"}),
     ("DELETE", "/contacts/segments/{id:id}"): Scenario({"id": "segment"}),
     ("GET", "/contacts/segments/{id:id}/members"): Scenario({"id": "segment"}),
+    ("GET", "/webhooks/{id:id}"): Scenario(WEBHOOK),
+    ("PUT", "/webhooks/{id:id}"): Scenario(WEBHOOK, lambda own: {"name": "Hijacked", "is_active": False}),
+    ("DELETE", "/webhooks/{id:id}"): Scenario(WEBHOOK),
+    ("POST", "/webhooks/{id:id}/test"): Scenario(WEBHOOK),
+    ("GET", "/webhooks/{id:id}/deliveries"): Scenario(WEBHOOK),
+    ("POST", "/webhooks/{id:id}/regenerate-secret"): Scenario(WEBHOOK),
+    ("POST", "/webhooks/{id:id}/deliveries/{delivery_id:uuid}/redeliver"): Scenario(
+        {"id": "webhook", "delivery_id": "delivery"}
+    ),
 }
 
 WITH_IDS = [op for op in OPERATIONS if op.path_params]
@@ -77,7 +91,12 @@ def label(operation: Operation) -> str:
 
 
 @pytest.fixture
-def make_resources(services: Services, make_contact: Callable[..., Contact]) -> Callable[[Tenant], Resources]:
+def make_resources(
+    services: Services,
+    make_contact: Callable[..., Contact],
+    make_webhook: Callable[..., RevealedSecret],
+    make_failed_delivery: Callable[[Tenant, int], Attempt],
+) -> Callable[[Tenant], Resources]:
     def make(tenant: Tenant) -> Resources:
         contact = make_contact(tenant, tags=["VIP"])
         [tag] = services.tags.list(tenant.account_id)
@@ -86,7 +105,16 @@ def make_resources(services: Services, make_contact: Callable[..., Contact]) -> 
         services.contacts.add_to_list(tenant.account_id, contact.id, contact_list.id)
         services.contacts.add_to_segment(tenant.account_id, contact.id, segment.id)
         services.contacts.add_note(tenant.account_id, contact.id, "Private")
-        return Resources(contact=contact.id, tag=tag.id, list=contact_list.id, segment=segment.id)
+        webhook = make_webhook(tenant).subscription
+        failed = make_failed_delivery(tenant, webhook.id)
+        return Resources(
+            contact=contact.id,
+            tag=tag.id,
+            list=contact_list.id,
+            segment=segment.id,
+            webhook=webhook.id,
+            delivery=failed.delivery_id,
+        )
 
     return make
 

@@ -82,10 +82,10 @@ def test_find_past_the_last_page_is_empty(services: Services, account: int, make
     assert (list(page.items), page.total) == ([], 1)
 
 
-def test_find_costs_three_statements(
+def test_find_costs_one_statement(
     services: Services, account: int, make_contact: MakeContact, statements: list[str]
 ) -> None:
-    """A page of contacts with tags costs one COUNT, one page query and one tag query, whatever its size."""
+    """A page of contacts with tags is one statement (rows, tags and total), whatever its size."""
     for n in range(20):
         make_contact(tags=[f"tag {n}", "common"])
     statements.clear()
@@ -93,7 +93,22 @@ def test_find_costs_three_statements(
     page = services.contacts.find(account, ContactFilter(), PageRequest(per_page=15))
 
     queries = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
-    assert (len(page.items), len(queries)) == (15, 3)
+    assert (len(page.items), page.total, len(queries)) == (15, 20, 1)
+    assert all(len(c.tags) == 2 for c in page.items)
+
+
+def test_filtered_find_costs_two_statements(
+    services: Services, account: int, make_contact: MakeContact, statements: list[str]
+) -> None:
+    """A filtered page is one COUNT of the matches and one page query, whatever its size."""
+    for n in range(20):
+        make_contact(tags=[f"tag {n}", "common"])
+    statements.clear()
+
+    page = services.contacts.find(account, ContactFilter(tag="common"), PageRequest(per_page=15))
+
+    queries = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+    assert (len(page.items), page.total, len(queries)) == (15, 20, 2)
     assert all(len(c.tags) == 2 for c in page.items)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -9,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import event, text
+from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
 from engage_sql import Database
@@ -53,19 +54,30 @@ def test_sqlite_connections_are_configured(tmp_path: Path) -> None:
     assert pragmas == ["wal", 2, 5000, 1]
 
 
-@pytest.mark.parametrize(("readonly", "begin"), [(False, "BEGIN IMMEDIATE"), (True, "BEGIN")])
-def test_sqlite_transactions_begin_as_their_unit_of_work_needs(tmp_path: Path, readonly: bool, begin: str) -> None:
-    """Write units of work take SQLite's write lock up front; read-only ones do not."""
-    database = Database.connect(f"sqlite:///{tmp_path / 'engage.db'}")
-    seen: list[str] = []
-    event.listen(database.engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
+@pytest.mark.parametrize(("readonly", "locks"), [(False, True), (True, False)])
+def test_sqlite_transactions_begin_as_their_unit_of_work_needs(tmp_path: Path, readonly: bool, locks: bool) -> None:
+    """Write units of work take SQLite's write lock up front (`BEGIN IMMEDIATE`); read-only ones
+    begin a transaction (`BEGIN`) that takes none."""
+    path = tmp_path / "engage.db"
+    database = Database.connect(f"sqlite:///{path}")
+    database.upgrade()
+    other = sqlite3.connect(path, timeout=0, isolation_level=None)
     try:
-        with database.uow.workspace(1, readonly=readonly):
-            pass
+        with database.uow.workspace(1, readonly=readonly) as uow:
+            dbapi_connection = uow.connection.connection.dbapi_connection
+            assert dbapi_connection is not None
+            assert dbapi_connection.in_transaction
+            try:
+                other.execute("BEGIN IMMEDIATE")
+                other.execute("ROLLBACK")
+                locked = False
+            except sqlite3.OperationalError as exc:
+                locked = "locked" in str(exc)
     finally:
+        other.close()
         database.dispose()
 
-    assert seen[0] == begin
+    assert locked is locks
 
 
 def test_reader_is_not_blocked_by_an_open_writer(database: Database, make_account: Callable[..., int]) -> None:

@@ -1,0 +1,126 @@
+"""The in-process delivery worker: a background thread that sends due webhook attempts.
+
+`engage serve` starts it in the app's lifespan (unless `ENGAGE_RUN_WORKER=0`); `engage worker` can run
+the same thing on its own. Up to `ENGAGE_WORKER_CONCURRENCY` attempts are sent at once. Stopping sets
+an event the worker checks between batches, waits a bounded time for the batch in flight, then
+releases the send threads and the HTTP client; an attempt cut short keeps its lease, which expires,
+so another worker (or the next start) sends it again (at least once).
+
+Like `bootstrap`, this module is part of the composition root: it is the one other module of
+`engage_http` that imports an outbound adapter (`engage_connectors`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from engage_connectors.ssrf import AddressPolicy
+from engage_connectors.webhook_sender import HttpWebhookSender
+from engage_core.clock import Clock, SystemClock
+from engage_core.delivery import DeliveryWorker
+from engage_core.ports import DeliveryQueue, SecretCipher, WebhookSender
+from engage_core.settings import Settings
+
+logger = logging.getLogger("engage.worker")
+
+STOP_TIMEOUT_SECONDS = 10.0
+"""How long `stop()` waits for the batch in flight before giving up on it (its leases expire)."""
+
+
+class DeliveryWorkerHandle:
+    """A running delivery worker. `stop()` ends it; it is idempotent."""
+
+    def __init__(
+        self,
+        thread: threading.Thread,
+        stop_event: threading.Event,
+        worker: DeliveryWorker,
+        sender: WebhookSender,
+        queue: DeliveryQueue,
+        *,
+        owns_sender: bool,
+    ) -> None:
+        self._thread = thread
+        self._stop = stop_event
+        self._worker = worker
+        self._sender = sender
+        self._queue = queue
+        self._owns_sender = owns_sender
+        self._lock = threading.Lock()
+        self._stopped = False
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def stop(self, timeout: float = STOP_TIMEOUT_SECONDS) -> bool:
+        """Ask the worker to finish, wait up to `timeout` seconds for the batch in flight, then release
+        the send threads, the HTTP client and the queue. True when the worker ended within the timeout;
+        otherwise it is left to finish on its own (a daemon thread) and its resources to the process exit."""
+        with self._lock:
+            if self._stopped:
+                return not self._thread.is_alive()
+            self._stopped = True
+        self._stop.set()
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            logger.warning(
+                "The delivery worker did not stop within %.0f s; attempts in flight will be sent again "
+                "when their lease expires.",
+                timeout,
+            )
+            return False
+        self._worker.close()
+        if self._owns_sender:
+            close = getattr(self._sender, "close", None)
+            if close is not None:
+                close()
+        self._queue.close()
+        return True
+
+
+def start_delivery_worker(
+    queue: DeliveryQueue,
+    cipher: SecretCipher,
+    settings: Settings,
+    *,
+    sender: WebhookSender | None = None,
+    clock: Clock | None = None,
+    idle_seconds: float = 0.5,
+) -> DeliveryWorkerHandle:
+    """Start a daemon thread delivering from `queue` until the handle is stopped, sending up to
+    `settings.worker_concurrency` attempts at once.
+
+    Without `sender`, attempts go out through `HttpWebhookSender` with the SSRF policy of
+    `settings.webhook_allowed_hosts` and `settings.webhook_timeout_seconds`; its client is closed on stop.
+    A failing queue (the database restarting, say) does not end the thread: the worker logs it and
+    retries with a growing pause (`DeliveryWorker.run_until`).
+    """
+    owns_sender = sender is None
+    if sender is None:
+        policy = AddressPolicy.from_setting(settings.webhook_allowed_hosts)
+        sender = HttpWebhookSender(policy, timeout=settings.webhook_timeout_seconds)
+    worker = DeliveryWorker(
+        queue,
+        sender,
+        cipher,
+        clock or SystemClock(),
+        lease_seconds=settings.webhook_lease_seconds,
+        concurrency=settings.worker_concurrency,
+    )
+    stop_event = threading.Event()
+    thread = threading.Thread(
+        target=worker.run_until,
+        args=(stop_event,),
+        kwargs={"idle_seconds": idle_seconds},
+        name="engage-delivery-worker",
+        daemon=True,
+    )
+    handle = DeliveryWorkerHandle(thread, stop_event, worker, sender, queue, owns_sender=owns_sender)
+    thread.start()
+    logger.info("Delivery worker started (%d concurrent sends).", settings.worker_concurrency)
+    return handle
+
+
+__all__ = ["DeliveryWorkerHandle", "start_delivery_worker"]

@@ -1,0 +1,175 @@
+"""`account_counters.contacts`: kept equal to COUNT(*) of the account's contacts by every add and delete."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+import pytest
+from sqlalchemy import delete, func, select
+
+from engage_core.contacts import Contact, ContactDraft, ContactFilter
+from engage_core.errors import ValidationFailed
+from engage_core.pagination import PageRequest
+from engage_core.services import Services
+from engage_sql import Database
+from engage_sql.tables import account_counters, accounts, contacts
+
+from .conftest import START
+
+MakeContact = Callable[..., Contact]
+
+
+def _counter(database: Database, account: int) -> int | None:
+    with database.engine.connect() as connection:
+        value = connection.execute(
+            select(account_counters.c.contacts).where(account_counters.c.account_id == account)
+        ).scalar()
+    return None if value is None else int(value)
+
+
+def _count(database: Database, account: int) -> int:
+    with database.engine.connect() as connection:
+        return int(
+            connection.execute(
+                select(func.count()).select_from(contacts).where(contacts.c.account_id == account)
+            ).scalar_one()
+        )
+
+
+def _drop_counter(database: Database, account: int) -> None:
+    with database.engine.begin() as connection:
+        connection.execute(delete(account_counters).where(account_counters.c.account_id == account))
+
+
+def _total(services: Services, account: int, page: int = 1) -> int:
+    return services.contacts.find(account, ContactFilter(), PageRequest(page=page, per_page=2)).total
+
+
+def test_a_new_account_counts_zero_contacts(database: Database, account: int) -> None:
+    """Creating an account creates its counter row, at zero, in the same transaction."""
+    assert _counter(database, account) == 0
+
+
+def test_counter_follows_adds_and_deletes(
+    database: Database, services: Services, account: int, make_account: Callable[..., int], make_contact: MakeContact
+) -> None:
+    """Each add and delete moves the counter of its own account only; it always equals COUNT(*)."""
+    other = make_account("Other")
+    made = [make_contact() for _ in range(5)]
+    make_contact(account_id=other)
+    services.contacts.delete(account, made[0].id)
+    services.contacts.delete(account, made[3].id)
+
+    assert (_counter(database, account), _count(database, account)) == (3, 3)
+    assert (_counter(database, other), _count(database, other)) == (1, 1)
+    assert (_total(services, account), _total(services, other)) == (3, 1)
+
+
+def test_refused_and_rolled_back_adds_do_not_count(
+    database: Database, services: Services, account: int, make_contact: MakeContact
+) -> None:
+    """A duplicate phone adds nothing, and neither does a unit of work left without commit."""
+    first = make_contact()
+    with pytest.raises(ValidationFailed):
+        make_contact(phone=first.phone)
+    with database.uow.workspace(account) as uow:
+        uow.contacts.add(ContactDraft(name="Draft", type="instagram"), START)
+
+    assert (_counter(database, account), _count(database, account)) == (1, 1)
+
+
+def test_deleting_a_missing_contact_counts_nothing(database: Database, account: int, make_contact: MakeContact) -> None:
+    """A delete that matched no row (or another account's row) leaves the counter alone."""
+    make_contact()
+    with database.uow.workspace(account) as uow:
+        uow.contacts.delete(987654)
+        uow.commit()
+
+    assert _counter(database, account) == 1
+
+
+def test_total_past_the_last_page_comes_from_the_counter(
+    services: Services, account: int, make_contact: MakeContact
+) -> None:
+    """An empty page past the end still reports the total."""
+    for _ in range(3):
+        make_contact()
+
+    assert _total(services, account, page=9) == 3
+
+
+def test_a_missing_counter_row_is_recounted(
+    database: Database, services: Services, account: int, make_contact: MakeContact
+) -> None:
+    """Without its row, the total is counted; the next add recreates the row from a recount."""
+    for _ in range(3):
+        make_contact()
+    _drop_counter(database, account)
+
+    assert (_total(services, account), _total(services, account, page=9)) == (3, 3)
+    with database.uow.workspace(account, readonly=True) as uow:
+        assert uow.contacts.count() == 3
+
+    make_contact()
+    assert (_counter(database, account), _count(database, account)) == (4, 4)
+
+
+def test_a_missing_counter_row_and_a_delete(
+    database: Database, services: Services, account: int, make_contact: MakeContact
+) -> None:
+    """A delete recreates a missing row from a recount that already excludes the deleted contact."""
+    made = [make_contact() for _ in range(3)]
+    _drop_counter(database, account)
+
+    services.contacts.delete(account, made[1].id)
+
+    assert (_counter(database, account), _count(database, account)) == (2, 2)
+
+
+def test_deleting_an_account_deletes_its_counter(
+    database: Database, account: int, make_account: Callable[..., int], make_contact: MakeContact
+) -> None:
+    """The counter row cascades with its account (and so do the contacts it counted)."""
+    other = make_account("Other")
+    make_contact()
+    make_contact(account_id=other)
+    with database.engine.begin() as connection:
+        connection.execute(delete(accounts).where(accounts.c.id == account))
+
+    assert (_counter(database, account), _count(database, account)) == (None, 0)
+    assert (_counter(database, other), _count(database, other)) == (1, 1)
+
+
+@pytest.mark.parametrize("missing_row", [False, True])
+def test_concurrent_adds_and_deletes_keep_the_counter_exact(
+    database: Database, services: Services, account: int, make_contact: MakeContact, missing_row: bool
+) -> None:
+    """Writers in parallel threads (each its own connection) never lose an increment, even when
+    they race to recreate a missing counter row."""
+    doomed = [make_contact() for _ in range(8)]
+    if missing_row:
+        _drop_counter(database, account)
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+    start = threading.Barrier(8)
+
+    def work(n: int) -> None:
+        try:
+            start.wait(timeout=30)
+            with lock:
+                victim = doomed.pop()
+            for i in range(4):
+                make_contact(name=f"Worker {n}.{i}", type="instagram", phone=None)
+            services.contacts.delete(account, victim.id)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert errors == []
+    assert (_counter(database, account), _count(database, account)) == (32, 32)

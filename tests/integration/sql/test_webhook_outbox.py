@@ -1,0 +1,219 @@
+"""The transactional outbox fans committed events out to webhook delivery attempts."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from engage_core.contacts import Contact, ContactDraft
+from engage_core.events import DomainEvent
+from engage_core.services import Services
+from engage_core.services.contacts import ContactInput
+from engage_core.services.webhooks import WebhookInput, WebhookPatch
+from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock
+from engage_core.webhooks import Subscription
+from engage_sql import Database, outbox
+from engage_sql.tables import contacts, webhook_attempts
+
+from .conftest import START
+
+URL = "https://hooks.example.com/engage"
+
+
+@pytest.fixture
+def services(database: Database, clock: FakeClock) -> Services:
+    """The services with webhooks configured (a fake cipher, and a guard that allows every target)."""
+    return Services.build(database.uow, clock, cipher=FakeCipher(), guard=AllowAllTargets())
+
+
+@pytest.fixture
+def subscribe(services: Services, account: int) -> Callable[..., Subscription]:
+    """`subscribe(*events, is_active=True, account_id=account) -> Subscription`."""
+
+    def make(*events: str, is_active: bool = True, account_id: int | None = None) -> Subscription:
+        owner = account if account_id is None else account_id
+        data = WebhookInput(f"Hook {'+'.join(events) or 'all'}", URL, list(events), is_active)
+        return services.webhooks.create(owner, data).subscription
+
+    return make
+
+
+def _attempts(database: Database) -> list[dict[str, Any]]:
+    with database.engine.connect() as connection:
+        rows = connection.execute(select(webhook_attempts).order_by(webhook_attempts.c.id))
+        return [dict(row._mapping) for row in rows]
+
+
+def _create_contact(services: Services, account: int, name: str = "Ada") -> Contact:
+    return services.contacts.create(account, ContactInput(name=name, type="whatsapp", phone="+966501234567"))
+
+
+def test_one_attempt_per_active_subscription_that_wants_the_event(
+    database: Database, services: Services, account: int, subscribe: Callable[..., Subscription]
+) -> None:
+    """A contact.created reaches subscriptions to every event and to contact.created, nothing else."""
+    everything = subscribe()
+    wanting = subscribe("contact.created", "contact.deleted")
+    subscribe("order.created")
+    subscribe("contact.created", is_active=False)
+
+    _create_contact(services, account)
+
+    assert sorted((a["webhook_id"], a["event_type"]) for a in _attempts(database)) == [
+        (everything.id, "contact.created"),
+        (wanting.id, "contact.created"),
+    ]
+
+
+def test_first_attempt_is_pending_and_due_when_the_event_occurred(
+    database: Database, services: Services, account: int, subscribe: Callable[..., Subscription]
+) -> None:
+    """Attempt 1 is pending, due at the event's time, owned by the account, with the event payload."""
+    subscribe()
+
+    contact = _create_contact(services, account)
+
+    (attempt,) = _attempts(database)
+    assert {k: attempt[k] for k in ("kind", "owner_id", "account_id", "attempt_number", "status", "due_at")} == {
+        "kind": "workspace",
+        "owner_id": account,
+        "account_id": account,
+        "attempt_number": 1,
+        "status": "pending",
+        "due_at": START,
+    }
+    assert attempt["payload"] == contact.event_payload()
+    assert (attempt["leased_until"], attempt["lease_token"], attempt["completed_at"]) == (None, None, None)
+
+
+def test_every_delivery_has_its_own_uuid(
+    database: Database, services: Services, account: int, subscribe: Callable[..., Subscription]
+) -> None:
+    """Each event and subscription pair is a delivery of its own, named by a fresh UUID."""
+    subscribe()
+    subscribe()
+
+    with database.uow.workspace(account) as uow:
+        uow.emit(DomainEvent("contact.created", {"id": 1}, START))
+        uow.emit(DomainEvent("contact.updated", {"id": 1}, START))
+        uow.commit()
+
+    delivery_ids = [a["delivery_id"] for a in _attempts(database)]
+    assert len(set(delivery_ids)) == 4
+    assert all(str(uuid.UUID(d)) == d for d in delivery_ids)
+
+
+def test_attempts_follow_the_order_the_events_were_emitted(
+    database: Database, account: int, subscribe: Callable[..., Subscription]
+) -> None:
+    """Attempt ids grow with the order of the events, then of the subscriptions."""
+    first, second = subscribe(), subscribe()
+    names = ["contact.created", "contact.updated", "contact.deleted"]
+
+    with database.uow.workspace(account) as uow:
+        for name in names:
+            uow.emit(DomainEvent(name, {"id": 1}, START))
+        uow.commit()
+
+    assert [(a["event_type"], a["webhook_id"]) for a in _attempts(database)] == [
+        (name, hook.id) for name in names for hook in (first, second)
+    ]
+
+
+def test_disabled_subscription_gets_nothing_until_enabled(
+    database: Database, services: Services, account: int, subscribe: Callable[..., Subscription]
+) -> None:
+    """Events of the time a subscription was disabled are never queued for it; later ones are."""
+    hook = subscribe(is_active=False)
+    _create_contact(services, account, "While off")
+
+    services.webhooks.update(account, hook.id, WebhookPatch(is_active=True))
+    services.contacts.create(account, ContactInput(name="While on", type="instagram"))
+
+    assert [a["payload"]["name"] for a in _attempts(database)] == ["While on"]
+
+
+def test_other_accounts_events_do_not_reach_this_account(
+    database: Database, services: Services, make_account: Callable[..., int], subscribe: Callable[..., Subscription]
+) -> None:
+    """A subscription receives the events of its own account only."""
+    other = make_account("Other")
+    subscribe()
+
+    _create_contact(services, other)
+
+    assert _attempts(database) == []
+
+
+def test_rollback_queues_nothing(database: Database, account: int, subscribe: Callable[..., Subscription]) -> None:
+    """A unit of work left without commit() queues no delivery."""
+    subscribe()
+
+    with database.uow.workspace(account) as uow:
+        uow.emit(DomainEvent("contact.created", {"id": 1}, START))
+
+    assert _attempts(database) == []
+
+
+def test_fan_out_is_part_of_the_changes_transaction(
+    database: Database, account: int, subscribe: Callable[..., Subscription]
+) -> None:
+    """The attempts are written on the unit of work's connection: rolled back with its change."""
+    subscribe()
+
+    with database.uow.workspace(account) as uow:
+        uow.contacts.add(ContactDraft(name="Ada", type="instagram"), START)
+        outbox.record(uow.connection, account, [DomainEvent("contact.created", {"id": 1}, START)], START)
+        # leaving without commit()
+
+    with database.engine.connect() as connection:
+        left = connection.execute(select(contacts.c.id)).all()
+    assert (left, _attempts(database)) == ([], [])
+
+
+def test_change_and_its_deliveries_are_committed_together(
+    database: Database, services: Services, account: int, subscribe: Callable[..., Subscription]
+) -> None:
+    """After a service commits a change, its delivery attempts exist too."""
+    hook = subscribe("contact.created")
+
+    contact = _create_contact(services, account)
+
+    (attempt,) = _attempts(database)
+    assert (attempt["webhook_id"], attempt["payload"]["id"]) == (hook.id, contact.id)
+
+
+def test_one_subscription_query_and_one_insert_per_commit(
+    database: Database, account: int, subscribe: Callable[..., Subscription], statements: list[str]
+) -> None:
+    """However many events a commit carries, it reads the subscriptions once and inserts the attempts in bulk."""
+    subscribe()
+    subscribe()
+    statements.clear()
+
+    with database.uow.workspace(account) as uow:
+        for n in range(5):
+            uow.emit(DomainEvent("contact.updated", {"id": n}, START))
+        uow.commit()
+
+    reads = [s for s in statements if "FROM webhooks" in s]
+    inserts = [s for s in statements if s.startswith("INSERT INTO webhook_attempts")]
+    assert (len(reads), len(inserts), len(_attempts(database))) == (1, 1, 10)
+
+
+def test_commit_without_events_reads_no_subscriptions(
+    database: Database, account: int, subscribe: Callable[..., Subscription], statements: list[str]
+) -> None:
+    """A commit that carries no event costs no webhook query."""
+    subscribe()
+    statements.clear()
+
+    with database.uow.workspace(account) as uow:
+        uow.lists.add("Newsletter", START)
+        uow.commit()
+
+    assert [s for s in statements if "webhook" in s] == []

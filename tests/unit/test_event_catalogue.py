@@ -1,0 +1,266 @@
+"""The event catalogue of SPEC 6: every event, its trigger, and the payload fields it carries.
+
+`SPEC_EVENTS` is SPEC 6's table, copied row by row: each event name with the `data` fields the
+spec lists for it ("same as X" rows spelled out). SPEC 9 speaks of 30 event types, but the table
+has 33 workspace events plus `webhook.test`; this file tests the table.
+
+An event whose trigger is built has a test here that drives the real trigger through `Services`
+over the in-memory fakes and checks that the queued payload has at least the spec's fields. Every
+other event sits in `NOT_YET_BUILT`, and a test checks that this list is exactly the events
+without a trigger test: building an area means adding its trigger test here and removing its
+events from the list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pytest
+
+from engage_core.events import CATALOGUE, TEST_EVENT
+from engage_core.services import Services
+from engage_core.services.contacts import ContactInput, ContactPatch, TagAssignment
+from engage_core.services.webhooks import WebhookInput, WebhookService
+from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock, InMemoryStore, InMemoryUnitOfWorkFactory
+
+
+def fields(spec_text: str) -> tuple[str, ...]:
+    """A field list as SPEC 6 writes it: `id, name, email`."""
+    return tuple(name.strip() for name in spec_text.split(","))
+
+
+CONTACT = fields(
+    "id, name, email, phone, type, status, is_blacklist, source, company, address, country_id, created_at, updated_at"
+)
+MESSAGE = fields(
+    "id, contact_id, value, message_type, message_by, status, source, header_image, header_video, "
+    "header_document, header_audio, campaign_id, created_at"
+)
+CAMPAIGN = fields("id, name, status, total_contacts, success_count, failed_count, started_at, completed_at, updated_at")
+KNOWLEDGE_BASE = fields("id, title, type, status, description, business_description, created_at, updated_at")
+PROCESSING = fields("knowledge_base_id, title, type, item_id, error, occurred_at")
+"""Always present; a website adds website_url, crawl_status, pages_crawled; a document adds original_name, status."""
+TICKET = fields("id, subject, status, priority, department_id, ticket_id, created_at, updated_at")
+AI_AGENT = fields("id, name, is_active, is_default, created_at, updated_at")
+BOOKING = fields(
+    "id, status, customer_name, customer_phone, customer_email, booking_date, start_time, end_time, guest_count, "
+    "notes, booking_type_id, booking_resource_id, contact_id, cancelled_at, cancellation_reason, created_at, updated_at"
+)
+ORDER = fields(
+    "id, contact_id, customer_name, customer_phone, customer_email, status, subtotal, total, currency, "
+    "shipping_address, notes, created_by, items, created_at, updated_at"
+) + fields("cancelled_at, cancellation_reason")
+"""The order fields of SPEC 2 (`items` among them) plus cancelled_at, cancellation_reason and items[]."""
+
+SPEC_EVENTS: dict[str, tuple[str, ...]] = {
+    "contact.created": CONTACT,
+    "contact.updated": CONTACT,
+    "contact.deleted": fields("id, name, phone, email, type, deleted_at"),
+    "message.received": MESSAGE,
+    "message.sent": MESSAGE,
+    "channel.connected": fields("channel, channel_id, username, status, connected_at"),
+    "channel.disconnected": fields("channel, channel_id, username, status, reason, disconnected_at"),
+    "channel.error": fields("channel, channel_id, status, error, occurred_at"),
+    "campaign.started": CAMPAIGN,
+    "campaign.completed": CAMPAIGN,
+    "campaign.paused": CAMPAIGN,
+    "campaign.cancelled": CAMPAIGN,
+    "campaign.failed": CAMPAIGN,
+    "knowledge_base.created": KNOWLEDGE_BASE,
+    "knowledge_base.updated": KNOWLEDGE_BASE,
+    "knowledge_base.deleted": fields("id, title, type, deleted_at"),
+    "knowledge_base.processing.completed": PROCESSING,
+    "knowledge_base.processing.failed": PROCESSING,
+    "ticket.created": TICKET,
+    "ticket.updated": TICKET,
+    "ticket.closed": TICKET,
+    "ticket.replied": fields("ticket_id, ticket_subject, reply_id, reply, type, user_id, created_at"),
+    "ai_agent.created": AI_AGENT,
+    "ai_agent.updated": AI_AGENT,
+    "ai_agent.deleted": fields("id, name, deleted_at"),
+    "booking.created": BOOKING,
+    "booking.updated": BOOKING,
+    "booking.cancelled": fields(
+        "id, status, customer_name, customer_phone, booking_date, start_time, cancelled_at, cancellation_reason, "
+        "created_at, updated_at"
+    ),
+    "booking.completed": BOOKING,
+    "order.created": ORDER,
+    "order.updated": ORDER,
+    "order.cancelled": fields(
+        "id, status, customer_name, customer_phone, total, currency, cancelled_at, cancellation_reason, items, "
+        "created_at, updated_at"
+    ),
+    "order.delivered": ORDER,
+    "webhook.test": fields("message, webhook_id, webhook_name"),
+}
+"""SPEC 6, Event catalogue and payload fields: every row, in the spec's order."""
+
+NOT_YET_BUILT: frozenset[str] = frozenset(
+    {
+        "message.received",
+        "message.sent",
+        "channel.connected",
+        "channel.disconnected",
+        "channel.error",
+        "campaign.started",
+        "campaign.completed",
+        "campaign.paused",
+        "campaign.cancelled",
+        "campaign.failed",
+        "knowledge_base.created",
+        "knowledge_base.updated",
+        "knowledge_base.deleted",
+        "knowledge_base.processing.completed",
+        "knowledge_base.processing.failed",
+        "ticket.created",
+        "ticket.updated",
+        "ticket.closed",
+        "ticket.replied",
+        "ai_agent.created",
+        "ai_agent.updated",
+        "ai_agent.deleted",
+        "booking.created",
+        "booking.updated",
+        "booking.cancelled",
+        "booking.completed",
+        "order.created",
+        "order.updated",
+        "order.cancelled",
+        "order.delivered",
+    }
+)
+"""Events of areas not built yet. Later issues add a trigger below and remove the event from here."""
+
+
+class World:
+    """One account subscribed to every event, over the in-memory fakes."""
+
+    def __init__(self) -> None:
+        self.uow = InMemoryUnitOfWorkFactory()
+        self.store: InMemoryStore = self.uow.store
+        self.services = Services.build(self.uow, FakeClock(), cipher=FakeCipher(), guard=AllowAllTargets())
+        self.account = self.services.accounts.create("Acme").account.id
+        self.webhook = self.services.webhooks.create(
+            self.account, WebhookInput(name="All", url="https://hooks.example.com/in")
+        ).subscription.id
+
+    def queued(self, event: str) -> list[Mapping[str, Any]]:
+        """The payloads queued for delivery of `event`, oldest first."""
+        rows = sorted(self.store.state.attempts.values(), key=lambda r: r.attempt.id)
+        return [r.payload for r in rows if r.attempt.event_type == event]
+
+    def contact(self) -> int:
+        return self.services.contacts.create(
+            self.account, ContactInput(name="Ada", type="whatsapp", phone="+966501234567")
+        ).id
+
+
+def _contact_created(world: World) -> None:
+    world.contact()
+
+
+def _contact_updated(world: World) -> None:
+    world.services.contacts.update(world.account, world.contact(), ContactPatch(name="Ada L."))
+
+
+def _contact_blacklisted(world: World) -> None:
+    world.services.contacts.toggle_blacklist(world.account, world.contact())
+
+
+def _contact_tagged(world: World) -> None:
+    world.services.contacts.assign_tag(world.account, world.contact(), TagAssignment(title="VIP"))
+
+
+def _contact_deleted(world: World) -> None:
+    world.services.contacts.delete(world.account, world.contact())
+
+
+def _webhook_tested(world: World) -> None:
+    world.services.webhooks.send_test(world.account, world.webhook)
+
+
+TRIGGERS: dict[str, list[Callable[[World], None]]] = {
+    "contact.created": [_contact_created],
+    "contact.updated": [_contact_updated, _contact_blacklisted, _contact_tagged],
+    "contact.deleted": [_contact_deleted],
+    "webhook.test": [_webhook_tested],
+}
+"""For each built event, the real actions that must emit it."""
+
+TRIGGER_CASES = [
+    pytest.param(event, trigger, id=f"{event}-{trigger.__name__.strip('_')}")
+    for event, triggers in TRIGGERS.items()
+    for trigger in triggers
+]
+
+
+@pytest.fixture
+def make_world() -> Callable[[], World]:
+    """`make_world() -> World`."""
+    return World
+
+
+def test_the_table_has_every_row_of_spec_6() -> None:
+    """33 workspace events and webhook.test, none twice."""
+    assert len(SPEC_EVENTS) == 34
+    assert sum(1 for name in SPEC_EVENTS if name != TEST_EVENT) == 33
+
+
+def test_the_catalogue_is_the_spec_list() -> None:
+    """engage_core.events.CATALOGUE lists SPEC 6's workspace events, in the spec's order."""
+    assert list(CATALOGUE) == [name for name in SPEC_EVENTS if name != TEST_EVENT]
+
+
+def test_the_events_endpoint_lists_the_spec_events() -> None:
+    """GET /webhooks/events offers exactly the events of SPEC 6's table."""
+    assert WebhookService.event_names() == list(SPEC_EVENTS)
+
+
+def test_not_yet_built_is_exactly_the_events_without_a_trigger_test() -> None:
+    """Every event is either triggered by a test below or listed as not yet built, never both."""
+    assert set(SPEC_EVENTS) - set(TRIGGERS) == NOT_YET_BUILT
+    assert not (NOT_YET_BUILT & set(TRIGGERS))
+
+
+def test_every_trigger_names_a_spec_event() -> None:
+    """No trigger test is written for an event the spec does not have."""
+    assert set(TRIGGERS) <= set(SPEC_EVENTS)
+
+
+@pytest.mark.parametrize(("event", "trigger"), TRIGGER_CASES)
+def test_the_trigger_emits_the_event(
+    make_world: Callable[[], World], event: str, trigger: Callable[[World], None]
+) -> None:
+    """The real action queues a delivery of the event for a subscriber to everything."""
+    world = make_world()
+    before = len(world.queued(event))
+    trigger(world)
+    assert len(world.queued(event)) == before + 1
+
+
+@pytest.mark.parametrize(("event", "trigger"), TRIGGER_CASES)
+def test_the_payload_has_the_spec_fields(
+    make_world: Callable[[], World], event: str, trigger: Callable[[World], None]
+) -> None:
+    """The queued `data` carries at least every field SPEC 6 lists for the event."""
+    world = make_world()
+    trigger(world)
+    payload = world.queued(event)[-1]
+    missing = set(SPEC_EVENTS[event]) - set(payload)
+    assert not missing, f"{event} lacks {sorted(missing)}"
+
+
+def test_a_blacklist_toggle_reports_is_blacklist() -> None:
+    """contact.updated after POST /contacts/{id}/blacklist carries is_blacklist true."""
+    world = World()
+    _contact_blacklisted(world)
+    assert world.queued("contact.updated")[-1]["is_blacklist"] is True
+
+
+def test_a_deleted_contact_reports_when() -> None:
+    """contact.deleted carries deleted_at as an ISO 8601 UTC timestamp."""
+    world = World()
+    _contact_deleted(world)
+    assert world.queued("contact.deleted")[-1]["deleted_at"].endswith("Z")
