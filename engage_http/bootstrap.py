@@ -99,9 +99,30 @@ def target_guard(settings: Settings) -> DnsTargetGuard:
     return DnsTargetGuard(AddressPolicy.from_setting(settings.webhook_allowed_hosts))
 
 
+class DeferredCipher:
+    """The secret cipher, resolved on first use: a command that never touches a secret (creating an
+    account from the CLI, say) needs no `ENGAGE_SECRET_KEY`."""
+
+    def __init__(self, settings: Settings, database: Database) -> None:
+        self._settings = settings
+        self._database = database
+        self._cipher: FernetCipher | None = None
+
+    def _resolved(self) -> FernetCipher:
+        if self._cipher is None:
+            self._cipher = secret_cipher(self._settings, self._database)
+        return self._cipher
+
+    def encrypt(self, plaintext: str) -> str:
+        return self._resolved().encrypt(plaintext)
+
+    def decrypt(self, ciphertext: str) -> str:
+        return self._resolved().decrypt(ciphertext)
+
+
 def build_services(settings: Settings, database: Database) -> Services:
-    """Every use case over `database`, with the real cipher and target guard."""
-    return Services.build(database.uow, cipher=secret_cipher(settings, database), guard=target_guard(settings))
+    """Every use case over `database`, with the real target guard and the cipher resolved on first use."""
+    return Services.build(database.uow, cipher=DeferredCipher(settings, database), guard=target_guard(settings))
 
 
 def start_worker(settings: Settings, database: Database) -> DeliveryWorkerHandle:

@@ -66,6 +66,11 @@ def worker(state: CliState, concurrency: int | None) -> None:
             cipher = secret_cipher(settings, state.database())
         except ValueError as exc:  # a key too short, or a damaged development key file
             raise click.ClickException(f"Invalid configuration: {exc}") from exc
+        except OSError as exc:  # the development key file cannot be written beside the database
+            raise click.ClickException(
+                f"Cannot create the development key file beside the database ({exc.strerror or exc}): "
+                "check the database path, or set ENGAGE_SECRET_KEY."
+            ) from exc
         applied = state.migrate()
         where = redact(state.database_url)
         click.echo(

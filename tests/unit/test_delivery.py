@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import uuid
 from collections.abc import Callable
@@ -347,3 +348,87 @@ def test_an_attempt_queued_for_the_future_waits(make_world: Callable[..., World]
         uow.commit()
     world.worker.run_once()
     assert [r.headers["X-Service-Delivery"] for r in world.sender.sent] == ["d-now"]
+
+
+# -- the log line of an attempt --------------------------------------------------------------------
+
+
+def _attempt_lines(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.name == "engage.delivery" and "webhook attempt" in r.getMessage()]
+
+
+def test_a_delivered_attempt_is_logged_on_one_info_line(
+    make_world: Callable[..., World], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Event type, delivery_id, attempt number, subscription and status, at info level."""
+    caplog.set_level(logging.INFO, "engage.delivery")
+    world = make_world()
+    world.emit()
+    world.worker.run_once()
+    [request], [record] = world.sender.sent, _attempt_lines(caplog)
+    delivery_id = request.headers["X-Service-Delivery"]
+    assert record.levelno == logging.INFO
+    assert record.getMessage().startswith(
+        f"webhook attempt event=contact.created delivery_id={delivery_id} attempt=1 "
+        f"webhook_id={world.webhook.id} outcome=delivered status=200 duration_ms="
+    )
+
+
+def test_the_log_line_carries_no_secret_signature_url_or_body(
+    make_world: Callable[..., World], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Nothing a reader of the logs could forge or replay a delivery with, nor the payload."""
+    caplog.set_level(logging.INFO, "engage.delivery")
+    world = make_world()
+    world.emit()
+    world.worker.run_once()
+    [request], [record] = world.sender.sent, _attempt_lines(caplog)
+    line = record.getMessage()
+    for hidden in (world.secret, request.headers["X-Service-Signature-256"], request.url, request.body.decode()):
+        assert hidden not in line
+
+
+def test_a_failed_attempt_logs_its_error_and_when_the_next_is_due(
+    make_world: Callable[..., World], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A timeout is logged with outcome=retry, the error and next_attempt_at two minutes later."""
+    caplog.set_level(logging.INFO, "engage.delivery")
+    world = make_world(answer(None, "The receiver did not answer in time."))
+    world.emit()
+    world.worker.run_once()
+    [record] = _attempt_lines(caplog)
+    assert "outcome=retry status=none" in record.getMessage()
+    assert "error='The receiver did not answer in time.'" in record.getMessage()
+    assert record.getMessage().endswith("next_attempt_at=2026-01-01T12:02:00.000000Z")
+
+
+def test_the_last_failed_attempt_is_logged_as_a_warning(
+    make_world: Callable[..., World], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The fourth failure ends the delivery: outcome=failed, at warning level, with no next attempt."""
+    caplog.set_level(logging.INFO, "engage.delivery")
+    world = make_world(answer(500))
+    world.emit()
+    for minutes in (0, 2, 10, 30):
+        world.clock.advance(minutes=minutes)
+        world.worker.run_once()
+    record = _attempt_lines(caplog)[-1]
+    assert (record.levelno, "attempt=4" in record.getMessage()) == (logging.WARNING, True)
+    assert "outcome=failed status=500" in record.getMessage()
+    assert "next_attempt_at" not in record.getMessage()
+
+
+def test_an_attempt_whose_lease_was_lost_is_logged_as_a_warning(
+    make_world: Callable[..., World], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A completion that came too late says outcome=lost-lease: the attempt will be sent again."""
+    caplog.set_level(logging.INFO, "engage.delivery")
+    world = make_world()
+    world.emit()
+    [stale] = world.queue.claim(START, 60, 10)
+    world.clock.advance(seconds=61)
+    world.queue.claim(world.clock.now(), 60, 10)
+    world.worker.deliver(stale)
+    [record] = _attempt_lines(caplog)
+    assert record.levelno == logging.WARNING
+    assert "outcome=lost-lease" in record.getMessage()
