@@ -1,6 +1,6 @@
 """The `engage` command: global options, and the command groups wired together.
 
-engage [--database-url URL] serve [--host H] [--port P] [--workers N] [--no-worker] [--demo]
+engage [--database-url URL] serve [--host H] [--port P] [--workers N] [--no-worker] [--no-access-log] [--demo]
 engage [--database-url URL] worker [--concurrency N]
 engage [--database-url URL] db upgrade
 engage [--database-url URL] accounts create --name NAME [--json]

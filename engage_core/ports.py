@@ -7,7 +7,7 @@ repositories that are already scoped to one account, so no query can forget the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Any, Protocol, Self
@@ -16,10 +16,13 @@ from engage_core.accounts import Account
 from engage_core.contact_lists import ContactList
 from engage_core.contacts import Contact, ContactDraft, ContactFilter, Member, Note
 from engage_core.events import DomainEvent
+from engage_core.knowledge_base import KnowledgeBaseDraft, KnowledgeBaseEntry
+from engage_core.orders import Order, OrderDraft, OrderFilter, OrderItem, OrderItemDraft
 from engage_core.pagination import Page, PageRequest
+from engage_core.products import Product, ProductDraft, ProductFilter
 from engage_core.segments import Segment, SegmentRules
 from engage_core.tags import Tag
-from engage_core.webhooks import Attempt, Claim, NextStep, Outcome, Subscription
+from engage_core.webhooks import Attempt, Claim, Completion, NextStep, Outcome, Subscription
 
 
 class AccountRepository(Protocol):
@@ -184,6 +187,103 @@ class WebhookRepository(Protocol):
         """The event data an attempt carries."""
 
 
+class KnowledgeBaseRepository(Protocol):
+    """Knowledge-base entries of one account: the fields every type shares. Only what product
+    catalogs need so far; each later type keeps its parts in tables of its own beside the entry."""
+
+    def add(self, draft: KnowledgeBaseDraft, now: datetime) -> KnowledgeBaseEntry:
+        """Store a new entry (`embedding_updated_at` None, `created_at` = `updated_at` = `now`)."""
+
+    def get(self, entry_id: int) -> KnowledgeBaseEntry | None: ...
+
+
+class ProductRepository(Protocol):
+    """Products of one account. Each belongs to one `product_catalog` knowledge-base entry.
+
+    Stock moves only through `take_stock` and `restore_stock`, each a single conditional `UPDATE`
+    (never a read followed by a write), so concurrent orders can never drive tracked stock below
+    zero on either engine. Stock moves do not change `updated_at`."""
+
+    def add_many(self, knowledge_base_id: int, drafts: Sequence[ProductDraft], now: datetime) -> Sequence[Product]:
+        """Store the products in the catalog entry; ids ascend in the order given."""
+
+    def get(self, product_id: int) -> Product | None: ...
+
+    def get_many(self, product_ids: Collection[int]) -> Mapping[int, Product]:
+        """The products among `product_ids` that exist, by id (one query; unknown ids are left out)."""
+
+    def find(self, filters: ProductFilter, page: PageRequest) -> Page[Product]:
+        """Catalogue order: ascending id."""
+
+    def for_catalog(self, knowledge_base_id: int) -> Sequence[Product]:
+        """The products of one catalog entry, ascending id."""
+
+    def delete(self, product_id: int) -> None:
+        """Delete the product. Order items keep their snapshot, `product_id` included (no cascade)."""
+
+    def take_stock(self, product_id: int, quantity: int) -> bool:
+        """Take `quantity` (at least 1) from the product's stock if that many are on hand. True when
+        taken, or when the product's stock is untracked (`stock_quantity` NULL: nothing changes);
+        False when too few are on hand or the product does not exist (nothing changes).
+
+        Atomic, one statement: `UPDATE products SET stock_quantity = stock_quantity - :q WHERE
+        account_id = :account AND id = :id AND (stock_quantity IS NULL OR stock_quantity >= :q)`,
+        True when it matched a row (NULL minus q stays NULL)."""
+
+    def restore_stock(self, product_id: int, quantity: int) -> None:
+        """Put `quantity` (at least 1) back: `SET stock_quantity = stock_quantity + :q` where the stock is
+        tracked. Cancellations, item reductions and restocks use it. Untracked or absent: nothing."""
+
+
+class OrderRepository(Protocol):
+    """Orders of one account with their items."""
+
+    def add(self, draft: OrderDraft, now: datetime) -> Order:
+        """Store the order and its items (item ids ascend in the order given); `created_at` =
+        `updated_at` = `now`."""
+
+    def get(self, order_id: int) -> Order | None: ...
+
+    def find(self, filters: OrderFilter, page: PageRequest) -> Page[Order]:
+        """Newest first (`created_at`, then `id`, descending)."""
+
+    def find_duplicate(self, key: str, since: datetime) -> Order | None:
+        """The newest order whose `duplicate_key` is `key`, created strictly after `since`, and not
+        cancelled.
+
+        Concurrency: from this call until the transaction ends, no other transaction may commit an
+        order with the same key, so identical creates racing each other produce exactly one order
+        (the others then find it). SQLite gets this from `BEGIN IMMEDIATE` (one writer at a time).
+        PostgreSQL must take a transaction-level lock on the key before it reads, for example
+        `pg_advisory_xact_lock(hashtextextended(:account || ':' || :key, 0))`."""
+
+    def by_external_reference(self, reference: str) -> Order | None:
+        """The store-sourced order with this store reference (unique per account). Same concurrency
+        guarantee as `find_duplicate`, for the reference: one order per reference, however many
+        imports race (a unique index on `(account_id, external_reference)` backs it)."""
+
+    def update(self, order: Order) -> None:
+        """Store every scalar field of `order` (status, customer fields, currency, subtotal, total,
+        shipping_address, notes, cancelled_at, cancellation_reason, duplicate_key, updated_at). Items
+        change only through `replace_items`."""
+
+    def replace_items(self, order_id: int, items: Sequence[OrderItemDraft]) -> tuple[OrderItem, ...]:
+        """Delete the order's items and store `items` in their place (new ids, ascending in the order
+        given); returns the stored items."""
+
+
+class StorePlatform(Protocol):
+    """The connected online store that store-sourced orders (`created_by` `store_platform`) come from.
+
+    The services call it before any local change and outside the database transaction."""
+
+    def push_status(self, order: Order, slug: str) -> None:
+        """Ask the store to move `order` (as it is before the change; `external_reference` is its
+        id at the store) to `slug` (`orders.STORE_SLUGS`: cancelling pushes `canceled`). Returns when
+        the store accepted. Raises `orders.StoreRejected` with a message for the caller when it
+        refused, and also when it could not be reached: either way the local order stays as it was."""
+
+
 class DeliveryQueue(Protocol):
     """The delivery log seen as a queue, across accounts: used by the worker only."""
 
@@ -195,6 +295,20 @@ class DeliveryQueue(Protocol):
     def complete(self, claim: Claim, outcome: Outcome, step: NextStep, now: datetime) -> bool:
         """Record the outcome and, when `step.retry_at` is set, queue the next attempt of the same
         delivery. Does nothing and returns False when the lease was lost (expired and re-claimed)."""
+
+    def complete_and_claim(
+        self,
+        completions: Sequence[Completion],
+        now: datetime,
+        lease_seconds: float,
+        limit: int,
+        *,
+        release: Sequence[Claim] = (),
+    ) -> tuple[Sequence[bool], Sequence[Claim]]:
+        """`complete` each of `completions`, end the lease of each of `release` (claimed but never
+        sent: due again at once), then `claim` up to `limit` attempts, in one transaction (a
+        worker's loop pays one commit for all): whether each completion was recorded, in order,
+        and the new claims. A claim given twice is recorded once; a lost lease is not released."""
 
     def close(self) -> None: ...
 
@@ -242,6 +356,15 @@ class WorkspaceUnitOfWork(Protocol):
 
     @property
     def webhooks(self) -> WebhookRepository: ...
+
+    @property
+    def knowledge_base(self) -> KnowledgeBaseRepository: ...
+
+    @property
+    def products(self) -> ProductRepository: ...
+
+    @property
+    def orders(self) -> OrderRepository: ...
 
     def emit(self, event: DomainEvent) -> None:
         """Record an event. `commit()` writes it to the outbox and queues one delivery attempt for

@@ -2,7 +2,12 @@
 
 `InMemoryStore` holds the rows of every account; `InMemoryUnitOfWorkFactory` opens units of work
 over it with the same scoping and transaction semantics as the SQL adapter: changes are applied
-to a private copy and become visible only on `commit()`. `FakeClock` is a clock tests can move.
+to a private copy and become visible only on `commit()`. `FakeClock` is a clock tests can move;
+`FakeStorePlatform` is a connected store that accepts status changes until told to `reject()`.
+
+The product repository's `take_stock` and `restore_stock` are the reference semantics of the
+conditional updates the SQL adapter runs; the store lock makes each transaction serialisable, so
+concurrent creates behave as `OrderRepository.find_duplicate` requires of every adapter.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ import copy
 import itertools
 import threading
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import Any, Self
@@ -23,10 +28,13 @@ from engage_core.contact_lists import ContactList
 from engage_core.contacts import Contact, ContactDraft, ContactFilter, Member, Note
 from engage_core.errors import ValidationFailed
 from engage_core.events import DomainEvent
+from engage_core.knowledge_base import KnowledgeBaseDraft, KnowledgeBaseEntry
+from engage_core.orders import Order, OrderDraft, OrderFilter, OrderItem, OrderItemDraft, StoreRejected
 from engage_core.pagination import Page, PageRequest, paginate
+from engage_core.products import Product, ProductDraft, ProductFilter
 from engage_core.segments import Segment, SegmentRules, is_member
 from engage_core.tags import Tag, title_key
-from engage_core.webhooks import Attempt, Claim, NextStep, Outcome, Subscription, excerpt
+from engage_core.webhooks import Attempt, Claim, Completion, NextStep, Outcome, Subscription, excerpt
 
 
 class FakeClock:
@@ -90,6 +98,37 @@ class _State:
     webhooks: dict[int, tuple[int, Subscription]] = attrs.Factory(dict)
     webhook_secrets: dict[int, str] = attrs.Factory(dict)
     attempts: dict[int, _AttemptRow] = attrs.Factory(dict)
+    knowledge_base: dict[int, tuple[int, KnowledgeBaseEntry]] = attrs.Factory(dict)
+    products: dict[int, tuple[int, Product]] = attrs.Factory(dict)
+    orders: dict[int, tuple[int, Order]] = attrs.Factory(dict)
+
+    def copy(self) -> _State:
+        """A private copy for one transaction. Tables whose rows are frozen entities (or other
+        immutable values) are copied and their rows shared, since a row can only be replaced, never
+        changed; every other table is copied deeply. Much cheaper than a deep copy of everything."""
+        values = {
+            field.name: (copy.copy if field.name in _SHARED_ROW_TABLES else copy.deepcopy)(getattr(self, field.name))
+            for field in attrs.fields(_State)
+        }
+        return _State(**values)
+
+
+_SHARED_ROW_TABLES = frozenset(
+    {
+        "contacts",
+        "tags",
+        "contact_tags",
+        "lists",
+        "notes",
+        "events",
+        "webhooks",
+        "webhook_secrets",
+        "knowledge_base",
+        "products",
+        "orders",
+    }
+)
+"""`_State` tables whose rows are immutable once stored (replaced, never changed in place)."""
 
 
 class InMemoryStore:
@@ -490,6 +529,176 @@ class InMemoryWebhookRepository(_Repo):
         return self._s.attempts[attempt_id].payload
 
 
+class InMemoryKnowledgeBaseRepository(_Repo):
+    def add(self, draft: KnowledgeBaseDraft, now: datetime) -> KnowledgeBaseEntry:
+        entry = KnowledgeBaseEntry(
+            id=self._store.next_id(),
+            title=draft.title,
+            type=draft.type,
+            description=draft.description,
+            business_description=draft.business_description,
+            status=draft.status,
+            embedding_updated_at=None,
+            created_at=now,
+            updated_at=now,
+        )
+        self._s.knowledge_base[entry.id] = (self._account, entry)
+        return entry
+
+    def get(self, entry_id: int) -> KnowledgeBaseEntry | None:
+        row = self._s.knowledge_base.get(entry_id)
+        return None if row is None or row[0] != self._account else row[1]
+
+
+class InMemoryProductRepository(_Repo):
+    """Products; the stock methods are the conditional updates the SQL adapter runs."""
+
+    def _mine(self) -> list[Product]:
+        return sorted((p for (a, p) in self._s.products.values() if a == self._account), key=lambda p: p.id)
+
+    def add_many(self, knowledge_base_id: int, drafts: Sequence[ProductDraft], now: datetime) -> Sequence[Product]:
+        added = []
+        for draft in drafts:
+            product = Product(
+                id=self._store.next_id(),
+                knowledge_base_id=knowledge_base_id,
+                name=draft.name,
+                description=draft.description,
+                sku=draft.sku,
+                category=draft.category,
+                price=draft.price,
+                currency=draft.currency,
+                stock_quantity=draft.stock_quantity,
+                image_url=draft.image_url,
+                is_available=draft.is_available,
+                product_attributes=dict(draft.product_attributes),
+                media_file_ids=(),
+                created_at=now,
+                updated_at=now,
+            )
+            self._s.products[product.id] = (self._account, product)
+            added.append(product)
+        return added
+
+    def get(self, product_id: int) -> Product | None:
+        row = self._s.products.get(product_id)
+        return None if row is None or row[0] != self._account else row[1]
+
+    def get_many(self, product_ids: Collection[int]) -> Mapping[int, Product]:
+        return {pid: product for pid in product_ids if (product := self.get(pid)) is not None}
+
+    def find(self, filters: ProductFilter, page: PageRequest) -> Page[Product]:
+        def keep(p: Product) -> bool:
+            if filters.category is not None and (p.category or "").casefold() != filters.category.casefold():
+                return False
+            if filters.search:
+                needle = filters.search.casefold()
+                return any(needle in (v or "").casefold() for v in (p.name, p.sku, p.category))
+            return True
+
+        return paginate([p for p in self._mine() if keep(p)], page)
+
+    def for_catalog(self, knowledge_base_id: int) -> Sequence[Product]:
+        return [p for p in self._mine() if p.knowledge_base_id == knowledge_base_id]
+
+    def delete(self, product_id: int) -> None:
+        if self.get(product_id) is not None:
+            del self._s.products[product_id]
+
+    def take_stock(self, product_id: int, quantity: int) -> bool:
+        product = self.get(product_id)
+        if product is None:
+            return False
+        if product.stock_quantity is None:
+            return True
+        if product.stock_quantity < quantity:
+            return False
+        self._s.products[product_id] = (
+            self._account,
+            attrs.evolve(product, stock_quantity=product.stock_quantity - quantity),
+        )
+        return True
+
+    def restore_stock(self, product_id: int, quantity: int) -> None:
+        product = self.get(product_id)
+        if product is not None and product.stock_quantity is not None:
+            self._s.products[product_id] = (
+                self._account,
+                attrs.evolve(product, stock_quantity=product.stock_quantity + quantity),
+            )
+
+
+class InMemoryOrderRepository(_Repo):
+    def _mine(self) -> list[Order]:
+        return [o for (a, o) in self._s.orders.values() if a == self._account]
+
+    def _items(self, items: Sequence[OrderItemDraft]) -> tuple[OrderItem, ...]:
+        return tuple(
+            OrderItem(
+                self._store.next_id(), i.product_id, i.product_name, i.product_sku, i.quantity, i.unit_price,
+                i.total_price,
+            )
+            for i in items
+        )  # fmt: skip
+
+    def add(self, draft: OrderDraft, now: datetime) -> Order:
+        if draft.external_reference is not None and self.by_external_reference(draft.external_reference):
+            raise ValidationFailed.on("external_reference", "An order with this external reference already exists.")
+        order = Order(
+            id=self._store.next_id(),
+            contact_id=draft.contact_id,
+            customer_name=draft.customer_name,
+            customer_phone=draft.customer_phone,
+            customer_email=draft.customer_email,
+            status=draft.status,
+            subtotal=draft.subtotal,
+            total=draft.total,
+            currency=draft.currency,
+            shipping_address=draft.shipping_address,
+            notes=draft.notes,
+            created_by=draft.created_by,
+            items=self._items(draft.items),
+            cancelled_at=draft.cancelled_at,
+            cancellation_reason=draft.cancellation_reason,
+            created_at=now,
+            updated_at=now,
+            external_reference=draft.external_reference,
+            duplicate_key=draft.duplicate_key,
+        )
+        self._s.orders[order.id] = (self._account, order)
+        return order
+
+    def get(self, order_id: int) -> Order | None:
+        row = self._s.orders.get(order_id)
+        return None if row is None or row[0] != self._account else row[1]
+
+    def find(self, filters: OrderFilter, page: PageRequest) -> Page[Order]:
+        found = sorted(
+            (o for o in self._mine() if filters.matches(o)), key=lambda o: (o.created_at, o.id), reverse=True
+        )
+        return paginate(found, page)
+
+    def find_duplicate(self, key: str, since: datetime) -> Order | None:
+        found = [o for o in self._mine() if o.duplicate_key == key and o.created_at > since and o.status != "cancelled"]
+        return max(found, key=lambda o: (o.created_at, o.id), default=None)
+
+    def by_external_reference(self, reference: str) -> Order | None:
+        return next((o for o in self._mine() if o.external_reference == reference), None)
+
+    def update(self, order: Order) -> None:
+        current = self.get(order.id)
+        if current is not None:
+            self._s.orders[order.id] = (self._account, attrs.evolve(order, items=current.items))
+
+    def replace_items(self, order_id: int, items: Sequence[OrderItemDraft]) -> tuple[OrderItem, ...]:
+        current = self.get(order_id)
+        if current is None:
+            return ()
+        stored = self._items(items)
+        self._s.orders[order_id] = (self._account, attrs.evolve(current, items=stored))
+        return stored
+
+
 class InMemoryDeliveryQueue:
     """The delivery log as a queue, over the same store (commits directly; the store lock makes
     each call atomic)."""
@@ -532,6 +741,24 @@ class InMemoryDeliveryQueue:
                     )
                 )
             return claims
+
+    def complete_and_claim(
+        self,
+        completions: Sequence[Completion],
+        now: datetime,
+        lease_seconds: float,
+        limit: int,
+        *,
+        release: Sequence[Claim] = (),
+    ) -> tuple[Sequence[bool], Sequence[Claim]]:
+        with self._store.lock:  # reentrant: one atomic step, like a transaction
+            recorded = [self.complete(c.claim, c.outcome, c.step, now) for c in completions]
+            for claim in release:
+                row = self._store.state.attempts.get(claim.attempt_id)
+                if row is not None and row.lease_token == claim.lease_token and row.attempt.status == "pending":
+                    row.lease_token = None
+                    row.leased_until = None
+            return recorded, self.claim(now, lease_seconds, limit)
 
     def complete(self, claim: Claim, outcome: Outcome, step: NextStep, now: datetime) -> bool:
         with self._store.lock:
@@ -602,6 +829,35 @@ class FakeSender:
         return self._respond(request)
 
 
+@attrs.frozen
+class StorePush:
+    """A status change a store platform accepted."""
+
+    order_id: int
+    external_reference: str | None
+    slug: str
+
+
+class FakeStorePlatform:
+    """A store that accepts every status change (recorded in `pushes`) until told to `reject()`."""
+
+    def __init__(self) -> None:
+        self.pushes: list[StorePush] = []
+        self.rejecting: str | None = None
+
+    def reject(self, message: str = "The store refused the status change.") -> None:
+        """Refuse every push from now on, with `message`."""
+        self.rejecting = message
+
+    def accept(self) -> None:
+        self.rejecting = None
+
+    def push_status(self, order: Order, slug: str) -> None:
+        if self.rejecting is not None:
+            raise StoreRejected(self.rejecting)
+        self.pushes.append(StorePush(order.id, order.external_reference, slug))
+
+
 # -- units of work ---------------------------------------------------------------------------------
 
 
@@ -616,7 +872,7 @@ class _InMemoryUnitOfWork:
     def _begin(self) -> _State:
         self._store.lock.acquire()
         self._committed = False
-        return copy.deepcopy(self._store.state)
+        return self._store.state.copy()
 
     def _finish(self, state: _State) -> None:
         self._store.state = state
@@ -644,6 +900,9 @@ class InMemoryWorkspaceUnitOfWork(_InMemoryUnitOfWork):
         self.segments = InMemorySegmentRepository(*args)
         self.notes = InMemoryNoteRepository(*args)
         self.webhooks = InMemoryWebhookRepository(*args)
+        self.knowledge_base = InMemoryKnowledgeBaseRepository(*args)
+        self.products = InMemoryProductRepository(*args)
+        self.orders = InMemoryOrderRepository(*args)
         return self
 
     def emit(self, event: DomainEvent) -> None:
@@ -665,7 +924,7 @@ class InMemoryWorkspaceUnitOfWork(_InMemoryUnitOfWork):
                     )
         self._pending = []
         self._finish(self._state)
-        self._state = copy.deepcopy(self._state)
+        self._state = self._state.copy()
 
 
 class InMemoryAdminUnitOfWork(_InMemoryUnitOfWork):
@@ -676,7 +935,7 @@ class InMemoryAdminUnitOfWork(_InMemoryUnitOfWork):
 
     def commit(self) -> None:
         self._finish(self._state)
-        self._state = copy.deepcopy(self._state)
+        self._state = self._state.copy()
 
 
 class InMemoryUnitOfWorkFactory:

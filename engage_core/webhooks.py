@@ -102,6 +102,15 @@ class NextStep:
     retry_at: datetime | None
 
 
+@attrs.frozen
+class Completion:
+    """A sent attempt waiting to be recorded: the claim it was sent under, what happened, what next."""
+
+    claim: Claim
+    outcome: Outcome
+    step: NextStep
+
+
 def after_attempt(attempt_number: int, outcome: Outcome, now: datetime) -> NextStep:
     """Success ends the delivery; a failure schedules the next attempt until the fourth fails."""
     if outcome.succeeded:

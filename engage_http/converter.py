@@ -16,6 +16,7 @@ messages, which the error handlers render as a 422.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import types
@@ -230,19 +231,27 @@ def _attrs_factory(conv: cattrs.Converter) -> Callable[[Any], Callable[[Any, Any
 
 
 def render_timestamp(moment: datetime) -> str:
-    """`engage_core.clock.format_timestamp`, with a fast path for the UTC datetimes storage returns
-    (formatting the fields directly is about twice as fast as `isoformat(timespec=...)`)."""
+    """`engage_core.clock.format_timestamp`, with a fast path for the UTC datetimes storage returns.
+
+    A page of contacts renders 30 timestamps, and lists are fetched again and again: the UTC ones
+    are formatted once and then looked up (`_render_utc`, a bounded cache of a pure function)."""
     if moment.tzinfo is UTC:
-        return "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ" % (  # noqa: UP031 - the fastest spelling
-            moment.year,
-            moment.month,
-            moment.day,
-            moment.hour,
-            moment.minute,
-            moment.second,
-            moment.microsecond,
-        )
+        return _render_utc(moment)
     return format_timestamp(moment)
+
+
+@functools.lru_cache(maxsize=4096)
+def _render_utc(moment: datetime) -> str:
+    # Formatting the fields directly is about twice as fast as `isoformat(timespec=...)`.
+    return "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ" % (  # noqa: UP031 - the fastest spelling
+        moment.year,
+        moment.month,
+        moment.day,
+        moment.hour,
+        moment.minute,
+        moment.second,
+        moment.microsecond,
+    )
 
 
 _JSON_SCALARS = (str, int, bool, float, type(None))

@@ -41,6 +41,9 @@ API_PREFIX = "/api/v1"
 MAX_BODY_SIZE = 1024 * 1024
 """Request bodies above 1 MiB are refused with 413 (the JSON API has no use for more)."""
 
+QUERY_CACHE_SIZE = 1024
+"""Distinct query strings whose parsed form an operation keeps (all dropped when it is full)."""
+
 THREADPOOL_SIZE = 40
 """Requests handled at once per process: the default of Starlette's own threadpool (anyio's), and
 the size of the SQL connection pool (`engage_sql.engines.THREADPOOL_SIZE`)."""
@@ -86,6 +89,7 @@ class BoundOperation:
         self.render_item: Callable[[Any], Any] | None = (
             None if operation.response is None else unstructure_hook(operation.response)
         )
+        self._parsed: dict[bytes, tuple[Any, PageRequest | None]] = {}
 
     def respond(self, request: Request, raw_body: bytes) -> Response:
         """Authenticate, parse, call the handler and render. Runs in a worker thread."""
@@ -99,6 +103,20 @@ class BoundOperation:
         return self._render(op.handler(call))
 
     def _parse_query(self, request: Request) -> tuple[Any, PageRequest | None]:
+        """The query object and page request, parsed once per distinct query string: both are frozen,
+        and clients repeat the same few (`?page=2&per_page=50`) over and over. Failures are not kept."""
+        if self.query is None and self.operation.page is None:
+            return None, None
+        raw: bytes = request.scope.get("query_string", b"")
+        parsed = self._parsed.get(raw)
+        if parsed is None:
+            parsed = self._parse_query_string(request)
+            if len(self._parsed) >= QUERY_CACHE_SIZE:
+                self._parsed.clear()
+            self._parsed[raw] = parsed
+        return parsed
+
+    def _parse_query_string(self, request: Request) -> tuple[Any, PageRequest | None]:
         errors: dict[str, list[str]] = {}
         query = page = None
         if self.query is not None:

@@ -108,6 +108,7 @@ def start_delivery_worker(
         clock or SystemClock(),
         lease_seconds=settings.webhook_lease_seconds,
         concurrency=settings.worker_concurrency,
+        timeout_seconds=settings.webhook_timeout_seconds,
     )
     stop_event = threading.Event()
     thread = threading.Thread(

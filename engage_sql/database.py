@@ -43,7 +43,7 @@ class Database:
 
     def delivery_queue(self) -> SqlDeliveryQueue:
         """The webhook delivery log as the worker's queue (`engage_core.ports.DeliveryQueue`), across accounts."""
-        return SqlDeliveryQueue(self.engine)
+        return SqlDeliveryQueue(self.engine, groups=self.uow.write_groups)
 
     def dispose(self) -> None:
         """Close every pooled connection."""

@@ -11,6 +11,15 @@ the lease: the UPDATE matches the attempt's id *and* its token, and stays `pendi
 - SQLite: the same UPDATE with RETURNING (SQLite 3.35 or later) in a `BEGIN IMMEDIATE` transaction,
   which holds the database's single write lock: claims are serialised by construction.
 
+A worker's loop records what it sent and claims the next attempts in one transaction
+(`complete_and_claim`): with `synchronous=FULL` every SQLite COMMIT waits for an fsync (milliseconds
+on common disks), and the COMMITs, not the statements, bound how fast one worker delivers. Given the
+units of work's `WriteGroups` (`Database.delivery_queue()` does), the queue's transactions also join
+their group commit, sharing a COMMIT with the writes of the HTTP requests of `engage serve`, instead
+of each waiting for SQLite's write lock in its busy handler (which sleeps). Either way a claim or a
+completion returns only once the COMMIT that holds it has returned. The statements are built once,
+at import: building one costs more than running it.
+
 The queue works across accounts and subscription kinds: it copies `kind`, `owner_id` and
 `account_id` from an attempt to its retry without looking at them, so partner-level subscriptions
 need no change here.
@@ -19,12 +28,28 @@ need no change here.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Engine, Insert, String, func, insert, literal, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Engine,
+    String,
+    bindparam,
+    func,
+    insert,
+    literal,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.sql.dml import ReturningUpdate
 
-from engage_core.webhooks import Claim, NextStep, Outcome, excerpt
+from engage_core.webhooks import Claim, Completion, NextStep, Outcome, excerpt
+from engage_sql.group_commit import WriteGroups
 from engage_sql.tables import webhook_attempts, webhooks
 from engage_sql.types import AnyRow, UTCDateTime
 
@@ -63,9 +88,9 @@ def _claim_from_row(row: AnyRow, url: str, secret_ciphertext: str) -> Claim:
     )
 
 
-def _random_token(connection: Connection) -> ColumnElement[str]:
+def _random_token(dialect: str) -> ColumnElement[str]:
     """32 random hex digits, drawn by the database for each row the statement touches."""
-    if connection.dialect.name == "postgresql":
+    if dialect == "postgresql":
         return func.replace(func.gen_random_uuid().cast(String()), "-", "", type_=String())
     return func.lower(func.hex(func.randomblob(16)), type_=String())
 
@@ -73,104 +98,207 @@ def _random_token(connection: Connection) -> ColumnElement[str]:
 class SqlDeliveryQueue:
     """`engage_core.ports.DeliveryQueue` over one engine. Thread-safe: every call has its own connection."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, groups: WriteGroups | None = None) -> None:
+        """`groups`: the write groups (SQLite) of the units of work over the same engine, to commit with."""
         if engine.dialect.name == "sqlite" and sqlite3.sqlite_version_info < MIN_SQLITE_VERSION:
             raise RuntimeError(
                 f"the delivery queue needs SQLite {'.'.join(map(str, MIN_SQLITE_VERSION))} or later "
                 f"(UPDATE ... RETURNING); this Python has {sqlite3.sqlite_version}"
             )
         self._engine = engine
+        self._groups = groups
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Connection]:
+        """One write transaction: of its own, or a savepoint in the open write group."""
+        if self._groups is None:
+            with self._engine.begin() as connection:  # SQLite: BEGIN IMMEDIATE (engage_sql.engines)
+                yield connection
+            return
+        member = self._groups.enter()
+        try:
+            yield member.connection
+        except BaseException:
+            self._groups.leave(member, commit=False)
+            raise
+        self._groups.leave(member, commit=True)
 
     def claim(self, now: datetime, lease_seconds: float, limit: int) -> Sequence[Claim]:
         """Lease up to `limit` due `pending` attempts of active subscriptions whose lease is free or
         has ended, oldest due first."""
-        if limit < 1:
-            return []
-        with self._engine.begin() as connection:  # SQLite: BEGIN IMMEDIATE (engage_sql.engines)
-            due = (
-                select(_a.c.id)
-                .where(
-                    _a.c.status == "pending",
-                    _a.c.due_at <= now,
-                    or_(_a.c.leased_until.is_(None), _a.c.leased_until <= now),
-                    # A disabled subscription's queued attempts wait, unsent and not lost, until it
-                    # is enabled again (SPEC 6: nothing new is queued for it meanwhile).
-                    _a.c.webhook_id.in_(select(webhooks.c.id).where(webhooks.c.is_active)),
-                )
-                .order_by(_a.c.due_at, _a.c.id)
-                .limit(limit)
-            )
-            if connection.dialect.name == "postgresql":
-                due = due.with_for_update(skip_locked=True)
-            rows = connection.execute(
-                update(_a)
-                .where(_a.c.id.in_(due))
-                .values(leased_until=now + timedelta(seconds=lease_seconds), lease_token=_random_token(connection))
-                .returning(*_CLAIMED)
-            ).all()
-            if not rows:
-                return []
-            # Read in the claiming transaction, so a secret regenerated before now signs this attempt.
-            # A concurrent DELETE of the subscription waits for this transaction (it cascades to the
-            # attempts just locked), so every claimed attempt still has its subscription here.
-            targets = {
-                target.id: (target.url, target.secret_ciphertext)
-                for target in connection.execute(
-                    select(webhooks.c.id, webhooks.c.url, webhooks.c.secret_ciphertext).where(
-                        webhooks.c.id.in_({row.webhook_id for row in rows})
-                    )
-                )
-            }
-        in_order = sorted(rows, key=lambda row: (row.due_at, row.id))  # RETURNING promises no order
-        return [_claim_from_row(row, *targets[row.webhook_id]) for row in in_order if row.webhook_id in targets]
+        return self.complete_and_claim([], now, lease_seconds, limit)[1]
 
     def complete(self, claim: Claim, outcome: Outcome, step: NextStep, now: datetime) -> bool:
         """Record the outcome and queue the retry `step` asks for, in one transaction. False, with
         nothing changed, when the lease was lost: it ended and another worker claimed the attempt,
         or the subscription (and so its log) was deleted meanwhile."""
-        with self._engine.begin() as connection:
-            # The subscription first, as a DELETE of it does (then cascading to the attempts): taken
-            # the other way round, a delete racing the retry's foreign-key check deadlocks on PostgreSQL.
-            subscription = connection.execute(
-                select(webhooks.c.id)
-                .where(webhooks.c.id == claim.webhook_id)
-                .with_for_update(read=True, key_share=True)
-            ).first()
-            if subscription is None:
-                return False
-            recorded = connection.execute(
-                update(_a)
-                .where(_a.c.id == claim.attempt_id, _a.c.lease_token == claim.lease_token, _a.c.status == "pending")
-                .values(
-                    status=step.status,
-                    response_status_code=outcome.status_code,
-                    response_body=excerpt(outcome.body_excerpt),
-                    error=excerpt(outcome.error),
-                    completed_at=now,
-                    leased_until=None,
-                    lease_token=None,
+        [recorded] = self.complete_and_claim([Completion(claim, outcome, step)], now, 0.0, 0)[0]
+        return recorded
+
+    def complete_and_claim(
+        self,
+        completions: Sequence[Completion],
+        now: datetime,
+        lease_seconds: float,
+        limit: int,
+        *,
+        release: Sequence[Claim] = (),
+    ) -> tuple[Sequence[bool], Sequence[Claim]]:
+        """`complete` each of `completions`, end the lease of each of `release`, then `claim` up to
+        `limit` attempts, in one transaction: one COMMIT (on SQLite with `synchronous=FULL`, an
+        fsync of a few milliseconds) for a whole turn of the worker's loop. Whether each completion
+        was recorded, in order, and the claims."""
+        if not completions and not release and limit < 1:
+            return [], []
+        with self._transaction() as connection:
+            recorded = _record(connection, completions, now) if completions else []
+            if release:
+                connection.execute(
+                    _RELEASE, [{"b_id": claim.attempt_id, "b_token": claim.lease_token} for claim in release]
                 )
-            )
-            if recorded.rowcount != 1:
-                return False
-            if step.retry_at is not None:
-                connection.execute(_next_attempt(claim.attempt_id, step.retry_at, now))
-        return True
+            if limit < 1:
+                return recorded, []
+            rows = connection.execute(
+                _CLAIM[connection.dialect.name],
+                {"now": now, "lease_until": now + timedelta(seconds=lease_seconds), "limit": limit},
+            ).all()
+            if not rows:
+                return recorded, []
+            # Read in the claiming transaction, so a secret regenerated before now signs this attempt.
+            # A concurrent DELETE of the subscription waits for this transaction (it cascades to the
+            # attempts just locked), so every claimed attempt still has its subscription here.
+            targets = {
+                target.id: (target.url, target.secret_ciphertext)
+                for target in connection.execute(_TARGETS, {"ids": list({row.webhook_id for row in rows})})
+            }
+        in_order = sorted(rows, key=lambda row: (row.due_at, row.id))  # RETURNING promises no order
+        claims = [_claim_from_row(row, *targets[row.webhook_id]) for row in in_order if row.webhook_id in targets]
+        return recorded, claims
 
     def close(self) -> None:
         """Nothing to release: the engine belongs to the `Database`."""
 
 
-def _next_attempt(attempt_id: int, due_at: datetime, now: datetime) -> Insert:
-    """INSERT ... SELECT the attempt after `attempt_id`: same delivery, owner, event and payload."""
-    copied = ("kind", "owner_id", "account_id", "webhook_id", "delivery_id", "event_type", "payload")
-    return insert(_a).from_select(
-        [*copied, "attempt_number", "status", "due_at", "created_at"],
-        select(
-            *(_a.c[name] for name in copied),
-            _a.c.attempt_number + 1,
-            literal("pending"),
-            literal(due_at, UTCDateTime()),
-            literal(now, UTCDateTime()),
-        ).where(_a.c.id == attempt_id),
+def _record(connection: Connection, completions: Sequence[Completion], now: datetime) -> list[bool]:
+    """Record `completions` whose lease still holds, and queue their retries: whether each was.
+
+    The attempts still leased to them are read first, and locked (on PostgreSQL; on SQLite the
+    transaction holds the write lock), then recorded by one executemany UPDATE, and their retries
+    queued by one executemany INSERT: a few statements for a whole batch."""
+    postgres = connection.dialect.name == "postgresql"
+    alive: set[int] = set()
+    if postgres:
+        # The subscriptions first, as a DELETE of one does (then cascading to the attempts): taken
+        # the other way round, a delete racing a retry's foreign-key check deadlocks.
+        alive = set(connection.scalars(_LOCK_SUBSCRIPTIONS, {"ids": sorted({c.claim.webhook_id for c in completions})}))
+    held = {
+        (row.id, row.lease_token)
+        for row in connection.execute(
+            _HELD_POSTGRES if postgres else _HELD, {"ids": sorted({c.claim.attempt_id for c in completions})}
+        )
+    }
+    recorded = []
+    for completion in completions:
+        lease = (completion.claim.attempt_id, completion.claim.lease_token)
+        recorded.append(lease in held and (not postgres or completion.claim.webhook_id in alive))
+        held.discard(lease)  # a claim given twice is recorded once
+    done = [c for c, ok in zip(completions, recorded, strict=True) if ok]
+    if done:
+        connection.execute(_RECORD, [_recorded_values(c, now) for c in done])
+    retries = [{"r_id": c.claim.attempt_id, "r_due": c.step.retry_at, "r_now": now} for c in done if c.step.retry_at]
+    if retries:
+        connection.execute(_NEXT_ATTEMPT, retries)
+    return recorded
+
+
+# -- the statements, built once (building one costs more than running it on SQLite) ------------------
+
+_NOW = bindparam("now", type_=UTCDateTime())
+_IDS = bindparam("ids", expanding=True)
+
+
+def _claim_statement(dialect: str) -> ReturningUpdate[Any]:
+    due = (
+        select(_a.c.id)
+        .where(
+            _a.c.status == "pending",
+            _a.c.due_at <= _NOW,
+            or_(_a.c.leased_until.is_(None), _a.c.leased_until <= _NOW),
+            # A disabled subscription's queued attempts wait, unsent and not lost, until it is
+            # enabled again (SPEC 6: nothing new is queued for it meanwhile).
+            _a.c.webhook_id.in_(select(webhooks.c.id).where(webhooks.c.is_active)),
+        )
+        .order_by(_a.c.due_at, _a.c.id)
+        .limit(bindparam("limit"))
     )
+    if dialect == "postgresql":
+        due = due.with_for_update(skip_locked=True)
+    return (
+        update(_a)
+        .where(_a.c.id.in_(due))
+        .values(leased_until=bindparam("lease_until", type_=UTCDateTime()), lease_token=_random_token(dialect))
+        .returning(*_CLAIMED)
+    )
+
+
+_CLAIM = {dialect: _claim_statement(dialect) for dialect in ("sqlite", "postgresql")}
+
+_TARGETS = select(webhooks.c.id, webhooks.c.url, webhooks.c.secret_ciphertext).where(webhooks.c.id.in_(_IDS))
+
+_LOCK_SUBSCRIPTIONS = (
+    select(webhooks.c.id)
+    .where(webhooks.c.id.in_(_IDS))
+    .order_by(webhooks.c.id)
+    .with_for_update(read=True, key_share=True)
+)
+
+_HELD = select(_a.c.id, _a.c.lease_token).where(_a.c.id.in_(_IDS), _a.c.status == "pending")
+_HELD_POSTGRES = _HELD.order_by(_a.c.id).with_for_update()
+
+_RECORD = (
+    update(_a)
+    .where(_a.c.id == bindparam("b_id"), _a.c.lease_token == bindparam("b_token"), _a.c.status == "pending")
+    .values(
+        status=bindparam("b_status"),
+        response_status_code=bindparam("b_code"),
+        response_body=bindparam("b_body"),
+        error=bindparam("b_error"),
+        completed_at=bindparam("b_now", type_=UTCDateTime()),
+        leased_until=None,
+        lease_token=None,
+    )
+)
+
+_RELEASE = (
+    update(_a)
+    .where(_a.c.id == bindparam("b_id"), _a.c.lease_token == bindparam("b_token"), _a.c.status == "pending")
+    .values(leased_until=None, lease_token=None)
+)
+
+
+def _recorded_values(completion: Completion, now: datetime) -> dict[str, Any]:
+    claim, outcome = completion.claim, completion.outcome
+    return {
+        "b_id": claim.attempt_id,
+        "b_token": claim.lease_token,
+        "b_status": completion.step.status,
+        "b_code": outcome.status_code,
+        "b_body": excerpt(outcome.body_excerpt),
+        "b_error": excerpt(outcome.error),
+        "b_now": now,
+    }
+
+
+_COPIED = ("kind", "owner_id", "account_id", "webhook_id", "delivery_id", "event_type", "payload")
+
+_NEXT_ATTEMPT = insert(_a).from_select(
+    [*_COPIED, "attempt_number", "status", "due_at", "created_at"],
+    select(
+        *(_a.c[name] for name in _COPIED),
+        _a.c.attempt_number + 1,
+        literal("pending"),
+        bindparam("r_due", type_=UTCDateTime()),
+        bindparam("r_now", type_=UTCDateTime()),
+    ).where(_a.c.id == bindparam("r_id")),
+)
+"""INSERT ... SELECT the attempt after `r_id`: same delivery, owner, event and payload, due at `r_due`."""

@@ -47,12 +47,18 @@ class _SqlUnitOfWork:
 
     def _open(self) -> None:
         """Begin a transaction (or join the write group) and hand the connection to the repositories."""
-        if self._groups is not None:
-            self._member = self._groups.enter()
-            self._conn = self._member.connection
-        else:
+        if self._groups is None:
             self._conn = self._begin()
-        self._attach(self._conn)
+            self._attach(self._conn)
+            return
+        member = self._member = self._groups.enter()
+        self._conn = member.connection
+        try:
+            self._attach(self._conn)
+        except BaseException:
+            self._member = self._conn = None
+            self._groups.leave(member, commit=False)  # never keep the writers' turn
+            raise
 
     def _attach(self, connection: Connection) -> None:
         """Create the repositories over `connection` (each annotated attribute of the subclass)."""
@@ -183,6 +189,12 @@ class SqlUnitOfWorkFactory:
         self._engine = engine
         self._clock = clock or SystemClock()
         self._groups = WriteGroups(engine) if engine.dialect.name == "sqlite" else None
+
+    @property
+    def write_groups(self) -> WriteGroups | None:
+        """The group commit of this factory's write units of work (SQLite; None on PostgreSQL), for
+        other writers over the same engine to join (`SqlDeliveryQueue`)."""
+        return self._groups
 
     def workspace(self, account_id: int, *, readonly: bool = False) -> SqlWorkspaceUnitOfWork:
         return SqlWorkspaceUnitOfWork(self._engine, account_id, self._clock, readonly=readonly, groups=self._groups)

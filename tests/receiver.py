@@ -1,8 +1,9 @@
 """A local webhook receiver for tests: a small threaded HTTPS (or plain HTTP) server on 127.0.0.1.
 
-It records every request it reads (method, path, headers, exact body bytes) and answers as it is
-told: a status and body, after a delay, with the answer's head dripped out byte by byte, or with a
-body far larger than anyone should read. `answer_with(...)` sets the answers of the next requests
+It records every request it reads whole (method, path, headers, exact body bytes; not one whose
+client hung up before the end of its body) and answers as it is told: a status and body, after a
+delay, with the answer's head dripped out byte by byte, or with a body far larger than anyone
+should read. `answer_with(...)` sets the answers of the next requests
 in turn (the last repeats); `respond_with(function)` decides from each request.
 
     with Receiver(tls=server_context) as receiver:
@@ -212,6 +213,9 @@ class _Handler(BaseHTTPRequestHandler):
         receiver = self.server.receiver
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
+        if len(body) < length:  # the client died mid-upload: no server hands that to an application
+            self.close_connection = True
+            return
         raw = [(name, value) for name, value in self.headers.items()]
         request = Received(self.command, self.path, {k.lower(): v for k, v in raw}, raw, body)
         arrived_at = time.monotonic()

@@ -34,12 +34,18 @@ DEMO_ACCOUNT_NAME = "Demo"
     help="Do not run the background job worker inside this process (sets ENGAGE_RUN_WORKER=0).",
 )
 @click.option(
+    "--access-log/--no-access-log",
+    default=True,
+    show_default=True,
+    help="Log a line per request (uvicorn's access log). Behind a proxy that logs requests, turn it off.",
+)
+@click.option(
     "--demo",
     is_flag=True,
     help="When the database has no account yet, create a demo account and print its API key once.",
 )
 @pass_state
-def serve(state: CliState, host: str, port: int, workers: int, no_worker: bool, demo: bool) -> None:
+def serve(state: CliState, host: str, port: int, workers: int, no_worker: bool, access_log: bool, demo: bool) -> None:
     """Apply pending migrations, then serve the HTTP API."""
     settings = state.settings()
     if no_worker:
@@ -67,14 +73,22 @@ def serve(state: CliState, host: str, port: int, workers: int, no_worker: bool, 
 
         secret_cipher(settings, state.database())  # fail here, once, not in every worker process
         state.close()
-        uvicorn.run(APP_FACTORY, factory=True, host=host, port=port, workers=workers, log_level=settings.log_level)
+        uvicorn.run(
+            APP_FACTORY,
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level=settings.log_level,
+            access_log=access_log,
+        )
         return
 
     from engage_http.bootstrap import build_app
 
     app = build_app(settings, migrate=False)
     state.close()
-    uvicorn.run(app, host=host, port=port, log_level=settings.log_level)
+    uvicorn.run(app, host=host, port=port, log_level=settings.log_level, access_log=access_log)
 
 
 def _create_demo_account(state: CliState, host: str, port: int) -> None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import attrs
 
 from engage_core.clock import Clock, SystemClock
-from engage_core.ports import SecretCipher, TargetGuard, UnitOfWorkFactory
+from engage_core.ports import SecretCipher, StorePlatform, TargetGuard, UnitOfWorkFactory
 from engage_core.services.accounts import AccountService
 from engage_core.services.contact_lists import ContactListService
 from engage_core.services.contacts import ContactService
+from engage_core.services.orders import OrderService
+from engage_core.services.products import ProductService
 from engage_core.services.segments import SegmentService
 from engage_core.services.tags import TagService
 from engage_core.services.webhooks import WebhookService
@@ -17,11 +19,12 @@ from engage_core.services.webhooks import WebhookService
 class _Unconfigured:
     """Stands in for a port the caller did not wire; fails loudly, naming what to pass."""
 
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: str, needed_by: str) -> None:
         self._what = what
+        self._needed_by = needed_by
 
     def __getattr__(self, name: str) -> object:
-        raise RuntimeError(f"Services.build() was not given {self._what}; webhooks need it.")
+        raise RuntimeError(f"Services.build() was not given {self._what}; {self._needed_by} need it.")
 
 
 @attrs.frozen
@@ -34,6 +37,8 @@ class Services:
     lists: ContactListService
     segments: SegmentService
     webhooks: WebhookService
+    products: ProductService
+    orders: OrderService
 
     @classmethod
     def build(
@@ -43,13 +48,17 @@ class Services:
         *,
         cipher: SecretCipher | None = None,
         guard: TargetGuard | None = None,
+        store: StorePlatform | None = None,
     ) -> Services:
         """Wire every service. `cipher` (secrets at rest) and `guard` (SSRF checks of target URLs)
-        come from `engage_connectors`; without them everything but webhooks works."""
+        come from `engage_connectors`; without them everything but webhooks works. `store` is the
+        connected online store; without it everything works but status changes of store-sourced
+        orders (which only a store integration creates)."""
         clock = clock or SystemClock()
-        cipher = cipher or _Unconfigured("cipher=SecretCipher")  # type: ignore[assignment]
-        guard = guard or _Unconfigured("guard=TargetGuard")  # type: ignore[assignment]
-        assert cipher is not None and guard is not None
+        cipher = cipher or _Unconfigured("cipher=SecretCipher", "webhooks")  # type: ignore[assignment]
+        guard = guard or _Unconfigured("guard=TargetGuard", "webhooks")  # type: ignore[assignment]
+        store = store or _Unconfigured("store=StorePlatform", "status changes of store-sourced orders")  # type: ignore[assignment]
+        assert cipher is not None and guard is not None and store is not None
         return cls(
             accounts=AccountService(uow, clock),
             contacts=ContactService(uow, clock),
@@ -57,6 +66,8 @@ class Services:
             lists=ContactListService(uow, clock),
             segments=SegmentService(uow, clock),
             webhooks=WebhookService(uow, clock, cipher, guard),
+            products=ProductService(uow, clock),
+            orders=OrderService(uow, clock, store),
         )
 
 
@@ -64,6 +75,8 @@ __all__ = [
     "AccountService",
     "ContactListService",
     "ContactService",
+    "OrderService",
+    "ProductService",
     "SegmentService",
     "Services",
     "TagService",

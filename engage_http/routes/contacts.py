@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engage_core import contacts as domain
 from engage_core.pagination import CONTACTS, Page
 from engage_http.operations import Call, Operation, Reply, Shape
 from engage_http.schemas.contacts import (
@@ -25,10 +26,12 @@ from engage_http.schemas.tags import Tag
 TAG = "Contacts"
 
 
-def index(call: Call[None, ContactFilters]) -> Page[Contact]:
+def index(call: Call[None, ContactFilters]) -> Page[domain.Contact]:
+    # The hottest response of the API, rendered without building a `Contact` per row: the schema
+    # mirrors the domain contact field for field (test_http_schemas checks it), so `Contact`'s
+    # unstructure function renders a domain contact exactly as it renders `Contact.from_domain(...)`.
     assert call.page is not None
-    found = call.services.contacts.find(call.account_id, call.query.to_filter(), call.page)
-    return found.map(Contact.from_domain)
+    return call.services.contacts.find(call.account_id, call.query.to_filter(), call.page)
 
 
 def store(call: Call[ContactCreate, None]) -> Contact:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Connection, bindparam, insert, select, update
 
 from engage_core.accounts import Account
+from engage_sql.driver import DriverSelect
 from engage_sql.tables import account_counters, accounts
 from engage_sql.types import AnyRow
 
@@ -23,11 +25,13 @@ _COLUMNS = (
 
 
 _BY_ID = select(*_COLUMNS).where(accounts.c.id == bindparam("id"))
-_BY_KEY_DIGEST = select(*_COLUMNS, accounts.c.key_digest).where(accounts.c.key_digest == bindparam("digest"))
-"""Authentication's one statement per request, built once (see `repositories/contacts.py`)."""
+_BY_KEY_DIGEST = DriverSelect(
+    select(*_COLUMNS, accounts.c.key_digest).where(accounts.c.key_digest == bindparam("digest"))
+)
+"""Authentication's one statement per request, straight to the driver (see `driver.py`)."""
 
 
-def account_from_row(row: AnyRow) -> Account:
+def account_from_row(row: AnyRow | tuple[Any, ...]) -> Account:
     """An account from a row of `_COLUMNS` (by position)."""
     id, name, is_active, allowed_origins, key_hint, created_at, updated_at = row[:7]
     return Account(id, name, is_active, tuple(allowed_origins), key_hint, created_at, updated_at)
@@ -60,7 +64,7 @@ class SqlAccountRepository:
         return None if row is None else account_from_row(row)
 
     def by_key_digest(self, key_digest: str) -> tuple[Account, str] | None:
-        row = self._conn.execute(_BY_KEY_DIGEST, {"digest": key_digest}).one_or_none()
+        row = _BY_KEY_DIGEST.first(self._conn, {"digest": key_digest})  # key_digest is UNIQUE
         return None if row is None else (account_from_row(row), row[7])
 
     def list(self) -> Sequence[Account]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 import uuid
-from collections.abc import Callable
-from datetime import timedelta
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -25,7 +26,7 @@ from engage_core.testing import (
     InMemoryUnitOfWorkFactory,
     SentRequest,
 )
-from engage_core.webhooks import Attempt, Claim, Outcome
+from engage_core.webhooks import Attempt, Claim, Completion, Outcome
 
 from .factories import START
 
@@ -432,3 +433,126 @@ def test_an_attempt_whose_lease_was_lost_is_logged_as_a_warning(
     [record] = _attempt_lines(caplog)
     assert record.levelno == logging.WARNING
     assert "outcome=lost-lease" in record.getMessage()
+
+
+# -- run_until: pipelined sends, batched records ---------------------------------------------------
+
+
+class RecordingQueue(InMemoryDeliveryQueue):
+    """The in-memory queue, remembering how many attempts each `complete_and_claim` recorded at once;
+    the first `fail_records` calls that have attempts to record fail, as a database outage would."""
+
+    def __init__(self, store: InMemoryStore, *, fail_records: int = 0) -> None:
+        super().__init__(store)
+        self.batches: list[int] = []
+        self._fail_records = fail_records
+
+    def complete_and_claim(
+        self,
+        completions: Sequence[Completion],
+        now: datetime,
+        lease_seconds: float,
+        limit: int,
+        *,
+        release: Sequence[Claim] = (),
+    ) -> tuple[Sequence[bool], Sequence[Claim]]:
+        if completions and self._fail_records:
+            self._fail_records -= 1
+            raise ConnectionError("database unavailable")
+        if completions:
+            self.batches.append(len(completions))
+        return super().complete_and_claim(completions, now, lease_seconds, limit, release=release)
+
+
+def _run_in_thread(world: World, until: Callable[[], bool]) -> None:
+    """Run the world's worker until `until()` holds (5 s at most), then stop it and wait for it."""
+    stop = threading.Event()
+    thread = threading.Thread(target=world.worker.run_until, args=(stop,), kwargs={"idle_seconds": 0.01})
+    thread.start()
+    try:
+        for _ in range(500):
+            if until():
+                break
+            time.sleep(0.01)
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+    assert not thread.is_alive()
+
+
+def _with_queue(world: World, queue: InMemoryDeliveryQueue, **worker_options: Any) -> World:
+    world.queue = queue
+    world.worker = DeliveryWorker(queue, world.sender, world.cipher, world.clock, **worker_options)
+    return world
+
+
+def test_a_slow_send_does_not_hold_up_the_others(make_world: Callable[..., World]) -> None:
+    """While one receiver stalls, the other slot keeps delivering: sends are not waited for as a batch."""
+    release = threading.Event()
+
+    def respond(request: SentRequest) -> Outcome:
+        if json.loads(request.body)["data"]["id"] == 0:
+            release.wait(5)
+        return Outcome(200, "ok", None)
+
+    def the_others_delivered() -> bool:
+        if sum(a.status == "delivered" for a in world.attempts()) < 5:
+            return False
+        release.set()
+        return True
+
+    world = make_world(respond, concurrency=2)
+    world.emit(6)
+    _run_in_thread(world, the_others_delivered)
+    world.worker.close()
+    assert release.is_set()
+    assert sorted(a.status for a in world.attempts()) == ["delivered"] * 6
+
+
+def test_run_until_records_finished_sends_together(make_world: Callable[..., World]) -> None:
+    """The loop records what its send threads finished together, not in one transaction each."""
+    world = make_world(concurrency=4)
+    queue = RecordingQueue(world.store)
+    _with_queue(world, queue, concurrency=4)
+    world.emit(40)
+    _run_in_thread(world, lambda: sum(queue.batches) == 40)
+    world.worker.close()
+    assert sum(queue.batches) == 40
+    assert len(queue.batches) < 40
+
+
+def test_run_until_records_the_sends_in_progress_before_it_returns(make_world: Callable[..., World]) -> None:
+    """Stopping mid-send waits for the answer and records it: nothing sent is left unrecorded."""
+    started, release = threading.Event(), threading.Event()
+
+    def respond(_request: SentRequest) -> Outcome:
+        started.set()
+        release.wait(5)
+        return Outcome(200, "ok", None)
+
+    world = make_world(respond, concurrency=2)
+    world.emit()
+    stop = threading.Event()
+    thread = threading.Thread(target=world.worker.run_until, args=(stop,), kwargs={"idle_seconds": 0.01})
+    thread.start()
+    assert started.wait(5)
+    stop.set()
+    threading.Timer(0.1, release.set).start()
+    thread.join(timeout=5)
+    world.worker.close()
+    assert [a.status for a in world.attempts()] == ["delivered"]
+
+
+def test_a_record_that_fails_leaves_the_attempt_to_its_lease(
+    make_world: Callable[..., World], caplog: pytest.LogCaptureFixture
+) -> None:
+    """When the queue cannot record, the worker logs it and goes on; the attempt stays pending, leased."""
+    caplog.set_level(logging.INFO, "engage.delivery")
+    world = make_world(concurrency=2)
+    _with_queue(world, RecordingQueue(world.store, fail_records=1), concurrency=2)
+    world.emit()
+    _run_in_thread(world, lambda: "outcome=lost-lease" in caplog.text)
+    world.worker.close()
+    assert "database unavailable" in caplog.text
+    assert [a.status for a in world.attempts()] == ["pending"]
+    assert world.queue.claim(START, 60, 10) == []  # still leased: sent again once the lease ends

@@ -19,8 +19,12 @@ from typing import Any
 import pytest
 
 from engage_core.events import CATALOGUE, TEST_EVENT
+from engage_core.orders import ItemRequest
+from engage_core.products import ProductInput
 from engage_core.services import Services
 from engage_core.services.contacts import ContactInput, ContactPatch, TagAssignment
+from engage_core.services.orders import OrderInput, OrderPatch, StoreOrderInput, StoreOrderItemInput
+from engage_core.services.products import CatalogInput
 from engage_core.services.webhooks import WebhookInput, WebhookService
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock, InMemoryStore, InMemoryUnitOfWorkFactory
 
@@ -109,7 +113,6 @@ NOT_YET_BUILT: frozenset[str] = frozenset(
         "campaign.paused",
         "campaign.cancelled",
         "campaign.failed",
-        "knowledge_base.created",
         "knowledge_base.updated",
         "knowledge_base.deleted",
         "knowledge_base.processing.completed",
@@ -125,10 +128,6 @@ NOT_YET_BUILT: frozenset[str] = frozenset(
         "booking.updated",
         "booking.cancelled",
         "booking.completed",
-        "order.created",
-        "order.updated",
-        "order.cancelled",
-        "order.delivered",
     }
 )
 """Events of areas not built yet. Later issues add a trigger below and remove the event from here."""
@@ -156,6 +155,18 @@ class World:
             self.account, ContactInput(name="Ada", type="whatsapp", phone="+966501234567")
         ).id
 
+    def product(self) -> int:
+        catalog = CatalogInput(title="Menu", products=[ProductInput("Tea", price="3.50", stock_quantity=10)])
+        return self.services.products.create_catalog(self.account, catalog).products[0].id
+
+    def order(self, *statuses: str) -> int:
+        """A new API order for the contact, moved through `statuses`."""
+        items = [ItemRequest(self.product(), 2)]
+        order_id = self.services.orders.create(self.account, OrderInput(items, contact_id=self.contact())).order.id
+        for status in statuses:
+            self.services.orders.update(self.account, order_id, OrderPatch(status=status))
+        return order_id
+
 
 def _contact_created(world: World) -> None:
     world.contact()
@@ -181,11 +192,59 @@ def _webhook_tested(world: World) -> None:
     world.services.webhooks.send_test(world.account, world.webhook)
 
 
+def _catalog_created(world: World) -> None:
+    world.product()
+
+
+def _catalog_uploaded(world: World) -> None:
+    world.services.products.create_catalog(world.account, CatalogInput(title="Menu", csv_file="name,price\nTea,3\n"))
+
+
+def _order_placed(world: World) -> None:
+    world.order()
+
+
+def _store_order_imported(world: World) -> None:
+    items = [StoreOrderItemInput("Tea", 1, "3.50")]
+    world.services.orders.import_store_order(world.account, StoreOrderInput("shop-1", "Ada", items))
+
+
+def _order_confirmed(world: World) -> None:
+    world.order("confirmed")
+
+
+def _order_noted(world: World) -> None:
+    world.services.orders.update(world.account, world.order(), OrderPatch(notes="Ring twice"))
+
+
+def _order_items_replaced(world: World) -> None:
+    order_id = world.order()
+    world.services.orders.replace_items(world.account, order_id, [ItemRequest(world.product(), 1)])
+
+
+def _order_cancelled(world: World) -> None:
+    world.services.orders.cancel(world.account, world.order(), "Changed mind")
+
+
+def _order_cancelled_by_update(world: World) -> None:
+    order_id = world.order("confirmed", "processing")
+    world.services.orders.update(world.account, order_id, OrderPatch(status="cancelled", cancellation_reason="Damaged"))
+
+
+def _order_delivered(world: World) -> None:
+    world.order("confirmed", "processing", "shipped", "delivered")
+
+
 TRIGGERS: dict[str, list[Callable[[World], None]]] = {
     "contact.created": [_contact_created],
     "contact.updated": [_contact_updated, _contact_blacklisted, _contact_tagged],
     "contact.deleted": [_contact_deleted],
     "webhook.test": [_webhook_tested],
+    "knowledge_base.created": [_catalog_created, _catalog_uploaded],
+    "order.created": [_order_placed, _store_order_imported],
+    "order.updated": [_order_confirmed, _order_noted, _order_items_replaced],
+    "order.cancelled": [_order_cancelled, _order_cancelled_by_update],
+    "order.delivered": [_order_delivered],
 }
 """For each built event, the real actions that must emit it."""
 
@@ -264,3 +323,20 @@ def test_a_deleted_contact_reports_when() -> None:
     world = World()
     _contact_deleted(world)
     assert world.queued("contact.deleted")[-1]["deleted_at"].endswith("Z")
+
+
+def test_a_cancelled_order_reports_why_and_when() -> None:
+    """order.cancelled carries the reason and cancelled_at."""
+    world = World()
+    _order_cancelled(world)
+    payload = world.queued("order.cancelled")[-1]
+    assert (payload["status"], payload["cancellation_reason"]) == ("cancelled", "Changed mind")
+    assert payload["cancelled_at"].endswith("Z")
+
+
+def test_a_delivered_order_reports_delivered() -> None:
+    """order.delivered carries status delivered and the items."""
+    world = World()
+    _order_delivered(world)
+    payload = world.queued("order.delivered")[-1]
+    assert (payload["status"], payload["items"][0]["quantity"]) == ("delivered", 2)

@@ -86,6 +86,14 @@ def test_the_worker_is_left_on_by_default(run_cli: RunCli, uvicorn_calls: list[d
     assert "ENGAGE_RUN_WORKER" not in uvicorn_calls[0]["environ"]
 
 
+def test_requests_are_logged_unless_told_otherwise(run_cli: RunCli, uvicorn_calls: list[dict[str, Any]]) -> None:
+    """uvicorn's access log is on by default; --no-access-log turns it off."""
+    run_cli("serve")
+    run_cli("serve", "--no-access-log")
+    run_cli("serve", "--workers", "2", "--no-access-log")
+    assert [call["access_log"] for call in uvicorn_calls] == [True, False, False]
+
+
 def test_demo_on_a_new_database_prints_a_working_key(
     run_cli: RunCli, uvicorn_calls: list[dict[str, Any]], open_services: OpenServices
 ) -> None:

@@ -101,3 +101,14 @@ def test_list_members_per_page_is_clamped(
     list_id = services_add_to_list(tenant, [make_contact(tenant)])
 
     assert api.get(f"/contacts/lists/{list_id}/members", params={"per_page": 101}).json()["meta"]["per_page"] == 100
+
+
+def test_repeated_query_strings_answer_alike(api: Api, twenty_contacts: list[Contact]) -> None:
+    """A query string parsed before (and kept) gives the same page again, and a bad one the same 422."""
+    first = [api.get("/contacts", params={"page": 2, "per_page": 5}).json() for _ in range(2)]
+    other = api.get("/contacts", params={"page": 3, "per_page": 5}).json()
+    refused = [api.get("/contacts", params={"page": "abc"}) for _ in range(2)]
+
+    assert first[0] == first[1] != other
+    assert [r.status_code for r in refused] == [422, 422]
+    assert refused[0].json() == refused[1].json()

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import get_args
 
+import attrs
+
+from engage_core import contacts as domain
 from engage_core.contacts import CONTACT_STATUSES, CONTACT_TYPES
 from engage_core.segments import MATCH_MODES
 from engage_http.constraints import NOT_BLANK, WHITESPACE_CLASS
+from engage_http.converter import unstructure_hook
 from engage_http.schemas.common import ContactStatus, ContactType
+from engage_http.schemas.contacts import Contact
 from engage_http.schemas.segments import Match
 
 
@@ -42,3 +48,29 @@ def test_not_blank_matches_what_strip_keeps() -> None:
 
     for text in ["", " ", "\u3000\t", " a ", "\x1c", "\u200b"]:
         assert bool(re.search(NOT_BLANK, text)) == bool(text.strip()), repr(text)
+
+
+def test_the_contact_schema_mirrors_the_domain_contact() -> None:
+    """`GET /contacts` renders domain contacts with the schema's unstructure function: that needs
+    the same fields, and gives the same body as rendering `Contact.from_domain`."""
+    contact = domain.Contact(
+        id=7,
+        name="Ada",
+        email="ada@example.com",
+        phone="+966501234567",
+        type="whatsapp",
+        status="active",
+        blacklisted=True,
+        tags=("a", "B"),
+        last_message_at=datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=UTC),
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
+        updated_at=datetime(2026, 1, 3, tzinfo=UTC),
+        source="api",
+        company="Engines",
+        address="London",
+        country_id=826,
+    )
+    render = unstructure_hook(Contact)
+
+    assert [a.name for a in attrs.fields(Contact)] == [a.name for a in attrs.fields(domain.Contact)]
+    assert render(contact) == render(Contact.from_domain(contact))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC
+
 import pytest
 
 from engage_core.errors import Forbidden, Unauthenticated
@@ -82,3 +84,20 @@ def test_by_key_digest_returns_the_stored_digest(database: Database) -> None:
 
     with database.uow.admin(readonly=True) as uow:
         assert uow.accounts.by_key_digest("a" * 64) == (account, "a" * 64)
+
+
+def test_authentication_reads_the_account_as_get_does(services: Services) -> None:
+    """The key lookup (run on the driver's cursor) returns the very account `get` returns:
+    origins, flags and timestamps converted alike on every database."""
+    issued = services.accounts.create("Acme")
+    services.accounts.set_origins(issued.account.id, ["https://b.example", "https://a.example"])
+    services.accounts.set_active(issued.account.id, False)
+
+    with pytest.raises(Forbidden):
+        services.accounts.authenticate(issued.api_key)
+    services.accounts.set_active(issued.account.id, True)
+    authenticated = services.accounts.authenticate(issued.api_key, origin="https://a.example")
+
+    assert authenticated == services.accounts.get(issued.account.id)
+    assert authenticated.allowed_origins == ("https://b.example", "https://a.example")
+    assert authenticated.created_at.tzinfo is UTC

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 import attrs
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -76,6 +78,45 @@ def test_search_matches_the_in_memory_reference(database: Database, specs: list[
     with InMemoryUnitOfWorkFactory().workspace(1) as reference:
         expected = _comparable(_find(reference, specs, wanted, page))
     with database.uow.workspace(account) as uow:  # rolled back: nothing is kept
+        found = _comparable(_find(uow, specs, wanted, page))
+
+    assert found == expected
+
+
+@pytest.mark.parametrize(
+    ("wanted", "page"),
+    [
+        (ContactFilter(), PageRequest(page=9, per_page=13)),  # offset 104: the ids are chosen first
+        (ContactFilter(), PageRequest(page=2, per_page=100)),
+        (ContactFilter(), PageRequest(page=30, per_page=5)),  # past the end
+        (ContactFilter(tag="vip"), PageRequest(page=5, per_page=25)),
+        (ContactFilter(type="telegram", blacklisted=False), PageRequest(page=3, per_page=40)),
+    ],
+)
+def test_deep_pages_match_the_in_memory_reference(database: Database, wanted: ContactFilter, page: PageRequest) -> None:
+    """Pages far from the first (read by another plan: ids first, then rows) agree with the fake."""
+    specs = [
+        ContactSpec(
+            name=f"Contact {n}",
+            email=f"c{n}@example.com",
+            has_phone=n % 3 != 2,
+            type=CONTACT_TYPES[n % 3],
+            status="active",
+            blacklisted=n % 4 == 0,
+            tags=frozenset(TAGS[: n % 4]),
+            created_at=NOW - timedelta(minutes=n // 2),  # pairs created at the same instant
+            last_message_at=None,
+            override=None,
+        )
+        for n in range(150)
+    ]
+    with database.uow.admin() as admin:
+        account = admin.accounts.add("Deep", uuid.uuid4().hex * 2, "eng_deep…", NOW).id
+        admin.commit()
+
+    with InMemoryUnitOfWorkFactory().workspace(1) as reference:
+        expected = _comparable(_find(reference, specs, wanted, page))
+    with database.uow.workspace(account) as uow:
         found = _comparable(_find(uow, specs, wanted, page))
 
     assert found == expected

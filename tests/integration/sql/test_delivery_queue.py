@@ -15,7 +15,7 @@ from engage_core.pagination import PageRequest
 from engage_core.services import Services
 from engage_core.services.webhooks import WebhookInput
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock
-from engage_core.webhooks import RESPONSE_EXCERPT_LIMIT, Claim, NextStep, Outcome, Subscription
+from engage_core.webhooks import RESPONSE_EXCERPT_LIMIT, Claim, Completion, NextStep, Outcome, Subscription
 from engage_sql import Database
 from engage_sql.delivery_queue import SqlDeliveryQueue
 from engage_sql.tables import webhook_attempts
@@ -383,3 +383,85 @@ def test_deleting_a_subscription_while_its_attempt_completes(
     deleting.join(timeout=30)
 
     assert (completed, errors, _rows(database)) == (True, [], [])
+
+
+def test_complete_and_claim_records_each_outcome(
+    queue: SqlDeliveryQueue, hook: Subscription, emit: Callable[..., None], database: Database
+) -> None:
+    """One call records a delivery, a failure with its retry and a final failure, in the order given."""
+    emit("contact.created", "contact.updated", "contact.deleted")
+    first, second, third = queue.claim(START, LEASE, 10)
+    retry_at = START + timedelta(minutes=2)
+
+    recorded, _ = queue.complete_and_claim(
+        [
+            Completion(first, OK, NextStep("delivered", None)),
+            Completion(second, FAILED, NextStep("failed", retry_at)),
+            Completion(third, Outcome(None, None, "timed out"), NextStep("failed", None)),
+        ],
+        START,
+        LEASE,
+        0,
+    )
+
+    assert list(recorded) == [True, True, True]
+    assert [(r["event_type"], r["attempt_number"], r["status"], r["due_at"]) for r in _rows(database)] == [
+        ("contact.created", 1, "delivered", START),
+        ("contact.updated", 1, "failed", START),
+        ("contact.deleted", 1, "failed", START),
+        ("contact.updated", 2, "pending", retry_at),
+    ]
+
+
+def test_complete_and_claim_claims_after_recording(
+    queue: SqlDeliveryQueue, hook: Subscription, emit: Callable[..., None], database: Database
+) -> None:
+    """The claims of the same call include a retry the recording just queued, once it is due."""
+    emit("contact.created")
+    (claim,) = queue.claim(START, LEASE, 10)
+
+    _, claims = queue.complete_and_claim([Completion(claim, FAILED, NextStep("failed", START))], START, LEASE, 10)
+
+    assert [(c.delivery_id, c.attempt_number) for c in claims] == [(claim.delivery_id, 2)]
+
+
+def test_complete_and_claim_refuses_only_the_lost_lease(
+    queue: SqlDeliveryQueue, hook: Subscription, emit: Callable[..., None], database: Database
+) -> None:
+    """A claim whose lease was re-claimed is refused; the others of the same call are recorded."""
+    later = START + timedelta(seconds=LEASE)
+    emit("contact.created")
+    (stale,) = queue.claim(START, LEASE, 10)
+    (fresh,) = queue.claim(later, LEASE, 10)
+    emit("contact.updated", at=later)
+    (other,) = queue.claim(later, LEASE, 10)
+    delivered = NextStep("delivered", None)
+
+    recorded, _ = queue.complete_and_claim(
+        [Completion(stale, OK, delivered), Completion(other, OK, delivered)], later, LEASE, 0
+    )
+
+    assert list(recorded) == [False, True]
+    assert [(r["status"], r["lease_token"]) for r in _rows(database)] == [
+        ("pending", fresh.lease_token),
+        ("delivered", None),
+    ]
+
+
+def test_complete_and_claim_records_a_repeated_claim_once(
+    queue: SqlDeliveryQueue, hook: Subscription, emit: Callable[..., None], database: Database
+) -> None:
+    """The same claim twice in one call: recorded once, one retry queued."""
+    emit("contact.created")
+    (claim,) = queue.claim(START, LEASE, 10)
+    failure = Completion(claim, FAILED, NextStep("failed", START + timedelta(minutes=2)))
+
+    recorded, _ = queue.complete_and_claim([failure, failure], START, LEASE, 0)
+
+    assert (list(recorded), len(_rows(database))) == ([True, False], 2)
+
+
+def test_complete_and_claim_of_nothing_touches_nothing(queue: SqlDeliveryQueue, statements: list[str]) -> None:
+    """Nothing to record and a zero limit: no statement at all."""
+    assert queue.complete_and_claim([], START, LEASE, 0) == ([], [])
+    assert statements == []
