@@ -57,15 +57,28 @@ def process(args: list[str], env: Mapping[str, str] | None = None) -> Iterator[s
             proc.kill()
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) the process has used so far, or None where /proc is unavailable."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextlib.contextmanager
-def bare_server(get_body: object, post_body: object) -> Iterator[str]:
-    """The bare Starlette baseline (one uvicorn worker) serving `get_body`/`post_body` at /bench."""
+def bare_server(get_body: object, post_body: object, pids: list[int] | None = None) -> Iterator[str]:
+    """The bare Starlette baseline (one uvicorn worker) serving `get_body`/`post_body` at /bench.
+
+    Its process id is appended to `pids` when given."""
     with tempfile.TemporaryDirectory() as tmp:
         fixtures = Path(tmp) / "fixtures.json"
         fixtures.write_text(json.dumps({"get": get_body, "post": post_body}))
         port = free_port()
         args = [PYTHON, "-m", "uvicorn", "bench.bare_app:app_factory", "--factory", "--port", str(port)]
-        with process([*args, "--log-level", "warning", "--no-access-log"], {"BENCH_FIXTURES": str(fixtures)}):
+        with process([*args, "--log-level", "warning", "--no-access-log"], {"BENCH_FIXTURES": str(fixtures)}) as proc:
+            if pids is not None:
+                pids.append(proc.pid)
             base = f"http://127.0.0.1:{port}"
             wait_until_up(base + "/bench")
             yield base

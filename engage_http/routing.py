@@ -6,9 +6,14 @@ authentication, parsing, the service call and serialisation run together in a wo
 core and its storage are synchronous). Everything per-operation that can be prepared (the query
 parser, the unstructure function) is prepared once, when the app is built.
 
-The worker threads are a plain `ThreadPoolExecutor` (`in_worker_thread`) rather than Starlette's
-`run_in_threadpool`: the same threads and limit, but anyio's capacity limiter, cancel scopes and
-checkpoints around each call cost about twice the hop itself when many requests are in flight.
+The worker threads are plain `ThreadPoolExecutor`s (`in_worker_thread`) rather than Starlette's
+`run_in_threadpool`: anyio's capacity limiter, cancel scopes and checkpoints around each call cost
+about twice the hop itself when many requests are in flight. Reads (`GET`, `HEAD`) get a pool of
+their own, of few threads: a read keeps its thread busy in Python the whole time, so more threads
+than that only queue for the GIL, and on a busy machine the futex hand-offs of dozens of runnable
+threads cost more CPU than the requests themselves. Writes keep the large pool: they spend most of
+their time waiting (for SQLite's write turn, for a group commit), and the more of them wait together,
+the more share one fsync.
 """
 
 from __future__ import annotations
@@ -45,18 +50,25 @@ QUERY_CACHE_SIZE = 1024
 """Distinct query strings whose parsed form an operation keeps (all dropped when it is full)."""
 
 THREADPOOL_SIZE = 40
-"""Requests handled at once per process: the default of Starlette's own threadpool (anyio's), and
-the size of the SQL connection pool (`engage_sql.engines.THREADPOOL_SIZE`)."""
+"""Write requests handled at once per process: the default of Starlette's own threadpool (anyio's),
+and the size of the SQL connection pool (`engage_sql.engines.THREADPOOL_SIZE`)."""
 
-_executor = ThreadPoolExecutor(max_workers=THREADPOOL_SIZE, thread_name_prefix="engage-request")
+READ_THREADS = 8
+"""Read requests (`GET`, `HEAD`) handled at once per process; more wait in line for a thread."""
+
+_writers = ThreadPoolExecutor(max_workers=THREADPOOL_SIZE, thread_name_prefix="engage-request")
+_readers = ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="engage-read")
+READ_METHODS = frozenset({"GET", "HEAD"})
 
 R = TypeVar("R")
 
 
-async def in_worker_thread(fn: Callable[..., R], *args: Any) -> R:
-    """`fn(*args)` in a worker thread, with the caller's context variables (as Starlette does)."""
+async def in_worker_thread(fn: Callable[..., R], *args: Any, read: bool = False) -> R:
+    """`fn(*args)` in a worker thread (of the readers' pool when `read`), with the caller's context
+    variables (as Starlette does)."""
     context = contextvars.copy_context()
-    return await asyncio.get_running_loop().run_in_executor(_executor, context.run, fn, *args)
+    executor = _readers if read else _writers
+    return await asyncio.get_running_loop().run_in_executor(executor, context.run, fn, *args)
 
 
 class IdConvertor(Convertor[int]):
@@ -174,7 +186,7 @@ def _dispatcher(bound: Mapping[str, BoundOperation], *, debug: bool) -> Callable
         target = bound[method]
         raw = await read_body(request) if target.reads_body else b""
         try:
-            return await in_worker_thread(target.respond, request, raw)
+            return await in_worker_thread(target.respond, request, raw, read=method in READ_METHODS)
         except (EngageError, HTTPException):
             raise
         except Exception as exc:

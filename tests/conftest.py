@@ -21,10 +21,16 @@ import trustme
 
 # `tests/` is on sys.path: pytest puts a rootdir conftest's own directory there.
 from databases import POSTGRES_ENV, TestDatabases, open_test_databases, postgres_server_url, wipe
+from hypothesis import HealthCheck, settings
 from receiver import MakeReceiver, Receiver, server_context
 
 from engage_core.clock import Clock
 from engage_sql import Database
+
+# Property tests judge behaviour, never speed: on a loaded two-core CI machine a per-example
+# deadline only produces flaky failures.
+settings.register_profile("engage", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("engage")
 
 
 @pytest.fixture(
