@@ -5,6 +5,10 @@ lease to expire and the attempt is sent again, with the same `delivery_id` for t
 deduplicate on. Each attempt is rendered when it is sent, so its timestamp is fresh and passes the
 receiver's five-minute replay check even on the 30-minute retry.
 
+`DeliveryWorker.run_until` (what `engage worker` and `engage serve` run) pipelines the sends, claims
+ahead while its leases allow it, and records the sends in batches: one transaction per turn of its
+loop, not per attempt. `run_once` delivers one batch, claiming no more than it sends at once.
+
 Every attempt is logged on one line of the `engage.delivery` logger: event type, `delivery_id`,
 attempt number, subscription id, and the outcome (status code or error, and when the next attempt
 is due). Never the URL, the secret, the signature or the body.
@@ -161,7 +165,7 @@ class DeliveryWorker:
         restarting, lock timeout) is logged and retried with a growing pause: the worker outlives
         the outage instead of dying with it (what could not be recorded is sent again when its
         lease ends)."""
-        pipe = _Pipeline(self._batch, ahead=self._batch if self._executor is not None and self._hold > 0 else 0)
+        pipe = _Pipeline(self._batch, stop, ahead=self._batch if self._executor is not None and self._hold > 0 else 0)
         refill = max(1, self._batch // 2)
         backoff = idle_seconds
         claim_at = 0.0  # time.monotonic() before which the queue is not asked (it was empty, or failed)
@@ -188,8 +192,12 @@ class DeliveryWorker:
                 for claim in pipe.dispatch(claims, claimed_at + self._hold):
                     if self._executor is None:
                         pipe.finish(self._send(claim))
-                    else:
+                        continue
+                    try:
                         self._executor.submit(self._send_in_slot, claim, pipe)
+                    except BaseException:  # the threads were shut down: the slot was never used
+                        pipe.idle()
+                        raise
         finally:
             left_ahead = pipe.close()
             sent, stale = pipe.wait_all()
@@ -241,8 +249,9 @@ class _Pipeline:
     (at most `ahead`, each usable until a moment of `time.monotonic()`), and the attempts sent but
     not recorded yet. Shared by the loop and the send threads."""
 
-    def __init__(self, capacity: int, *, ahead: int) -> None:
+    def __init__(self, capacity: int, stop: threading.Event, *, ahead: int) -> None:
         self._capacity = capacity
+        self._stop = stop  # once set, a slot that frees up starts nothing more
         self._ahead_max = ahead
         self.free = capacity  # send slots idle
         self._ahead: collections.deque[tuple[Claim, float]] = collections.deque()
@@ -250,7 +259,6 @@ class _Pipeline:
         self._stale: list[Claim] = []
         self._first_sent_at = 0.0
         self._wanted = 1
-        self._closed = False
         self._changed = threading.Condition()
 
     @property
@@ -283,9 +291,15 @@ class _Pipeline:
                 self._changed.notify_all()
             return following
 
+    def idle(self) -> None:
+        """A slot taken by `dispatch` was never used."""
+        with self._changed:
+            self.free += 1
+            self._changed.notify_all()
+
     def _next_ahead(self) -> Claim | None:
         now = time.monotonic()
-        while self._ahead and not self._closed:
+        while self._ahead and not self._stop.is_set():
             claim, usable_until = self._ahead.popleft()
             if now < usable_until:
                 return claim
@@ -313,9 +327,8 @@ class _Pipeline:
             return self._take()
 
     def close(self) -> list[Claim]:
-        """Start nothing more; the attempts claimed ahead, never sent."""
+        """The attempts claimed ahead, never sent (`stop` is set: no slot takes them any more)."""
         with self._changed:
-            self._closed = True
             left = [claim for claim, _ in self._ahead]
             self._ahead.clear()
             return left
@@ -334,11 +347,12 @@ class _Pipeline:
 
 def _log_attempt(sent: _Sent, recorded: bool) -> None:
     """One line per attempt: what was sent (by name only) and what came of it. `outcome` is
-    `delivered`, `retry` (with `next_attempt_at`), `failed` (the last attempt failed) or `lost-lease`
-    (the lease ended, or the queue failed, before the outcome was recorded: it is sent again)."""
+    `delivered`, `retry` (with `next_attempt_at`), `failed` (the last attempt failed) or
+    `not-recorded` (the lease was lost, or the queue failed, before the outcome could be recorded:
+    the attempt is sent again once its lease ends)."""
     claim, outcome, step = sent.completion.claim, sent.completion.outcome, sent.completion.step
     if not recorded:
-        level, result = logging.WARNING, "lost-lease"
+        level, result = logging.WARNING, "not-recorded"
     elif step.status == "delivered":
         level, result = logging.INFO, "delivered"
     elif step.retry_at is not None:

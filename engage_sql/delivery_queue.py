@@ -69,18 +69,26 @@ _CLAIMED = (
     _a.c.delivery_id,
     _a.c.attempt_number,
     _a.c.due_at,
+    # The target, read by the claiming statement itself, so a secret regenerated before now signs
+    # this attempt. A concurrent DELETE of the subscription waits for this transaction (it cascades
+    # to the attempts just locked), so every claimed attempt still has its subscription here.
+    select(webhooks.c.url).where(webhooks.c.id == _a.c.webhook_id).scalar_subquery().label("url"),
+    select(webhooks.c.secret_ciphertext)
+    .where(webhooks.c.id == _a.c.webhook_id)
+    .scalar_subquery()
+    .label("secret_ciphertext"),
 )
 
 
-def _claim_from_row(row: AnyRow, url: str, secret_ciphertext: str) -> Claim:
+def _claim_from_row(row: AnyRow) -> Claim:
     return Claim(
         attempt_id=row.id,
         lease_token=row.lease_token,
         kind=row.kind,
         owner_id=row.owner_id,
         webhook_id=row.webhook_id,
-        url=url,
-        secret_ciphertext=secret_ciphertext,
+        url=row.url,
+        secret_ciphertext=row.secret_ciphertext,
         event_type=row.event_type,
         payload=row.payload,
         delivery_id=row.delivery_id,
@@ -162,18 +170,8 @@ class SqlDeliveryQueue:
                 _CLAIM[connection.dialect.name],
                 {"now": now, "lease_until": now + timedelta(seconds=lease_seconds), "limit": limit},
             ).all()
-            if not rows:
-                return recorded, []
-            # Read in the claiming transaction, so a secret regenerated before now signs this attempt.
-            # A concurrent DELETE of the subscription waits for this transaction (it cascades to the
-            # attempts just locked), so every claimed attempt still has its subscription here.
-            targets = {
-                target.id: (target.url, target.secret_ciphertext)
-                for target in connection.execute(_TARGETS, {"ids": list({row.webhook_id for row in rows})})
-            }
         in_order = sorted(rows, key=lambda row: (row.due_at, row.id))  # RETURNING promises no order
-        claims = [_claim_from_row(row, *targets[row.webhook_id]) for row in in_order if row.webhook_id in targets]
-        return recorded, claims
+        return recorded, [_claim_from_row(row) for row in in_order if row.url is not None]
 
     def close(self) -> None:
         """Nothing to release: the engine belongs to the `Database`."""
@@ -242,8 +240,6 @@ def _claim_statement(dialect: str) -> ReturningUpdate[Any]:
 
 
 _CLAIM = {dialect: _claim_statement(dialect) for dialect in ("sqlite", "postgresql")}
-
-_TARGETS = select(webhooks.c.id, webhooks.c.url, webhooks.c.secret_ciphertext).where(webhooks.c.id.in_(_IDS))
 
 _LOCK_SUBSCRIPTIONS = (
     select(webhooks.c.id)

@@ -422,7 +422,7 @@ def test_the_last_failed_attempt_is_logged_as_a_warning(
 def test_an_attempt_whose_lease_was_lost_is_logged_as_a_warning(
     make_world: Callable[..., World], caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A completion that came too late says outcome=lost-lease: the attempt will be sent again."""
+    """A completion that came too late says outcome=not-recorded: the attempt will be sent again."""
     caplog.set_level(logging.INFO, "engage.delivery")
     world = make_world()
     world.emit()
@@ -432,7 +432,7 @@ def test_an_attempt_whose_lease_was_lost_is_logged_as_a_warning(
     world.worker.deliver(stale)
     [record] = _attempt_lines(caplog)
     assert record.levelno == logging.WARNING
-    assert "outcome=lost-lease" in record.getMessage()
+    assert "outcome=not-recorded" in record.getMessage()
 
 
 # -- run_until: pipelined sends, batched records ---------------------------------------------------
@@ -445,6 +445,7 @@ class RecordingQueue(InMemoryDeliveryQueue):
     def __init__(self, store: InMemoryStore, *, fail_records: int = 0) -> None:
         super().__init__(store)
         self.batches: list[int] = []
+        self.released: list[str] = []  # delivery ids of the claims released, never sent
         self._fail_records = fail_records
 
     def complete_and_claim(
@@ -461,6 +462,7 @@ class RecordingQueue(InMemoryDeliveryQueue):
             raise ConnectionError("database unavailable")
         if completions:
             self.batches.append(len(completions))
+        self.released.extend(claim.delivery_id for claim in release)
         return super().complete_and_claim(completions, now, lease_seconds, limit, release=release)
 
 
@@ -551,8 +553,104 @@ def test_a_record_that_fails_leaves_the_attempt_to_its_lease(
     world = make_world(concurrency=2)
     _with_queue(world, RecordingQueue(world.store, fail_records=1), concurrency=2)
     world.emit()
-    _run_in_thread(world, lambda: "outcome=lost-lease" in caplog.text)
+    _run_in_thread(world, lambda: "outcome=not-recorded" in caplog.text)
     world.worker.close()
     assert "database unavailable" in caplog.text
     assert [a.status for a in world.attempts()] == ["pending"]
     assert world.queue.claim(START, 60, 10) == []  # still leased: sent again once the lease ends
+
+
+# -- run_until: claiming ahead ---------------------------------------------------------------------
+
+
+def _gate() -> tuple[threading.Event, Callable[[SentRequest], Outcome]]:
+    """A gate, and a sender answer that waits (5 s at most) for it to open."""
+    gate = threading.Event()
+
+    def respond(_request: SentRequest) -> Outcome:
+        gate.wait(5)
+        return Outcome(200, "ok", None)
+
+    return gate, respond
+
+
+def _leased(world: World) -> int:
+    return sum(row.lease_token is not None for row in world.store.state.attempts.values())
+
+
+def test_run_until_claims_ahead_while_every_slot_is_busy(make_world: Callable[..., World]) -> None:
+    """With the send timeout known, up to `concurrency` more attempts are claimed, ready for the next free slot."""
+    gate, respond = _gate()
+    world = make_world(respond, concurrency=2, timeout_seconds=1.0)
+    world.emit(6)
+    leased: list[int] = []
+
+    def two_sending_and_two_ahead() -> bool:
+        leased.append(_leased(world))
+        if len(world.sender.sent) < 2 or leased[-1] < 4:
+            return False
+        gate.set()
+        return True
+
+    _run_in_thread(world, two_sending_and_two_ahead)
+    assert (max(leased), len(world.sender.sent)) == (4, 2)
+
+
+def test_without_a_known_timeout_nothing_is_claimed_ahead(make_world: Callable[..., World]) -> None:
+    """A worker that cannot tell how long a send takes claims no more than it sends at once."""
+    gate, respond = _gate()
+    world = make_world(respond, concurrency=2)
+    world.emit(6)
+    leased: list[int] = []
+
+    def after_a_while() -> bool:
+        leased.append(_leased(world))
+        if len(leased) < 30:
+            return False
+        gate.set()
+        return True
+
+    _run_in_thread(world, after_a_while)
+    assert max(leased) == 2
+
+
+def test_an_attempt_claimed_ahead_too_long_is_released_and_claimed_again(make_world: Callable[..., World]) -> None:
+    """Once its lease could no longer outlast a send, a waiting attempt is released, not sent; it goes later."""
+    gate, respond = _gate()
+    world = make_world(respond, concurrency=2)
+    queue = RecordingQueue(world.store)
+    # 1.2 s leases and a 1 s timeout leave 0.1 s to wait for a slot.
+    _with_queue(world, queue, concurrency=2, lease_seconds=1.2, timeout_seconds=1.0)
+    world.emit(4)
+    threading.Timer(0.4, gate.set).start()
+    _run_in_thread(world, lambda: [a.status for a in world.attempts()] == ["delivered"] * 4)
+    world.worker.close()
+    assert len(queue.released) >= 2
+    sent_ids = [request.headers["X-Service-Delivery"] for request in world.sender.sent]
+    assert sorted(sent_ids) == sorted({a.delivery_id for a in world.attempts()})
+
+
+def test_stopping_releases_what_was_claimed_ahead(make_world: Callable[..., World]) -> None:
+    """On stop the sends in progress finish; the attempts claimed ahead are released, due again at once."""
+    gate, respond = _gate()
+    world = make_world(respond, concurrency=2, timeout_seconds=1.0)
+    world.emit(4)
+    stop = threading.Event()
+    thread = threading.Thread(target=world.worker.run_until, args=(stop,), kwargs={"idle_seconds": 0.01})
+    thread.start()
+    for _ in range(500):
+        if _leased(world) == 4:
+            break
+        time.sleep(0.01)
+    stop.set()
+    gate.set()
+    thread.join(timeout=5)
+    world.worker.close()
+    assert sorted(
+        (a.status, row.lease_token) for a, row in ((r.attempt, r) for r in world.store.state.attempts.values())
+    ) == [
+        ("delivered", None),
+        ("delivered", None),
+        ("pending", None),
+        ("pending", None),
+    ]

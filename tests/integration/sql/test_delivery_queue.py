@@ -465,3 +465,29 @@ def test_complete_and_claim_of_nothing_touches_nothing(queue: SqlDeliveryQueue, 
     """Nothing to record and a zero limit: no statement at all."""
     assert queue.complete_and_claim([], START, LEASE, 0) == ([], [])
     assert statements == []
+
+
+def test_a_released_claim_is_due_again_at_once(
+    queue: SqlDeliveryQueue, hook: Subscription, emit: Callable[..., None], database: Database
+) -> None:
+    """Releasing a claim never sent ends its lease: the claims of the same call take it again, with a new token."""
+    emit("contact.created")
+    (claim,) = queue.claim(START, LEASE, 10)
+
+    _, claims = queue.complete_and_claim([], START, LEASE, 10, release=[claim])
+
+    assert [(c.attempt_id, c.lease_token != claim.lease_token) for c in claims] == [(claim.attempt_id, True)]
+
+
+def test_releasing_a_lost_lease_changes_nothing(
+    queue: SqlDeliveryQueue, hook: Subscription, emit: Callable[..., None], database: Database
+) -> None:
+    """A release that comes after the lease was re-claimed leaves the new holder's lease alone."""
+    emit("contact.created")
+    (stale,) = queue.claim(START, LEASE, 10)
+    queue.claim(START + timedelta(seconds=LEASE), LEASE, 10)
+    before = _rows(database)
+
+    queue.complete_and_claim([], START + timedelta(seconds=LEASE), LEASE, 0, release=[stale])
+
+    assert _rows(database) == before
