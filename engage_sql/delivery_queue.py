@@ -13,12 +13,14 @@ the lease: the UPDATE matches the attempt's id *and* its token, and stays `pendi
 
 A worker's loop records what it sent and claims the next attempts in one transaction
 (`complete_and_claim`): with `synchronous=FULL` every SQLite COMMIT waits for an fsync (milliseconds
-on common disks), and the COMMITs, not the statements, bound how fast one worker delivers. Given the
+on a busy or slow disk), and then the COMMITs, not the statements, bound how fast a worker delivers. Given the
 units of work's `WriteGroups` (`Database.delivery_queue()` does), the queue's transactions also join
 their group commit, sharing a COMMIT with the writes of the HTTP requests of `engage serve`, instead
 of each waiting for SQLite's write lock in its busy handler (which sleeps). Either way a claim or a
-completion returns only once the COMMIT that holds it has returned. The statements are built once,
-at import: building one costs more than running it.
+completion returns only once the COMMIT that holds it has returned. The same transaction releases
+the attempts a worker claimed ahead but did not send (their lease ends: due again at once). The
+statements are built once, at import: building one costs more than running it; the claiming
+UPDATE returns each attempt's target URL and secret itself, through scalar subqueries.
 
 The queue works across accounts and subscription kinds: it copies `kind`, `owner_id` and
 `account_id` from an attempt to its retry without looking at them, so partner-level subscriptions
