@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 from conftest import MakeOutbox, StartWorker
-from receiver import Answer, MakeReceiver, Receiver
+from receiver import Answer, MakeReceiver
 
 from engage_core.signatures import sign_body
 
@@ -22,10 +22,6 @@ def _wait_until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"not reached within {timeout} s")
         time.sleep(0.05)
-
-
-def _delivered(receiver: Receiver, count: int) -> Callable[[], bool]:
-    return lambda: len(receiver.exchanges) >= count
 
 
 def test_the_worker_delivers_a_queued_event_signed(
