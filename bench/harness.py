@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import httpx
@@ -114,3 +114,28 @@ def wrk(
     if non_2xx:
         raise RuntimeError(f"{non_2xx} non-2xx responses from {url}:\n{out}")
     return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+
+
+Run = tuple[int, Callable[[int], float]]
+"""A server's process id, and a function that loads it for N seconds and returns requests per second."""
+
+
+def measure_rounds(
+    runs: Mapping[str, Run], *, rounds: int, seconds: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Warm every run up, then measure them back to back in each round, so a disturbance of the
+    machine hits both sides of a ratio alike. Returns requests per second and, where /proc exists,
+    the server's CPU µs per request, per run and round."""
+    for _, run in runs.values():
+        run(2)
+    rps: dict[str, list[float]] = {name: [] for name in runs}
+    cpu: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(rounds):
+        for name, (pid, run) in runs.items():
+            before = cpu_seconds(pid)
+            rate = run(seconds)
+            after = cpu_seconds(pid)
+            rps[name].append(rate)
+            if before is not None and after is not None:
+                cpu[name].append(round((after - before) / (rate * seconds) * 1e6, 1))
+    return rps, cpu

@@ -54,10 +54,11 @@ def parse_price(field: str, value: object) -> Decimal:
         raise ValidationFailed.on(field, message)
     if amount < 0:
         raise ValidationFailed.on(field, f"The {field} must be at least 0.")
-    amount = quantize(amount)
-    if amount > PRICE_MAX:
+    # Checked before quantizing: quantizing 1e30 to cents needs more digits than the context has.
+    # Anything from half a cent above the maximum rounds above it.
+    if amount >= PRICE_MAX + CENT / 2:
         raise ValidationFailed.on(field, f"The {field} may not be greater than {PRICE_MAX}.")
-    return amount
+    return quantize(amount)
 
 
 def parse_currency(field: str, value: str | None) -> str:

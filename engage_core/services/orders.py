@@ -9,7 +9,7 @@ in a transaction of its own, which refuses with a conflict if the order moved in
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
 
@@ -189,7 +189,7 @@ class OrderService:
                     return PlacedOrder(existing, is_duplicate=True)  # leaving uncommitted writes nothing
             products = uow.products.get_many([item.product_id for item in data.items])
             priced = price_items(data.items, products)
-            _take(uow, data.items, {item.product_id: item.quantity for item in data.items})
+            _move_stock(uow, data.items, take={item.product_id: item.quantity for item in data.items})
             assert customer.name is not None
             draft = OrderDraft(
                 contact_id=data.contact_id,
@@ -276,10 +276,12 @@ class OrderService:
             products = uow.products.get_many([item.product_id for item in items])
             priced = price_items(items, products, held)
             wanted = {item.product_id: item.quantity for item in items}
-            _take(uow, items, {pid: q - held.get(pid, 0) for pid, q in wanted.items() if q > held.get(pid, 0)})
-            for product_id, quantity in held.items():
-                if quantity > wanted.get(product_id, 0):
-                    uow.products.restore_stock(product_id, quantity - wanted.get(product_id, 0))
+            _move_stock(
+                uow,
+                items,
+                take={pid: q - held.get(pid, 0) for pid, q in wanted.items() if q > held.get(pid, 0)},
+                restore={pid: q - wanted.get(pid, 0) for pid, q in held.items() if q > wanted.get(pid, 0)},
+            )
             stored = uow.orders.replace_items(order_id, priced.items)
             changed = attrs.evolve(
                 current,
@@ -304,7 +306,7 @@ class OrderService:
         if isinstance(outcome, Order):
             return outcome
         try:
-            self._store.push_status(outcome.order, STORE_SLUGS[outcome.to])
+            self._store.push_status(account_id, outcome.order, STORE_SLUGS[outcome.to])
         except StoreRejected as exc:
             raise ValidationFailed({"status": [exc.message]}, exc.message) from exc
         applied = self._apply(account_id, order_id, move, pushed_from=outcome.order.status)
@@ -325,8 +327,7 @@ class OrderService:
             if not events:
                 return current  # nothing changed: no write, no event
             if changed.status == "cancelled" and current.status in RESTORES_STOCK and not current.is_store_order:
-                for product_id, quantity in _quantities(current.items).items():
-                    uow.products.restore_stock(product_id, quantity)
+                _move_stock(uow, (), restore=_quantities(current.items))
             uow.orders.update(changed)
             for event in events:
                 uow.emit(event)
@@ -392,18 +393,30 @@ def _quantities(items: Sequence[OrderItem]) -> dict[int, int]:
     return dict(counts)
 
 
-def _take(uow: WorkspaceUnitOfWork, items: Sequence[ItemRequest], wanted: dict[int, int]) -> None:
-    """Take `wanted[product_id]` units of each product; the first refusal (another order took the
-    stock since it was checked) is a 422 on that item, and the transaction is abandoned."""
-    for index, item in enumerate(items):
-        quantity = wanted.get(item.product_id, 0)
-        if quantity and not uow.products.take_stock(item.product_id, quantity):
-            product = uow.products.get(item.product_id)
+def _move_stock(
+    uow: WorkspaceUnitOfWork,
+    items: Sequence[ItemRequest],
+    *,
+    take: Mapping[int, int] | None = None,
+    restore: Mapping[int, int] | None = None,
+) -> None:
+    """Take `take[product_id]` units of each product and put back `restore[product_id]`, in
+    ascending product id: a database that locks each changed row until commit (PostgreSQL) then
+    sees every transaction lock products in the same order, so concurrent orders never deadlock.
+    The first refused take (another order took the stock since it was checked) is a 422 on that
+    line of `items`, and the transaction is abandoned."""
+    take, restore = take or {}, restore or {}
+    lines = {item.product_id: index for index, item in enumerate(items)}
+    for product_id in sorted(take.keys() | restore.keys()):
+        if take.get(product_id) and not uow.products.take_stock(product_id, take[product_id]):
+            product = uow.products.get(product_id)
             available = 0 if product is None else product.stock_quantity or 0
             message = (
                 "The selected product does not exist." if product is None else insufficient_stock(product, available)
             )
-            raise ValidationFailed.on(f"items.{index}.quantity", message)
+            raise ValidationFailed.on(f"items.{lines[product_id]}.quantity", message)
+        if restore.get(product_id):
+            uow.products.restore_stock(product_id, restore[product_id])
 
 
 def _order(uow: WorkspaceUnitOfWork, order_id: int) -> Order:

@@ -54,6 +54,19 @@ def test_a_price_has_a_ceiling() -> None:
         parse_price("price", PRICE_MAX + Decimal("0.01"))
 
 
+def test_a_price_far_beyond_the_ceiling_is_a_validation_error() -> None:
+    """1e30, too long to quantize to cents, is refused as too large, not an arithmetic error."""
+    with pytest.raises(ValidationFailed, match="greater than"):
+        parse_price("price", 1e30)
+
+
+def test_a_price_that_rounds_down_to_the_ceiling_is_accepted() -> None:
+    """PRICE_MAX plus 0.004 rounds to PRICE_MAX; plus 0.005 rounds above it and is refused."""
+    assert parse_price("price", PRICE_MAX + Decimal("0.004")) == PRICE_MAX
+    with pytest.raises(ValidationFailed):
+        parse_price("price", PRICE_MAX + Decimal("0.005"))
+
+
 def test_the_default_currency_is_usd() -> None:
     """A missing or blank currency is USD."""
     assert (parse_currency("currency", None), parse_currency("currency", "  ")) == ("USD", "USD")

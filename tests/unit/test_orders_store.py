@@ -237,8 +237,8 @@ class MeddlingStore(FakeStorePlatform):
         super().__init__()
         self.meddle: Callable[[], None] = lambda: None
 
-    def push_status(self, order: Order, slug: str) -> None:
-        super().push_status(order, slug)
+    def push_status(self, account_id: int, order: Order, slug: str) -> None:
+        super().push_status(account_id, order, slug)
         meddle, self.meddle = self.meddle, lambda: None
         meddle()
 
