@@ -1,0 +1,457 @@
+"""`MessageRepository.conversations` on SQL: the summary rows kept beside the messages agree with the
+in-memory reference (`engage_core.testing`), under random sequences of writes and under concurrent
+writers, and a page is read through indexes only."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+import attrs
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engage_core.contacts import Contact, ContactDraft
+from engage_core.conversations import ConversationFilter, ConversationSummary
+from engage_core.errors import NotFound
+from engage_core.messages import MESSAGE_STATUSES, MessageDraft
+from engage_core.pagination import Page, PageRequest
+from engage_core.ports import WorkspaceUnitOfWork
+from engage_core.sandbox_gateway import SandboxGateway
+from engage_core.services import Services
+from engage_core.services.contacts import ContactPatch
+from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
+from engage_sql import Database
+from engage_sql.repositories import messages as message_sql
+
+from .conftest import START
+
+T = TypeVar("T")
+DEADLINE_SECONDS = 120.0
+CHANNELS = ("whatsapp", "telegram", "instagram")
+INSTANTS = tuple(START + timedelta(minutes=m) for m in (0, 0, 1, 2, -1))
+"""When messages are added: equal instants (ties broken by id), and one earlier than the others."""
+ALL = PageRequest(per_page=100)
+
+
+@pytest.fixture
+def other(make_account: Callable[..., int]) -> int:
+    return make_account("Other")
+
+
+def _draft(contact_id: int, **fields: Any) -> MessageDraft:
+    values: dict[str, Any] = {
+        "contact_id": contact_id,
+        "direction": "inbound",
+        "channel": "whatsapp",
+        "content": "Hello",
+        "status": "delivered",
+    }
+    return MessageDraft(**(values | fields))
+
+
+def _add(database: Database, account: int, draft: MessageDraft, now: datetime = START) -> None:
+    with database.uow.workspace(account) as uow:
+        uow.messages.add(draft, now)
+        uow.commit()
+
+
+def _list(database: Database, account: int, page: PageRequest = ALL, **filters: Any) -> Page[ConversationSummary]:
+    with database.uow.workspace(account, readonly=True) as uow:
+        return uow.messages.conversations(ConversationFilter(**filters), page)
+
+
+def _rows(page: Page[ConversationSummary]) -> list[tuple[str, str, str, int]]:
+    return [(s.contact_name, s.channel, s.last_message, s.unread_count) for s in page.items]
+
+
+# -- the listing ---------------------------------------------------------------------------------
+
+
+def test_one_summary_per_contact_newest_first(
+    database: Database, account: int, make_contact: Callable[..., Contact]
+) -> None:
+    """Each contact's newest message decides its place; equal instants put the later insert first."""
+    ada, bob, cy = make_contact(name="Ada"), make_contact(name="Bob"), make_contact(name="Cy")
+    _add(database, account, _draft(ada.id, content="a1"), START + timedelta(minutes=1))
+    _add(database, account, _draft(bob.id, content="b1"))
+    _add(database, account, _draft(cy.id, content="c1"))
+    _add(database, account, _draft(ada.id, content="a0"), START - timedelta(minutes=1))  # older: not last
+    assert _rows(_list(database, account)) == [
+        ("Ada", "whatsapp", "a1", 2),
+        ("Cy", "whatsapp", "c1", 1),
+        ("Bob", "whatsapp", "b1", 1),
+    ]
+
+
+def test_only_unread_inbound_messages_are_counted(
+    database: Database, account: int, make_contact: Callable[..., Contact]
+) -> None:
+    """Outbound messages and read inbound ones do not count."""
+    contact = make_contact()
+    _add(database, account, _draft(contact.id))
+    _add(database, account, _draft(contact.id, status="read"))
+    _add(database, account, _draft(contact.id, direction="outbound", status="sent"))
+    summary = _list(database, account).items[0]
+    assert (summary.unread_count, summary.last_message) == (1, "Hello")
+
+
+def test_marking_read_clears_the_count_and_a_new_message_counts_again(
+    database: Database, account: int, make_contact: Callable[..., Contact]
+) -> None:
+    """mark_read zeroes every scope's count; the next inbound message counts 1."""
+    contact = make_contact()
+    _add(database, account, _draft(contact.id))
+    _add(database, account, _draft(contact.id, channel="telegram"))
+    with database.uow.workspace(account) as uow:
+        uow.messages.mark_read(contact.id, START)
+        uow.commit()
+    cleared = [_list(database, account, channel=c).items[0].unread_count for c in (None, "whatsapp", "telegram")]
+    _add(database, account, _draft(contact.id))
+    assert (cleared, _list(database, account).items[0].unread_count) == ([0, 0, 0], 1)
+
+
+def test_updating_an_inbound_message_moves_the_count(
+    database: Database, account: int, make_contact: Callable[..., Contact]
+) -> None:
+    """An inbound message set to read stops counting; set back, it counts again."""
+    contact = make_contact()
+    _add(database, account, _draft(contact.id))
+    with database.uow.workspace(account) as uow:
+        message = uow.messages.for_contact(contact.id, None, ALL).items[0]
+        uow.messages.update(attrs.evolve(message, status="read"))
+        read = uow.messages.conversations(ConversationFilter(), ALL).items[0].unread_count
+        uow.messages.update(attrs.evolve(message, status="delivered"))
+        uow.commit()
+    assert (read, _list(database, account).items[0].unread_count) == (0, 1)
+
+
+def test_the_channel_filter_sums_up_that_channels_messages_only(
+    database: Database, account: int, make_contact: Callable[..., Contact]
+) -> None:
+    """Last message and unread count of the channel; contacts without any are left out."""
+    ada, bob = make_contact(name="Ada"), make_contact(name="Bob")
+    _add(database, account, _draft(ada.id, channel="telegram", content="tg"))
+    _add(database, account, _draft(ada.id, content="wa"), START + timedelta(minutes=1))
+    _add(database, account, _draft(bob.id, content="bob"))
+    page = _list(database, account, channel="telegram")
+    assert (page.total, _rows(page)) == (1, [("Ada", "telegram", "tg", 1)])
+
+
+def test_the_contact_filter_gives_that_contact_only(
+    database: Database, account: int, make_contact: Callable[..., Contact]
+) -> None:
+    """One summary, total 1; its second page is empty with the same total."""
+    ada, bob = make_contact(name="Ada"), make_contact(name="Bob")
+    _add(database, account, _draft(ada.id))
+    _add(database, account, _draft(bob.id))
+    first = _list(database, account, contact_id=ada.id)
+    second = _list(database, account, PageRequest(page=2), contact_id=ada.id)
+    assert [(p.total, [s.contact_id for s in p.items]) for p in (first, second)] == [(1, [ada.id]), (1, [])]
+
+
+def test_pages_carry_the_total(database: Database, account: int, make_contact: Callable[..., Contact]) -> None:
+    """Five conversations in pages of two: the third page has one; a page past the end none."""
+    for n in range(5):
+        _add(database, account, _draft(make_contact(name=f"C{n}").id), START + timedelta(minutes=n))
+    pages = [_list(database, account, PageRequest(page=p, per_page=2)) for p in (1, 3, 4)]
+    assert [(p.total, [s.contact_name for s in p.items]) for p in pages] == [
+        (5, ["C4", "C3"]),
+        (5, ["C0"]),
+        (5, []),
+    ]
+
+
+def test_a_deep_page_matches_the_in_memory_reference(database: Database) -> None:
+    """Offsets of 100 and more (rows chosen from the index first) agree with the fake, ties included."""
+    with database.uow.admin() as admin:
+        account = admin.accounts.add("Deep", uuid.uuid4().hex * 2, "eng_deep…", START).id
+        admin.commit()
+
+    def fill(uow: WorkspaceUnitOfWork) -> list[Page[ConversationSummary]]:
+        ids = [uow.contacts.add(ContactDraft(name=f"C{n}", type="telegram"), START).id for n in range(150)]
+        for n, contact_id in enumerate(ids):
+            channel = CHANNELS[n % 3]
+            uow.messages.add(_draft(contact_id, channel=channel, content=f"m{n}"), START + timedelta(n // 2))
+        requests = [(PageRequest(page=9, per_page=13), None), (PageRequest(page=2, per_page=100), None)]
+        requests.append((PageRequest(page=3, per_page=20), "whatsapp"))
+        return [uow.messages.conversations(ConversationFilter(channel=c), page) for page, c in requests]
+
+    with InMemoryUnitOfWorkFactory().workspace(1) as reference:
+        expected = [(p.total, _rows(p)) for p in fill(reference)]
+    with database.uow.workspace(account) as uow:  # rolled back: nothing is kept
+        found = [(p.total, _rows(p)) for p in fill(uow)]
+    assert found == expected
+
+
+def test_conversations_are_the_accounts_own(
+    database: Database, account: int, other: int, make_contact: Callable[..., Contact]
+) -> None:
+    """Another account sees neither the summaries nor their total."""
+    _add(database, account, _draft(make_contact().id))
+    page = _list(database, other)
+    assert (page.total, list(page.items)) == (0, [])
+
+
+def test_the_contact_name_is_the_current_one(
+    database: Database, account: int, services: Services, make_contact: Callable[..., Contact]
+) -> None:
+    """A renamed contact shows its new name."""
+    contact = make_contact(name="Ada")
+    _add(database, account, _draft(contact.id))
+    services.contacts.update(account, contact.id, ContactPatch(name="Ada Lovelace"))
+    assert _list(database, account).items[0].contact_name == "Ada Lovelace"
+
+
+def test_deleting_a_contact_removes_its_conversation_from_the_total(
+    database: Database, account: int, services: Services, make_contact: Callable[..., Contact]
+) -> None:
+    """The summary rows go with the contact, and every scope's total drops."""
+    ada, bob = make_contact(name="Ada"), make_contact(name="Bob")
+    _add(database, account, _draft(ada.id))
+    _add(database, account, _draft(ada.id, channel="telegram"))
+    _add(database, account, _draft(bob.id))
+    services.contacts.delete(account, ada.id)
+    pages = [_list(database, account, channel=c) for c in (None, "whatsapp", "telegram")]
+    assert [(p.total, [s.contact_name for s in p.items]) for p in pages] == [(1, ["Bob"]), (1, ["Bob"]), (0, [])]
+
+
+def test_a_page_reads_only_through_indexes(database: Database, backend: str) -> None:
+    """SQLite's plans: the summary index searched in order, contacts and messages by primary key,
+    no table scanned; only a deep page sorts (its own rows, chosen first). PostgreSQL's plans with
+    realistic data are in docs/performance.md."""
+    if backend != "sqlite":
+        pytest.skip("on a nearly empty PostgreSQL database the planner rightly prefers sequential scans")
+    params = {"account": 1, "scope": "*", "limit": 15, "offset": 0, "contact": 1}
+    plans = {}
+    with database.engine.connect() as connection:
+        for name in ("_PAGE", "_DEEP_PAGE", "_ONE_CONTACT"):
+            compiled = getattr(message_sql, name).compile(connection)
+            rows = connection.exec_driver_sql(
+                "EXPLAIN QUERY PLAN " + str(compiled), tuple(params[key] for key in compiled.positiontup or ())
+            )
+            plans[name] = [row[3] for row in rows]
+    tables = ("conversations", "contacts", "messages", "conversation_totals")
+    scans = [(name, step) for name, plan in plans.items() for step in plan if step.startswith(tables_scanned(tables))]
+    sorts = [(name, step) for name, plan in plans.items() for step in plan if "TEMP B-TREE" in step]
+    assert (scans, [name for name, _ in sorts]) == ([], ["_DEEP_PAGE"])
+    assert all(any("messages USING INTEGER PRIMARY KEY" in step for step in plan) for plan in plans.values())
+    assert any("ix_conversations_newest" in step for step in plans["_PAGE"])
+
+
+def tables_scanned(tables: tuple[str, ...]) -> tuple[str, ...]:
+    """The plan steps that read a whole table (SQLite: `SCAN name`, with no index to search)."""
+    return tuple(f"SCAN {table}" for table in tables)
+
+
+# -- the reference, over random sequences of writes ---------------------------------------------
+
+
+@attrs.frozen
+class Add:
+    contact: int
+    direction: str
+    channel: str
+    status: str
+    at: int
+
+
+@attrs.frozen
+class Update:
+    message: int
+    status: str
+
+
+@attrs.frozen
+class MarkRead:
+    contact: int
+
+
+@attrs.frozen
+class Delete:
+    contact: int
+
+
+Step = Add | Update | MarkRead | Delete
+CONTACTS = 3
+
+steps = st.one_of(
+    st.builds(
+        Add,
+        contact=st.integers(0, CONTACTS - 1),
+        direction=st.sampled_from(["inbound", "inbound", "outbound"]),
+        channel=st.sampled_from(CHANNELS),
+        status=st.sampled_from(MESSAGE_STATUSES),
+        at=st.integers(0, len(INSTANTS) - 1),
+    ),
+    st.builds(
+        Add, st.integers(0, CONTACTS - 1), st.just("inbound"), st.just("whatsapp"), st.just("delivered"), st.just(2)
+    ),
+    st.builds(Update, message=st.integers(0, 30), status=st.sampled_from(MESSAGE_STATUSES)),
+    st.builds(MarkRead, contact=st.integers(0, CONTACTS - 1)),
+    st.builds(Delete, contact=st.integers(0, CONTACTS - 1)),
+)
+
+
+def _replay(uow: WorkspaceUnitOfWork, sequence: list[Step]) -> list[object]:
+    """Apply the steps through the port, then read every view of them: the same on either adapter."""
+    contacts = [uow.contacts.add(ContactDraft(name=f"C{n}", type="telegram"), START).id for n in range(CONTACTS)]
+    deleted: set[int] = set()
+    added: list[int] = []
+    results: list[object] = []
+    for n, step in enumerate(sequence):
+        later = START + timedelta(minutes=10 + n)
+        if isinstance(step, Add) and step.contact not in deleted:
+            draft = _draft(contacts[step.contact], direction=step.direction, channel=step.channel, status=step.status)
+            added.append(uow.messages.add(attrs.evolve(draft, content=f"m{n}"), INSTANTS[step.at]).id)
+        elif isinstance(step, Update) and added:
+            message = uow.messages.get(added[step.message % len(added)])
+            if message is not None:
+                uow.messages.update(attrs.evolve(message, status=step.status, updated_at=later))
+        elif isinstance(step, MarkRead) and step.contact not in deleted:
+            results.append(uow.messages.mark_read(contacts[step.contact], later))
+        elif isinstance(step, Delete):
+            uow.contacts.delete(contacts[step.contact])
+            deleted.add(step.contact)
+    for channel in (None, *CHANNELS):
+        for page in (ALL, PageRequest(page=1, per_page=2), PageRequest(page=2, per_page=2)):
+            found = uow.messages.conversations(ConversationFilter(channel=channel), page)
+            results.append((found.total, _rows(found)))
+    for n, contact_id in enumerate(contacts):
+        found = uow.messages.conversations(ConversationFilter(contact_id=contact_id), ALL)
+        messages = uow.messages.for_contact(contact_id, None, ALL)
+        results.append((n, found.total, _rows(found), [(m.content, m.status) for m in messages.items]))
+    return results
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sequence=st.lists(steps, max_size=25))
+def test_summaries_match_the_in_memory_reference(database: Database, sequence: list[Step]) -> None:
+    """After any sequence of adds, updates, mark-reads and contact deletions, every listing (each
+    filter, paged) and each contact's messages agree with the fake."""
+    with database.uow.admin() as admin:
+        account = admin.accounts.add("Property", uuid.uuid4().hex * 2, "eng_prop…", START).id
+        admin.commit()
+
+    with InMemoryUnitOfWorkFactory().workspace(1) as reference:
+        expected = _replay(reference, sequence)
+    with database.uow.workspace(account) as uow:  # rolled back: nothing is kept
+        found = _replay(uow, sequence)
+
+    assert found == expected
+
+
+# -- concurrent writers --------------------------------------------------------------------------
+
+
+def _at_once(threads: int, work: Callable[[int], T]) -> list[T | BaseException]:
+    """Run `work(n)` for n in range(threads), all released together; each result or exception."""
+    start = threading.Barrier(threads)
+
+    def run(n: int) -> T:
+        start.wait(timeout=30)
+        return work(n)
+
+    with ThreadPoolExecutor(threads) as pool:
+        futures = [pool.submit(run, n) for n in range(threads)]
+        return [future.exception(timeout=DEADLINE_SECONDS) or future.result() for future in futures]
+
+
+def _unread_in_messages(database: Database, account: int, contact_id: int) -> int:
+    """The contact's unread count computed from the messages themselves."""
+    with database.uow.workspace(account, readonly=True) as uow:
+        return sum(1 for m in uow.messages.for_contact(contact_id, None, ALL).items if m.is_unread)
+
+
+@pytest.fixture
+def inbox(database: Database, clock: FakeClock) -> tuple[Services, SandboxGateway]:
+    """The services over SQL with the sandbox calling back into their inbox."""
+    sandbox = SandboxGateway(clock)
+    services = Services.build(database.uow, clock, gateway=sandbox)
+    sandbox.attach(services.inbox)
+    return services, sandbox
+
+
+def test_concurrent_inbound_messages_for_one_contact_all_count(
+    database: Database, account: int, inbox: tuple[Services, SandboxGateway], make_contact: Callable[..., Contact]
+) -> None:
+    """Twenty messages received at once: unread_count 20, one conversation."""
+    services, sandbox = inbox
+    started = services.channels.connect_qr(account, "whatsapp")
+    pid = started.channel.provider_account_id or ""
+    sandbox.scan(pid)
+    contact = make_contact(phone="+966501234567")
+    outcomes = _at_once(20, lambda n: sandbox.inject_message(pid, "+966501234567", f"Hi {n}"))
+    page = _list(database, account)
+    assert [o for o in outcomes if isinstance(o, BaseException)] == []
+    assert (page.total, [(s.contact_id, s.unread_count) for s in page.items]) == (1, [(contact.id, 20)])
+
+
+def test_concurrent_messages_and_mark_reads_keep_the_count_right(
+    database: Database, account: int, make_contact: Callable[..., Contact]
+) -> None:
+    """Inbound messages, status changes and mark-reads racing: the summary's count is the messages'."""
+    contact = make_contact()
+    for n in range(10):
+        _add(database, account, _draft(contact.id, content=f"before {n}"))
+
+    def work(n: int) -> None:
+        with database.uow.workspace(account) as uow:
+            if n % 4 == 0:
+                uow.messages.mark_read(contact.id, START)
+            elif n % 4 == 1:
+                message = uow.messages.for_contact(contact.id, None, PageRequest(per_page=1)).items[0]
+                uow.messages.update(attrs.evolve(uow.messages.get(message.id) or message, status="delivered"))
+            else:
+                uow.messages.add(_draft(contact.id, channel=CHANNELS[n % 3], content=f"during {n}"), START)
+            uow.commit()
+
+    outcomes = _at_once(24, work)
+    counts = [_list(database, account, channel=c, contact_id=contact.id) for c in (None, *CHANNELS)]
+    expected = _unread_in_messages(database, account, contact.id)
+    assert [o for o in outcomes if isinstance(o, BaseException)] == []
+    assert counts[0].items[0].unread_count == expected
+    assert sum(p.items[0].unread_count for p in counts[1:] if p.items) == expected
+
+
+def test_concurrent_first_messages_count_every_conversation(
+    database: Database, account: int, make_contact: Callable[..., Contact]
+) -> None:
+    """Twenty new conversations at once (each first message creates rows): the totals say 20."""
+    contacts = [make_contact() for _ in range(20)]
+    outcomes = _at_once(20, lambda n: _add(database, account, _draft(contacts[n].id, channel=CHANNELS[n % 3])))
+    totals = [_list(database, account, channel=c).total for c in (None, *CHANNELS)]
+    assert [o for o in outcomes if isinstance(o, BaseException)] == []
+    assert totals == [20, 7, 7, 6]
+
+
+def test_contacts_deleted_while_messages_arrive_leave_the_totals_right(
+    database: Database, account: int, services: Services, make_contact: Callable[..., Contact]
+) -> None:
+    """Deletes racing new messages for the same contacts: each total equals the summaries listed."""
+    contacts = [make_contact() for _ in range(8)]
+    for contact in contacts[::2]:
+        _add(database, account, _draft(contact.id))
+
+    def work(n: int) -> None:
+        contact = contacts[n % 8]
+        if n < 8 and n % 2 == 0:
+            services.contacts.delete(account, contact.id)
+        else:
+            _add(database, account, _draft(contact.id, channel=CHANNELS[n % 3]))
+
+    outcomes = _at_once(24, work)
+    unexpected = [o for o in outcomes if isinstance(o, BaseException) and not _is_gone(o)]
+    pages = [_list(database, account, channel=c) for c in (None, *CHANNELS)]
+    assert unexpected == []
+    assert [p.total for p in pages] == [len(p.items) for p in pages]
+
+
+def _is_gone(error: BaseException) -> bool:
+    """A message for a contact deleted meanwhile is refused by its foreign key (or not found)."""
+    return isinstance(error, NotFound) or "foreign key" in str(error).lower()
