@@ -42,6 +42,13 @@ def upgrade(engine: Engine, script_location: Path = SCRIPT_LOCATION) -> list[str
     return applied
 
 
+def downgrade(engine: Engine, revision: str, script_location: Path = SCRIPT_LOCATION) -> None:
+    """Undo migrations down to `revision` (`"base"`: all) in one transaction. On SQLite with foreign
+    keys deferred as in `upgrade`, so rebuilding a parent table does not cascade-delete its children."""
+    with engine.connect() as connection, _sqlite_foreign_keys_deferred(connection), connection.begin():
+        command.downgrade(alembic_config(connection, script_location), revision)
+
+
 @contextmanager
 def _sqlite_foreign_keys_deferred(connection: Connection) -> Iterator[None]:
     """SQLite's own recipe for schema changes: foreign keys off, checked before commit, then on again.

@@ -18,8 +18,10 @@ from typing import Protocol
 import sqlalchemy
 from sqlalchemy.engine import make_url
 
+from engage_core.plans import SEED_PLANS
 from engage_sql import Database
-from engage_sql.tables import metadata
+from engage_sql.repositories.plans import plan_row
+from engage_sql.tables import metadata, plans
 
 POSTGRES_ENV = "ENGAGE_TEST_POSTGRES_URL"
 """A PostgreSQL server URL whose user may CREATE and DROP databases, e.g. `postgresql://postgres@127.0.0.1:5432/test`."""
@@ -130,7 +132,9 @@ def open_test_databases(backend: str, directory: Path) -> TestDatabases:
 
 
 def wipe(database: Database) -> None:
-    """Delete every row of every table, children first: a migrated, empty database again."""
+    """Delete every row of every table, children first: a migrated, empty database again (with
+    the plans the migration seeds, as they were seeded)."""
     with database.engine.begin() as connection:
         for table in reversed(metadata.sorted_tables):
             connection.execute(table.delete())
+        connection.execute(plans.insert(), [plan_row(plan) for plan in SEED_PLANS])

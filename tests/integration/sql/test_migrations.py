@@ -7,15 +7,18 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 
 from engage_core.contacts import ContactDraft
+from engage_core.services import Services
+from engage_core.services.contacts import ContactInput
+from engage_core.services.webhooks import WebhookInput
+from engage_core.testing import AllowAllTargets, FakeCipher
 from engage_sql import Database
-from engage_sql.migrate import SCRIPT_LOCATION, alembic_config, upgrade
+from engage_sql.migrate import SCRIPT_LOCATION, downgrade, upgrade
 from engage_sql.tables import metadata
 
 # Every revision, oldest first, read from the scripts so a new migration needs no test edits.
@@ -52,11 +55,26 @@ def test_downgrade_to_base_removes_every_table(make_database: Callable[..., Data
     """The initial migration's downgrade leaves only Alembic's version table."""
     database = make_database()
 
-    with database.engine.begin() as connection:
-        command.downgrade(alembic_config(connection), "base")
+    downgrade(database.engine, "base")
+    with database.engine.connect() as connection:
         remaining = set(inspect(connection).get_table_names())
 
     assert remaining == {"alembic_version"}
+
+
+def test_downgrade_keeps_the_rows_of_rebuilt_tables(make_database: Callable[..., Database]) -> None:
+    """Undoing 0008, which rebuilds `webhooks` on SQLite, keeps the delivery log of the workspaces."""
+    database = make_database()
+    services = Services.build(database.uow, cipher=FakeCipher(), guard=AllowAllTargets())
+    account = services.accounts.create("Acme").account
+    services.webhooks.create(account.id, WebhookInput(name="hook", url="https://hooks.example/in"))
+    services.contacts.create(account.id, ContactInput(name="Ann", type="instagram"))
+
+    downgrade(database.engine, "0007")
+    with database.engine.connect() as connection:
+        attempts = connection.exec_driver_sql("SELECT count(*) FROM webhook_attempts").scalar_one()
+
+    assert attempts == 1
 
 
 def test_new_database_is_empty(database: Database) -> None:

@@ -1,0 +1,177 @@
+"""Plans and entitlements: which plan a workspace is on, its features, and room under its limits.
+
+`Entitlements` is the real `FeatureGate`: a workspace's plan is its client record's plan in force
+now (`plans.ScheduledPlan.plan_at`), or the configured default plan for a workspace without a
+partner. `Entitlements.require(account_id, feature)` raises `FeatureUnavailable`.
+
+Limits are checked at the write that would pass them, inside the write's own unit of work, with
+`reserve(uow, plan, limit, now)`: it locks the account's limit-checked writes (`UsageRepository.lock`),
+counts what the account uses, and raises `PlanLimitReached` when one more would be too many; the
+caller then writes, in the same transaction. The plan is read before the transaction opens
+(`Entitlements.plan_of`): a plan change racing a create is harmless, the count is what must not race.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+import attrs
+
+from engage_core.clock import Clock
+from engage_core.errors import NotFound, ValidationFailed
+from engage_core.plans import (
+    DEFAULT_PLAN,
+    FEATURES,
+    LIMIT_MAX,
+    LIMITS,
+    NAME_MAX,
+    PLAN_SLUGS,
+    Plan,
+    ScheduledPlan,
+    cycle_of,
+    month_of,
+)
+from engage_core.ports import PartnerUnitOfWork, UnitOfWorkFactory, WorkspaceUnitOfWork
+from engage_core.unset import UNSET, Unset
+from engage_core.validation import ErrorCollector, required_text
+
+
+@attrs.frozen
+class PlanPatch:
+    """A change to a plan (from the CLI): any subset; `limits` and `features` may name some only."""
+
+    name: str | Unset = UNSET
+    limits: Mapping[str, int] | Unset = UNSET
+    features: Mapping[str, bool] | Unset = UNSET
+
+
+@attrs.frozen
+class AccountSubscription:
+    """`GET /account/subscription`: the plan in force, its use against the limits, the cycle."""
+
+    plan: Plan
+    usage: Mapping[str, int]
+    cycle_start: datetime
+    cycle_end: datetime
+    pending_plan: str | None
+    pending_from: datetime | None
+
+
+def reserve(uow: WorkspaceUnitOfWork, plan: Plan, limit: str, now: datetime, amount: int = 1) -> None:
+    """Make sure `amount` more of `limit` fit in `plan`, race-free; call it in the write's unit of
+    work right before the write. Raises PlanLimitReached (nothing is written)."""
+    uow.usage.lock()
+    plan.check_room(limit, uow.usage.count(limit, month_of(now)[0]), amount)
+
+
+class Entitlements:
+    """The plan-based `FeatureGate`, and the plan of a workspace for limit checks."""
+
+    def __init__(self, uow: UnitOfWorkFactory, clock: Clock, default_plan: str = DEFAULT_PLAN) -> None:
+        if default_plan not in PLAN_SLUGS:
+            raise ValueError(f"the default plan must be one of {', '.join(PLAN_SLUGS)}, not {default_plan!r}")
+        self._uow = uow
+        self._clock = clock
+        self._default = default_plan
+
+    @property
+    def default_plan(self) -> str:
+        return self._default
+
+    def plan_of(self, account_id: int) -> Plan:
+        """The plan in force now for the workspace."""
+        with self._uow.partners(readonly=True) as uow:
+            return _plan(uow, self._schedule(uow, account_id, None).plan_at(self._clock.now()))
+
+    def allows(self, account_id: int, feature: str) -> bool:
+        return self.plan_of(account_id).has(feature)
+
+    def require(self, account_id: int, feature: str) -> None:
+        """Raise FeatureUnavailable (403 with its `code`) unless the workspace's plan has `feature`."""
+        self.plan_of(account_id).require(feature)
+
+    def subscription(self, account_id: int) -> AccountSubscription:
+        now = self._clock.now()
+        with self._uow.partners(readonly=True) as uow:
+            account = uow.accounts.get(account_id)
+            if account is None:
+                raise NotFound("Account")
+            schedule = self._schedule(uow, account_id, account.created_at)
+            plan = _plan(uow, schedule.plan_at(now))
+        with self._uow.workspace(account_id, readonly=True) as workspace:
+            since = month_of(now)[0]
+            usage = {limit: workspace.usage.count(limit, since) for limit in LIMITS}
+        settled = schedule.settled(now)
+        start, end = cycle_of(schedule.cycle_anchor, now)
+        return AccountSubscription(plan, usage, start, end, settled.pending_plan, settled.pending_from)
+
+    def _schedule(self, uow: PartnerUnitOfWork, account_id: int, anchor: datetime | None) -> ScheduledPlan:
+        client = uow.clients.of_account(account_id)
+        if client is not None:
+            return client.schedule
+        return ScheduledPlan(self._default, anchor or self._clock.now())
+
+
+class PlanService:
+    """The plans themselves: list them, read one, change one (limits, features, name)."""
+
+    def __init__(self, uow: UnitOfWorkFactory, clock: Clock) -> None:
+        self._uow = uow
+        self._clock = clock
+
+    def list(self) -> Sequence[Plan]:
+        """`GET /partner/plans`, ascending id."""
+        with self._uow.partners(readonly=True) as uow:
+            return uow.plans.list()
+
+    def get(self, slug: str) -> Plan:
+        with self._uow.partners(readonly=True) as uow:
+            return _plan(uow, slug)
+
+    def update(self, slug: str, patch: PlanPatch) -> Plan:
+        """Change a plan; it applies at once to every workspace on it. Limits are whole numbers
+        from 0 to `LIMIT_MAX`; unknown limit or feature names are a 422."""
+        errors = ErrorCollector()
+        name = None if patch.name is UNSET else errors.run(lambda: _name(str(patch.name)))
+        limits = {} if patch.limits is UNSET else dict(patch.limits)
+        features = {} if patch.features is UNSET else dict(patch.features)
+        for key, value in limits.items():
+            if key not in LIMITS:
+                errors.errors.setdefault(f"limits.{key}", []).append("Unknown limit: " + ", ".join(LIMITS) + ".")
+            elif isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= LIMIT_MAX:
+                errors.errors.setdefault(f"limits.{key}", []).append(f"Must be a whole number from 0 to {LIMIT_MAX}.")
+        for key in features:
+            if key not in FEATURES:
+                errors.errors.setdefault(f"features.{key}", []).append("Unknown feature: " + ", ".join(FEATURES) + ".")
+        errors.raise_if_any()
+        with self._uow.partners() as uow:
+            current = _plan(uow, slug)
+            enabled = {f for f in FEATURES if features.get(f, f in current.features)}
+            plan = attrs.evolve(
+                current,
+                name=name or current.name,
+                limits={**current.limits, **limits},
+                features=frozenset(enabled),
+            )
+            uow.plans.update(plan)
+            uow.commit()
+        return plan
+
+
+def _name(value: str) -> str:
+    return required_text("name", value, max_length=NAME_MAX)
+
+
+def _plan(uow: PartnerUnitOfWork, slug: str) -> Plan:
+    plan = uow.plans.by_slug(slug)
+    if plan is None:
+        raise NotFound("Plan")
+    return plan
+
+
+def check_plan_slug(field: str, slug: str) -> str:
+    """A known plan slug, or ValidationFailed on `field`."""
+    if slug not in PLAN_SLUGS:
+        raise ValidationFailed.on(field, f"The {field} must be one of: " + ", ".join(PLAN_SLUGS) + ".")
+    return slug

@@ -1,0 +1,85 @@
+"""What one workspace uses, counted from its records: plan limits and the usage report.
+
+Limits are checked by lock-then-count in the write's own transaction (`services.plans.reserve`).
+On PostgreSQL `lock()` takes the row lock of the account's `account_counters` row (every account
+has one from its creation), so limit-checked writes of one account queue there and each counts
+what the previous one committed. On SQLite the write transaction already holds the database's
+single write lock (`BEGIN IMMEDIATE`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import ColumnElement, Table, case, func, literal, select
+
+from engage_core.plans import CHANNELS, CONTACTS, MESSAGES_PER_MONTH, TEAM_MEMBERS
+from engage_core.usage import WorkspaceUsage
+from engage_sql.repositories.base import WorkspaceRepository
+from engage_sql.tables import account_counters, bookings, channel_accounts, contacts, messages, team_members
+
+
+def _tally(condition: ColumnElement[bool]) -> ColumnElement[int]:
+    """How many rows of the group meet `condition` (a portable `COUNT(*) FILTER (WHERE ...)`)."""
+    return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
+
+
+class SqlUsageRepository(WorkspaceRepository):
+    def lock(self) -> None:
+        if self._conn.dialect.name == "postgresql":
+            self._conn.execute(select(literal(1)).where(self.owned(account_counters)).with_for_update())
+
+    def count(self, limit: str, since: datetime) -> int:
+        if limit == CONTACTS:
+            return self._rows(contacts)
+        if limit == TEAM_MEMBERS:
+            return self._rows(team_members)
+        if limit == CHANNELS:
+            return self._rows(channel_accounts)
+        if limit == MESSAGES_PER_MONTH:
+            return self._rows(messages, messages.c.direction == "outbound", messages.c.created_at >= since)
+        raise ValueError(f"unknown limit {limit!r}")
+
+    def report(self, start: datetime, end: datetime) -> WorkspaceUsage:
+        c, m, b = contacts.c, messages.c, bookings.c
+        contact_row = self._conn.execute(
+            select(
+                func.count(),
+                _tally((c.created_at >= start) & (c.created_at < end)),
+                _tally(c.blacklisted),
+            ).where(self.owned(contacts))
+        ).one()
+        message_row = self._conn.execute(
+            select(
+                _tally((m.direction == "outbound") & (m.status != "failed")),
+                _tally(m.direction == "inbound"),
+                _tally(m.status == "failed"),
+            ).where(self.owned(messages), m.created_at >= start, m.created_at < end)
+        ).one()
+        booking_row = self._conn.execute(
+            select(func.count(), _tally(b.status == "completed"), _tally(b.status == "cancelled")).where(
+                self.owned(bookings)
+            )
+        ).one()
+        connected = self._conn.execute(
+            select(channel_accounts.c.type)
+            .where(self.owned(channel_accounts), channel_accounts.c.is_connected)
+            .order_by(channel_accounts.c.type)
+        ).scalars()
+        return WorkspaceUsage(
+            contacts_total=int(contact_row[0]),
+            contacts_created=int(contact_row[1]),
+            contacts_blacklisted=int(contact_row[2]),
+            messages_sent=int(message_row[0]),
+            messages_received=int(message_row[1]),
+            messages_failed=int(message_row[2]),
+            bookings_total=int(booking_row[0]),
+            bookings_completed=int(booking_row[1]),
+            bookings_cancelled=int(booking_row[2]),
+            team_members=self._rows(team_members),
+            channels_connected=tuple(connected),
+        )
+
+    def _rows(self, table: Table, *conditions: ColumnElement[bool]) -> int:
+        query = select(func.count()).select_from(table).where(self.owned(table), *conditions)
+        return int(self._conn.execute(query).scalar_one())

@@ -1,0 +1,101 @@
+"""Shared set-up of the partner, plan and usage tests: the partner services over a real database,
+client input, and a workspace with at least one row in every table of its data."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+import attrs
+
+from engage_core.booking_catalogue import BookingTypeDraft, ResourceDraft
+from engage_core.bookings import BookingDraft
+from engage_core.channels import ChannelDraft
+from engage_core.clock import Clock
+from engage_core.contacts import ContactDraft
+from engage_core.events import DomainEvent
+from engage_core.knowledge_base import KnowledgeBaseDraft
+from engage_core.messages import MessageDraft
+from engage_core.orders import OrderDraft, OrderItemDraft
+from engage_core.partners import Impersonation
+from engage_core.products import ProductDraft
+from engage_core.segments import SegmentRules
+from engage_core.services.partner_clients import AdminInput, ClientInput, PartnerClientService
+from engage_core.services.partners import PartnerService
+from engage_core.services.plans import Entitlements, PlanService
+from engage_core.team import MemberDraft
+from engage_core.testing import AllowAllTargets, FakeCipher, FakeMailer, FakePasswordHasher
+from engage_core.tickets import ReplyDraft, TicketDraft
+from engage_core.working_hours import DEFAULT_HOURS
+from engage_sql import Database
+
+APP_URL = "https://app.example.com"
+
+
+@attrs.frozen
+class PartnerServices:
+    partners: PartnerService
+    clients: PartnerClientService
+    plans: PlanService
+    entitlements: Entitlements
+    mailer: FakeMailer
+
+
+def partner_services(database: Database, clock: Clock) -> PartnerServices:
+    mailer = FakeMailer()
+    return PartnerServices(
+        partners=PartnerService(database.uow, clock, FakeCipher(), AllowAllTargets()),
+        clients=PartnerClientService(database.uow, clock, FakePasswordHasher(), mailer, APP_URL),
+        plans=PlanService(database.uow, clock),
+        entitlements=Entitlements(database.uow, clock),
+        mailer=mailer,
+    )
+
+
+def client_input(company: str = "Acme Café", email: str = "ada@acme.example", plan: str = "pro") -> ClientInput:
+    return ClientInput(company_name=company, plan=plan, admin=AdminInput("Ada", "Lovelace", email))
+
+
+def fill_workspace(database: Database, account_id: int, partner_id: int, now: datetime) -> None:
+    """At least one row of the workspace in every table of its data, through the repositories."""
+    with database.uow.workspace(account_id) as uow:
+        contact = uow.contacts.add(ContactDraft(name="Ada", type="whatsapp", phone="+966501234567"), now)
+        tag = uow.tags.add("vip", now)
+        uow.tags.attach(contact.id, tag.id)
+        members = uow.lists.add("Newsletter", now)
+        uow.lists.add_member(members.id, contact.id, now)
+        segment = uow.segments.add("Manual", None, SegmentRules("all", ()), now)
+        uow.segments.include(segment.id, contact.id)
+        uow.notes.add(contact.id, "Called back", now)
+        uow.webhooks.add("Hook", "https://hooks.example.com", (), True, "fake:terces", now)
+        catalog = uow.knowledge_base.add(KnowledgeBaseDraft("Catalog", "product_catalog"), now)
+        product = uow.products.add_many(catalog.id, [ProductDraft("Tea", price=Decimal("2.50"))], now)[0]
+        item = OrderItemDraft(product.id, "Tea", None, 1, Decimal("2.50"))
+        uow.orders.add(
+            OrderDraft(contact.id, "Ada", None, None, "USD", (item,), Decimal("2.50"), Decimal("2.50"), "api"), now
+        )
+        uow.channels.add(ChannelDraft("whatsapp", f"wa-{account_id}"), now)
+        uow.messages.add(MessageDraft(contact.id, "outbound", "whatsapp", "Hello", "sent"), now)
+        uow.handles.link(contact.id, "instagram", f"ada{account_id}")
+        department = uow.departments.add("Support", now)
+        member = uow.team.add(MemberDraft("Ada Admin", f"admin{account_id}@example.com", "admin"), "fake$x$y", now)
+        ticket = uow.tickets.add(
+            TicketDraft(f"T-{uow.tickets.next_number()}", "Help", "Body", "low", department.id, assignee_id=member.id),
+            now,
+        )
+        uow.tickets.add_reply(ticket.id, ReplyDraft("On it", "admin", member.id), now)
+        kind = uow.booking_types.add(BookingTypeDraft("Consultation", 30), now)
+        room = uow.resources.add(ResourceDraft("Room 1", "room"), now)
+        uow.bookings.add(
+            BookingDraft(
+                contact.id, kind.id, room.id, "Visit", now + timedelta(days=1), now + timedelta(days=1, hours=1)
+            ),
+            now,
+        )
+        uow.working_hours.put(DEFAULT_HOURS)
+        uow.working_hours.put_resource(room.id, DEFAULT_HOURS.schedule)
+        uow.emit(DomainEvent("contact.created", {"id": contact.id}, now))  # events + webhook_attempts
+        uow.commit()
+    with database.uow.partners() as uow:
+        uow.impersonations.add(f"{account_id:064d}", Impersonation(partner_id, account_id), now, now)
+        uow.commit()
