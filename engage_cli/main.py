@@ -8,6 +8,19 @@ engage [--database-url URL] accounts list
 engage [--database-url URL] accounts rotate-key ID [--json]
 engage [--database-url URL] accounts deactivate ID | activate ID
 engage [--database-url URL] accounts set-origins ID [ORIGIN]...
+engage [--database-url URL] orders import ACCOUNT_ID FILE
+engage [--database-url URL] tickets list ACCOUNT_ID [--status S] [--priority P] [--page N] [--per-page N] [--json]
+engage [--database-url URL] tickets show ACCOUNT_ID TICKET [--json]
+engage [--database-url URL] tickets reply ACCOUNT_ID TICKET --admin --message TEXT [--json]
+engage [--database-url URL] departments list ACCOUNT_ID [--json]
+engage [--database-url URL] departments create ACCOUNT_ID --title TITLE [--json]
+engage [--database-url URL] departments rename ACCOUNT_ID DEPARTMENT_ID --title TITLE [--json]
+engage [--database-url URL] departments delete ACCOUNT_ID DEPARTMENT_ID
+engage [--database-url URL] bookings types list|create|update|deactivate ACCOUNT_ID ... [--json]
+engage [--database-url URL] bookings resources list|create|update|deactivate ACCOUNT_ID ... [--json]
+engage [--database-url URL] bookings hours show|set|clear ACCOUNT_ID [--resource ID] [--file F] [--timezone TZ]
+engage [--database-url URL] bookings complete ACCOUNT_ID BOOKING_ID [--json]
+engage sandbox [--url URL] --api-key KEY scan|fail|set-status|inject-message|inject-receipt ...
 """
 
 from __future__ import annotations
@@ -15,8 +28,13 @@ from __future__ import annotations
 import click
 
 from engage_cli.commands.accounts import accounts
+from engage_cli.commands.bookings import bookings
 from engage_cli.commands.db import db
+from engage_cli.commands.departments import departments
+from engage_cli.commands.orders import orders
+from engage_cli.commands.sandbox import sandbox
 from engage_cli.commands.serve import serve
+from engage_cli.commands.tickets import tickets
 from engage_cli.commands.worker import worker
 from engage_cli.context import CliState
 from engage_cli.errors import EngageGroup
@@ -46,6 +64,11 @@ cli.add_command(serve)
 cli.add_command(worker)
 cli.add_command(db)
 cli.add_command(accounts)
+cli.add_command(orders)
+cli.add_command(sandbox)
+cli.add_command(tickets)
+cli.add_command(departments)
+cli.add_command(bookings)
 
 
 def main() -> None:

@@ -69,3 +69,30 @@ class RateLimited(EngageError):
         super().__init__("Too many requests. Retry later.")
         self.limit = limit
         self.retry_after = retry_after
+
+
+class Unavailable(EngageError):
+    """An outside service (a channel provider, ...) could not be reached or failed on its side.
+    Nothing was changed; the same request may succeed later."""
+
+
+class FeatureUnavailable(Forbidden):
+    """The workspace's plan does not include `feature` (403). `code` is `feature_not_in_plan`, or
+    `linkedin_upgrade_required` for `linkedin_access` (SPEC 5 item 7)."""
+
+    def __init__(self, feature: str, code: str = "feature_not_in_plan") -> None:
+        super().__init__(f"Your plan does not include {feature}. Upgrade the plan to use it.", code=code)
+        self.feature = feature
+
+
+class PlanLimitReached(Forbidden):
+    """The write would take the workspace past its plan's `limit` (403, code `plan_limit_reached`:
+    SPEC 7 puts "not permitted by the plan" and the media file limit under 403)."""
+
+    def __init__(self, limit: str, maximum: int) -> None:
+        super().__init__(
+            f"Your plan allows at most {maximum} {limit.replace('_', ' ')}. Upgrade the plan for more.",
+            code="plan_limit_reached",
+        )
+        self.limit = limit
+        self.maximum = maximum

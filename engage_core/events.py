@@ -61,3 +61,14 @@ CATALOGUE: tuple[str, ...] = (
 
 TEST_EVENT = "webhook.test"
 SUBSCRIBABLE: frozenset[str] = frozenset((*CATALOGUE, TEST_EVENT))
+
+PARTNER_CATALOGUE: tuple[str, ...] = (
+    "partner.client.created",
+    "partner.client.updated",
+    "partner.client.suspended",
+    "partner.client.reactivated",
+    "partner.client.deleted",
+    "partner.client.channel.connected",
+    "partner.client.channel.disconnected",
+)
+"""Every partner-level event of SPEC 6 (Partner events), delivered to the partner's own webhooks."""

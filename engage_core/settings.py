@@ -11,6 +11,8 @@ from typing import TypeVar
 
 import attrs
 
+from engage_core.team import DEFAULT_APP_URL
+
 DEFAULT_DATABASE_URL = "sqlite:///./engage.db"
 N = TypeVar("N", int, float)
 
@@ -41,6 +43,55 @@ class Settings:
     webhook_lease_seconds: float = 60.0
     """`ENGAGE_WEBHOOK_LEASE`: seconds a worker holds a claimed attempt; must exceed the timeout."""
 
+    store_url: str | None = None
+    """`ENGAGE_STORE_URL`: base URL of the store connector; unset, no store is connected."""
+
+    store_token: str | None = attrs.field(default=None, repr=False)
+    """`ENGAGE_STORE_TOKEN`: bearer token sent to the store connector (never printed)."""
+
+    store_timeout_seconds: float = 10.0
+    """`ENGAGE_STORE_TIMEOUT`: seconds the store connector has to answer a status change."""
+
+    app_url: str = DEFAULT_APP_URL
+    """`ENGAGE_APP_URL`: the public address of the application; invitation e-mails link under it."""
+
+    smtp_host: str | None = None
+    """`ENGAGE_SMTP_HOST`: the mail server; unset, e-mails are only logged (recipient and subject)."""
+
+    smtp_port: int = 587
+    """`ENGAGE_SMTP_PORT`: 587 for `starttls`, 465 for `tls`, 25 for a relay without TLS."""
+
+    smtp_security: str = "starttls"
+    """`ENGAGE_SMTP_SECURITY`: `starttls` (upgrade, or refuse to send), `tls` (from the first byte) or `none`."""
+
+    smtp_username: str | None = None
+    """`ENGAGE_SMTP_USERNAME`: the login, with `ENGAGE_SMTP_PASSWORD`; unset, the mailer does not log in."""
+
+    smtp_password: str | None = attrs.field(default=None, repr=False)
+    """`ENGAGE_SMTP_PASSWORD`: the login's password (never printed)."""
+
+    smtp_from: str | None = None
+    """`ENGAGE_SMTP_FROM`: the sender address of every e-mail; required with `ENGAGE_SMTP_HOST`."""
+
+    smtp_timeout_seconds: float = 10.0
+    """`ENGAGE_SMTP_TIMEOUT`: seconds the mail server has for each step (connecting, each answer)."""
+
+    channels_gateway: str = "sandbox"
+    """`ENGAGE_CHANNELS_GATEWAY`: `sandbox` (offline, in memory: development and tests) or `hosted`
+    (the hosted messaging provider, docs/channels.md)."""
+
+    channels_provider_url: str | None = None
+    """`ENGAGE_CHANNELS_PROVIDER_URL`: the provider tenant's base URL, without `/api/v1` (hosted only)."""
+
+    channels_provider_key: str | None = attrs.field(default=None, repr=False)
+    """`ENGAGE_CHANNELS_PROVIDER_KEY`: the provider API key, sent as `X-API-KEY` (never printed)."""
+
+    channels_webhook_secret: str | None = attrs.field(default=None, repr=False)
+    """`ENGAGE_CHANNELS_WEBHOOK_SECRET`: the secret (16+ characters) the provider's callbacks carry."""
+
+    channels_provider_timeout_seconds: float = 30.0
+    """`ENGAGE_CHANNELS_PROVIDER_TIMEOUT`: seconds each provider call has to finish."""
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
@@ -53,6 +104,22 @@ class Settings:
             webhook_allowed_hosts=env.get("ENGAGE_WEBHOOK_ALLOWED_HOSTS") or "",
             webhook_timeout_seconds=_number(env, "ENGAGE_WEBHOOK_TIMEOUT", 30.0, float),
             webhook_lease_seconds=_number(env, "ENGAGE_WEBHOOK_LEASE", 60.0, float),
+            store_url=(env.get("ENGAGE_STORE_URL") or "").strip() or None,
+            store_token=env.get("ENGAGE_STORE_TOKEN") or None,
+            store_timeout_seconds=_number(env, "ENGAGE_STORE_TIMEOUT", 10.0, float),
+            app_url=(env.get("ENGAGE_APP_URL") or "").strip() or DEFAULT_APP_URL,
+            smtp_host=(env.get("ENGAGE_SMTP_HOST") or "").strip() or None,
+            smtp_port=_number(env, "ENGAGE_SMTP_PORT", 587, int),
+            smtp_security=(env.get("ENGAGE_SMTP_SECURITY") or "starttls").strip().lower(),
+            smtp_username=env.get("ENGAGE_SMTP_USERNAME") or None,
+            smtp_password=env.get("ENGAGE_SMTP_PASSWORD") or None,
+            smtp_from=(env.get("ENGAGE_SMTP_FROM") or "").strip() or None,
+            smtp_timeout_seconds=_number(env, "ENGAGE_SMTP_TIMEOUT", 10.0, float),
+            channels_gateway=(env.get("ENGAGE_CHANNELS_GATEWAY") or "sandbox").strip().lower(),
+            channels_provider_url=(env.get("ENGAGE_CHANNELS_PROVIDER_URL") or "").strip() or None,
+            channels_provider_key=env.get("ENGAGE_CHANNELS_PROVIDER_KEY") or None,
+            channels_webhook_secret=env.get("ENGAGE_CHANNELS_WEBHOOK_SECRET") or None,
+            channels_provider_timeout_seconds=_number(env, "ENGAGE_CHANNELS_PROVIDER_TIMEOUT", 30.0, float),
         )
 
 

@@ -10,29 +10,43 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.types import Lifespan
 
+from engage_core.sandbox_controls import SandboxControls
 from engage_core.services import Services
+from engage_http.channel_callbacks import CallbackReader, callback_route
 from engage_http.errors import EXCEPTION_HANDLERS
 from engage_http.openapi import build_document, document_endpoint
 from engage_http.routes import OPERATIONS
+from engage_http.routes import sandbox as sandbox_routes
 from engage_http.routing import API_PREFIX, build_routes
 
 
-def create_app(services: Services, *, debug: bool = False, lifespan: Lifespan[Starlette] | None = None) -> Starlette:
+def create_app(
+    services: Services,
+    *,
+    debug: bool = False,
+    lifespan: Lifespan[Starlette] | None = None,
+    sandbox: SandboxControls | None = None,
+    provider_callbacks: CallbackReader | None = None,
+) -> Starlette:
     """The workspace API under `/api/v1`, with its OpenAPI document at `/api/v1/openapi.json`.
 
     `debug` shows tracebacks of unexpected errors (never in production); `lifespan` is run around the
     app's life (the composition root disposes of the database there). `app.state.services` holds
-    `services`.
+    `services`. With `sandbox` (the sandbox gateway is in use) the sandbox routes are served and
+    documented; with `provider_callbacks` (a hosted messaging provider) its callback route is served.
     """
-    routes = build_routes(OPERATIONS, services, prefix=API_PREFIX, debug=debug)
+    operations = OPERATIONS if sandbox is None else (*OPERATIONS, *sandbox_routes.operations(sandbox))
+    routes = build_routes(operations, services, prefix=API_PREFIX, debug=debug)
     routes.append(
         Route(
             API_PREFIX + "/openapi.json",
-            document_endpoint(build_document(OPERATIONS, prefix=API_PREFIX)),
+            document_endpoint(build_document(operations, prefix=API_PREFIX)),
             methods=["GET"],
             name="openapi",
         )
     )
+    if provider_callbacks is not None:
+        routes.append(callback_route(provider_callbacks, services.inbox))
     app = Starlette(
         debug=debug,
         routes=routes,

@@ -9,6 +9,19 @@ once beforehand (`engage serve` and `engage db upgrade` do).
 Webhook secrets are encrypted at rest under `ENGAGE_SECRET_KEY`. On SQLite, when it is unset, a random
 development key is generated once and kept beside the database file (`<database>.secret-key`, mode
 0600); on PostgreSQL (a production deployment, often several machines) the key is required.
+
+Status changes of store-sourced orders go to the store connector of `ENGAGE_STORE_URL` (with
+`ENGAGE_STORE_TOKEN`); without it they are refused with a 422 that says no store is connected.
+
+Team members' passwords are hashed with argon2id. E-mail (team invitations, linking under
+`ENGAGE_APP_URL`) goes to the SMTP server of `ENGAGE_SMTP_HOST`; without it, each message is only
+logged (recipient and subject).
+
+Channels go through the gateway of `ENGAGE_CHANNELS_GATEWAY` (docs/channels.md): the in-memory
+sandbox by default (its control routes `/sandbox/...` are then served; its accounts live in this
+process, so run one server process with it), or the hosted messaging provider (its callback route
+`/channels/provider/callbacks` is then served). A hosted gateway without its URL, key or callback
+secret refuses to start.
 """
 
 from __future__ import annotations
@@ -21,13 +34,23 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import attrs
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 
+from engage_connectors.hosted_gateway import HostedCallbackReader, HostedGateway
+from engage_connectors.hosted_messaging import CallbackAuthenticator, HostedMessagingClient
+from engage_connectors.passwords import Argon2idHasher
 from engage_connectors.secrets import FernetCipher
+from engage_connectors.smtp_mailer import SECURITY_MODES, SmtpMailer
 from engage_connectors.ssrf import AddressPolicy
+from engage_connectors.store_platform import HttpStorePlatform, NoStorePlatform
 from engage_connectors.target_guard import DnsTargetGuard
+from engage_core.clock import SystemClock
 from engage_core.errors import EngageError
+from engage_core.mail import LoggingMailer
+from engage_core.sandbox_controls import SandboxControls
+from engage_core.sandbox_gateway import SandboxGateway
 from engage_core.services import Services
 from engage_core.settings import Settings
 from engage_http.app import create_app
@@ -94,6 +117,53 @@ def _read_key(path: Path) -> str:
     return key
 
 
+class StoreMisconfigured(EngageError):
+    """`ENGAGE_STORE_URL` is set, but the store connector cannot be configured from the settings."""
+
+
+def store_platform(settings: Settings) -> HttpStorePlatform | NoStorePlatform:
+    """The store connector of `ENGAGE_STORE_URL`, or, when it is unset, the stand-in that refuses
+    every status change of a store-sourced order with a message saying no store is connected."""
+    if not settings.store_url:
+        return NoStorePlatform()
+    if not settings.store_token:
+        raise StoreMisconfigured(
+            "ENGAGE_STORE_TOKEN must be set when ENGAGE_STORE_URL is: the store connector needs it."
+        )
+    try:
+        return HttpStorePlatform(settings.store_url, settings.store_token, timeout=settings.store_timeout_seconds)
+    except ValueError as exc:
+        raise StoreMisconfigured(f"ENGAGE_STORE_URL is invalid: {exc}") from exc
+
+
+class MailerMisconfigured(EngageError):
+    """`ENGAGE_SMTP_HOST` is set, but the SMTP mailer cannot be configured from the settings."""
+
+
+def mailer(settings: Settings) -> SmtpMailer | LoggingMailer:
+    """The SMTP mailer of `ENGAGE_SMTP_HOST`, or, when it is unset, the one that only logs."""
+    if not settings.smtp_host:
+        return LoggingMailer()
+    if not settings.smtp_from:
+        raise MailerMisconfigured("ENGAGE_SMTP_FROM must be set when ENGAGE_SMTP_HOST is: it is the sender address.")
+    if settings.smtp_security not in SECURITY_MODES:
+        raise MailerMisconfigured(
+            f"ENGAGE_SMTP_SECURITY must be one of {', '.join(SECURITY_MODES)}, not {settings.smtp_security!r}."
+        )
+    try:
+        return SmtpMailer(
+            settings.smtp_host,
+            settings.smtp_port,
+            sender=settings.smtp_from,
+            username=settings.smtp_username,
+            password=settings.smtp_password,
+            security=settings.smtp_security,  # type: ignore[arg-type]
+            timeout=settings.smtp_timeout_seconds,
+        )
+    except ValueError as exc:  # a sender that is no address, a username without a password, ...
+        raise MailerMisconfigured(f"The SMTP settings are invalid: {exc}") from exc
+
+
 def target_guard(settings: Settings) -> DnsTargetGuard:
     """The SSRF guard of webhook targets, with the exemptions of `ENGAGE_WEBHOOK_ALLOWED_HOSTS`."""
     return DnsTargetGuard(AddressPolicy.from_setting(settings.webhook_allowed_hosts))
@@ -120,9 +190,78 @@ class DeferredCipher:
         return self._resolved().decrypt(ciphertext)
 
 
+class ChannelsMisconfigured(EngageError):
+    """The `ENGAGE_CHANNELS_*` settings do not make a working channel gateway."""
+
+
+@attrs.frozen
+class ChannelWiring:
+    """The channel gateway and what comes with it: the sandbox (its HTTP controls are served) or
+    the hosted provider's callback reader (its callback route is served)."""
+
+    gateway: SandboxGateway | HostedGateway
+    sandbox: SandboxGateway | None = None
+    callbacks: HostedCallbackReader | None = None
+
+    def attach(self, services: Services, database: Database) -> SandboxControls | None:
+        """Hand the sandbox's inbound traffic to `services`; the sandbox controls, if any."""
+        if self.sandbox is None:
+            return None
+        self.sandbox.attach(services.inbox)
+        return SandboxControls(database.uow, self.sandbox)
+
+    def close(self) -> None:
+        if isinstance(self.gateway, HostedGateway):
+            self.gateway.close()
+
+
+def channel_wiring(settings: Settings) -> ChannelWiring:
+    """The gateway of `ENGAGE_CHANNELS_GATEWAY`: the in-memory sandbox (default), or the hosted
+    provider, whose URL, key and callback secret must then all be set."""
+    if settings.channels_gateway == "sandbox":
+        sandbox = SandboxGateway(SystemClock())
+        return ChannelWiring(gateway=sandbox, sandbox=sandbox)
+    if settings.channels_gateway != "hosted":
+        raise ChannelsMisconfigured(
+            f"ENGAGE_CHANNELS_GATEWAY must be sandbox or hosted, not {settings.channels_gateway!r}."
+        )
+    missing = [
+        name
+        for name, value in (
+            ("ENGAGE_CHANNELS_PROVIDER_URL", settings.channels_provider_url),
+            ("ENGAGE_CHANNELS_PROVIDER_KEY", settings.channels_provider_key),
+            ("ENGAGE_CHANNELS_WEBHOOK_SECRET", settings.channels_webhook_secret),
+        )
+        if not value
+    ]
+    if missing:
+        raise ChannelsMisconfigured(f"ENGAGE_CHANNELS_GATEWAY=hosted needs {', '.join(missing)}.")
+    assert settings.channels_provider_url and settings.channels_provider_key and settings.channels_webhook_secret
+    try:
+        authenticator = CallbackAuthenticator(settings.channels_webhook_secret)
+        client = HostedMessagingClient(
+            settings.channels_provider_url,
+            settings.channels_provider_key,
+            timeout=settings.channels_provider_timeout_seconds,
+        )
+    except ValueError as exc:
+        raise ChannelsMisconfigured(f"The ENGAGE_CHANNELS_* settings are invalid: {exc}") from exc
+    gateway = HostedGateway(client, SystemClock())
+    return ChannelWiring(gateway=gateway, callbacks=HostedCallbackReader(authenticator, gateway))
+
+
 def build_services(settings: Settings, database: Database) -> Services:
-    """Every use case over `database`, with the real target guard and the cipher resolved on first use."""
-    return Services.build(database.uow, cipher=DeferredCipher(settings, database), guard=target_guard(settings))
+    """Every use case over `database`, with the real target guard and store connector, and the cipher
+    resolved on first use."""
+    return Services.build(
+        database.uow,
+        cipher=DeferredCipher(settings, database),
+        guard=target_guard(settings),
+        store=store_platform(settings),
+        hasher=Argon2idHasher(),
+        mailer=mailer(settings),
+        app_url=settings.app_url,
+    )
 
 
 def start_worker(settings: Settings, database: Database) -> DeliveryWorkerHandle:
@@ -135,16 +274,31 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
     """Connect the database (applying pending migrations when `migrate`) and build the app on it.
 
     When `settings.run_worker`, the app's lifespan runs the delivery worker; leaving the lifespan stops
-    it and then disposes of the database.
+    it, closes the store connector's connections and then disposes of the database.
     """
     settings = settings or Settings.from_env()
+    mail = mailer(settings)  # a misconfigured mail server or store is refused before anything is touched
+    store = store_platform(settings)
+    channels = channel_wiring(settings)
     database = Database.connect(settings.database_url)
     try:
         cipher = secret_cipher(settings, database)  # before migrating: a missing key touches nothing
         if migrate:
             database.upgrade()
-        services = Services.build(database.uow, cipher=cipher, guard=target_guard(settings))
+        services = Services.build(
+            database.uow,
+            cipher=cipher,
+            guard=target_guard(settings),
+            store=store,
+            hasher=Argon2idHasher(),
+            mailer=mail,
+            app_url=settings.app_url,
+            gateway=channels.gateway,
+        )
+        sandbox = channels.attach(services, database)
     except BaseException:
+        _close_store(store)
+        channels.close()
         database.dispose()
         raise
 
@@ -159,9 +313,16 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         finally:
             if worker is not None:
                 await run_in_threadpool(worker.stop)
+            _close_store(store)
+            channels.close()
             database.dispose()
 
-    return create_app(services, lifespan=lifespan)
+    return create_app(services, lifespan=lifespan, sandbox=sandbox, provider_callbacks=channels.callbacks)
+
+
+def _close_store(store: HttpStorePlatform | NoStorePlatform) -> None:
+    if isinstance(store, HttpStorePlatform):
+        store.close()
 
 
 def app_factory() -> Starlette:

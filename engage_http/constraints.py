@@ -39,6 +39,7 @@ class Text:
     pattern: str | None = None
     format: str | None = None
     message: str = "The {field} format is invalid."
+    min_length: int | None = None
     _regex: re.Pattern[str] | None = attrs.field(init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
@@ -50,6 +51,8 @@ class Text:
         """The message template of the first broken rule, or None."""
         if not self.blank and not value.strip():
             return "The {field} field is required."
+        if self.min_length is not None and len(value) < self.min_length:
+            return f"The {{field}} must be at least {self.min_length} characters."
         if self.max_length is not None and len(value) > self.max_length:
             return f"The {{field}} may not be greater than {self.max_length} characters."
         if self._regex is not None and self._regex.search(value) is None:
@@ -61,6 +64,8 @@ class Text:
         if not self.blank:
             schema["minLength"] = 1
             schema["pattern"] = NOT_BLANK
+        if self.min_length is not None:
+            schema["minLength"] = max(self.min_length, schema.get("minLength", 0))
         if self.max_length is not None:
             schema["maxLength"] = self.max_length
         if self.pattern is not None:

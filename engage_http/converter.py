@@ -4,6 +4,7 @@ Structuring is strict, because a lenient edge accepts data the published schema 
 
 - primitives are not coerced: `"5"` is not an int, `true` is not an int, `5` is not a string (but
   `5.0` is an int: JSON has one number type and JSON Schema calls an integral number an integer);
+  a `float` field takes any JSON number, and an integer stays an `int`;
 - a sequence must be a JSON array (a string is not a list of characters);
 - `Annotated[T, Text(...) | Integer(...) | Items(...)]` adds the constraints of `constraints.py`;
 - a field whose default is `UNSET` may be left out (partial updates); `null` is only accepted where
@@ -122,6 +123,13 @@ def _structure_int(value: Any, _: Any) -> int:
     if result is None:
         raise Invalid("The {field} must be an integer.")
     return result
+
+
+def _structure_number(value: Any, _: Any) -> float:
+    # An int stays an int: its decimal value is exact, and a price of `20` must not become `20.0`.
+    if type(value) not in (int, float):
+        raise Invalid("The {field} must be a number.")
+    return value  # type: ignore[no-any-return]
 
 
 def _structure_bool(value: Any, _: Any) -> bool:
@@ -277,6 +285,7 @@ def make_converter() -> cattrs.Converter:
     conv = cattrs.Converter(detailed_validation=True, forbid_extra_keys=False)
     conv.register_structure_hook(str, _structure_str)
     conv.register_structure_hook(int, _structure_int)
+    conv.register_structure_hook(float, _structure_number)
     conv.register_structure_hook(bool, _structure_bool)
     conv.register_structure_hook(Any, _structure_any)
     conv.register_structure_hook_factory(attrs.has, _attrs_factory(conv))

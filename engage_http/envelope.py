@@ -34,8 +34,10 @@ def dumps(payload: Any) -> bytes:
         return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
-def success_body(data: Any, *, message: str | None = None, meta: PageMeta | None = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"success": True, "data": data}
+def success_body(
+    data: Any, *, message: str | None = None, meta: PageMeta | None = None, success: bool = True
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"success": success, "data": data}
     if message is not None:
         body["message"] = message
     if meta is not None:
@@ -48,8 +50,13 @@ def success_body(data: Any, *, message: str | None = None, meta: PageMeta | None
     return body
 
 
-def success(data: Any, *, status: int = 200, message: str | None = None, meta: PageMeta | None = None) -> Response:
-    return Response(dumps(success_body(data, message=message, meta=meta)), status_code=status, media_type=JSON)
+def success(
+    data: Any, *, status: int = 200, message: str | None = None, meta: PageMeta | None = None, success: bool = True
+) -> Response:
+    """A data body; `success` false only for a record of something that did not happen (a message
+    stored `failed`: SPEC 7 lists it among the non-error outcomes)."""
+    body = success_body(data, message=message, meta=meta, success=success)
+    return Response(dumps(body), status_code=status, media_type=JSON)
 
 
 def no_content() -> Response:

@@ -6,7 +6,8 @@
      ├── Conflict          409            others: their status              nothing internal leaked
      ├── Forbidden         403 + code
      ├── Unauthenticated   401 (one body for every bad key)
-     └── RateLimited       429 + Retry-After
+     ├── RateLimited       429 + Retry-After
+     └── Unavailable       503 (a channel provider failed; nothing changed)
 
 Every body uses the envelope of `envelope.py`.
 """
@@ -29,6 +30,7 @@ from engage_core.errors import (
     NotFound,
     RateLimited,
     Unauthenticated,
+    Unavailable,
     ValidationFailed,
 )
 from engage_http import envelope
@@ -45,6 +47,7 @@ _STATUS: Mapping[type[EngageError], int] = {
     Forbidden: 403,
     Unauthenticated: 401,
     RateLimited: 429,
+    Unavailable: 503,
 }
 
 _HTTP_MESSAGES: Mapping[int, str] = {

@@ -15,7 +15,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from engage_http import pagination
+from engage_core.channels import CHANNEL_TYPES
+from engage_http import multipart, pagination
 from engage_http.envelope import JSON, dumps
 from engage_http.errors import WWW_AUTHENTICATE
 from engage_http.jsonschema import SchemaRegistry
@@ -46,7 +47,8 @@ _ERRORS: Mapping[int, tuple[str, type, str]] = {
     403: (
         "Forbidden",
         ForbiddenError,
-        "Inactive account (`account_inactive`) or origin not whitelisted (`origin_not_allowed`).",
+        "Inactive account (`account_inactive`), origin not whitelisted (`origin_not_allowed`), or a plan "
+        "feature missing (`linkedin_upgrade_required`).",
     ),
     404: ("NotFound", Error, "The resource does not exist in this account."),
     405: ("MethodNotAllowed", Error, "The path does not serve this method; `Allow` lists those it does."),
@@ -55,6 +57,7 @@ _ERRORS: Mapping[int, tuple[str, type, str]] = {
     422: ("ValidationFailed", ValidationError, "The request is invalid; `errors` names each field."),
     429: ("TooManyRequests", Error, "Too many requests; retry after `Retry-After` seconds."),
     500: ("ServerError", Error, "Unexpected server error (logged; no details are returned)."),
+    503: ("Unavailable", Error, "An outside service (a channel provider) failed; nothing changed, retry later."),
 }
 
 _TAGS: Mapping[str, str] = {
@@ -63,6 +66,13 @@ _TAGS: Mapping[str, str] = {
     "Lists": "Named, explicit sets of contacts.",
     "Segments": "Saved rules over contacts, plus manual additions and removals.",
     "Webhooks": "Signed HTTPS deliveries of account events: subscriptions, secrets, the delivery log.",
+    "Knowledge base": "What AI agents are grounded in; product catalogues hold the orderable products.",
+    "Products": "The orderable products of every product catalogue.",
+    "Orders": "Orders of products: placing them, moving them through their statuses, cancelling, replacing items.",
+    "Channels": "Messaging accounts: WhatsApp and Telegram by QR code, Instagram and LinkedIn with credentials.",
+    "Messages": "Sending messages, and the messages exchanged with a contact.",
+    "Conversations": "One summary per contact of the messages exchanged with it.",
+    "Sandbox": "Sandbox gateway only: play the network's side (scan a code, write in, report receipts).",
 }
 
 
@@ -86,7 +96,8 @@ def build_document(operations: Iterable[Operation], *, prefix: str) -> dict[str,
         "info": {
             "title": "engage workspace API",
             "version": _version(),
-            "description": "Customer engagement: contacts, tags, lists, segments and webhooks. Every path is scoped to "
+            "description": "Customer engagement: contacts, tags, lists, segments, webhooks, product catalogues "
+            "and orders. Every path is scoped to "
             "the account that owns the API key; another account's resources answer 404.",
         },
         "tags": [{"name": name, "description": _TAGS.get(name, "")} for name in tags],
@@ -112,11 +123,20 @@ def _operation(op: Operation, registry: SchemaRegistry) -> dict[str, Any]:
     if parameters:
         spec["parameters"] = parameters
     if op.body is not None:
-        spec["requestBody"] = {"required": True, "content": {JSON: {"schema": registry.schema(op.body)}}}
+        body = registry.schema(op.body)
+        content: dict[str, Any] = {JSON: {"schema": body}}
+        if op.multipart:
+            content[multipart.FORM] = {"schema": body, "encoding": multipart.encoding(op.body)}
+        spec["requestBody"] = {"required": not op.body_optional, "content": content}
     responses: dict[str, Any] = {}
     for status in op.statuses:
-        if status == op.status:
+        if status == op.status or status in op.alternate_statuses:
             responses[str(status)] = _success_response(op, registry)
+        elif status == 413 and op.body_limit is not None:
+            responses[str(status)] = {
+                "description": f"The request body is larger than {_size(op.body_limit)}.",
+                "content": {JSON: {"schema": registry.schema(Error)}},
+            }
         else:
             responses[str(status)] = {"$ref": f"#/components/responses/{_ERRORS[status][0]}"}
     spec["responses"] = responses
@@ -125,9 +145,16 @@ def _operation(op: Operation, registry: SchemaRegistry) -> dict[str, Any]:
     return spec
 
 
+def _size(limit: int) -> str:
+    """`5242880` -> `5 MiB`."""
+    mib, rest = divmod(limit, 1024 * 1024)
+    return f"{mib} MiB" if not rest else f"{limit} bytes"
+
+
 _PATH_SCHEMAS: Mapping[str, Mapping[str, Any]] = {
     "id": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
     "uuid": {"type": "string", "format": "uuid"},
+    "channel": {"type": "string", "enum": list(CHANNEL_TYPES)},
 }
 
 
@@ -142,7 +169,8 @@ def _success_response(op: Operation, registry: SchemaRegistry) -> dict[str, Any]
     assert op.response is not None
     item = registry.schema(op.response)
     data = item if op.shape is Shape.ONE else {"type": "array", "items": item}
-    properties: dict[str, Any] = {"success": {"type": "boolean", "const": True}, "data": data}
+    succeeded: dict[str, Any] = {"type": "boolean"} if op.reports_failure else {"type": "boolean", "const": True}
+    properties: dict[str, Any] = {"success": succeeded, "data": data}
     required = ["success", "data"]
     if op.message is not None:
         properties["message"] = {"type": "string"}

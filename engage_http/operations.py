@@ -51,10 +51,14 @@ class Call(Generic[B, Q]):
 
 @attrs.frozen
 class Reply:
-    """Data with a message decided by the handler (instead of the operation's fixed one)."""
+    """Data with a message decided by the handler (instead of the operation's fixed one), and
+    optionally one of the operation's `alternate_statuses` instead of its `status`."""
 
     data: Any
     message: str | None = None
+    status: int | None = None
+    success: bool = True
+    """False for an operation that `reports_failure`: the data records something that did not happen."""
 
 
 Handler = Callable[[Call[Any, Any]], Any]
@@ -81,6 +85,18 @@ class Operation:
     parameters, 422 with a body or query, 413 with a body, 500 always)."""
     secured: bool = True
     description: str | None = None
+    alternate_statuses: frozenset[int] = frozenset()
+    """Success statuses other than `status`, answered with the same body (a handler picks one with
+    `Reply(status=...)`)."""
+    multipart: bool = False
+    """The body may also be sent as `multipart/form-data` (see `engage_http.multipart`)."""
+    body_optional: bool = False
+    """An empty request body stands for `{}`."""
+    body_limit: int | None = None
+    """The largest request body in bytes; None is `routing.MAX_BODY_SIZE`."""
+    reports_failure: bool = False
+    """A handler may answer `success` false with data (`Reply(success=False)`): a record of something
+    that did not happen, such as a message stored `failed` (SPEC 7, non-error outcomes)."""
 
     @property
     def operation_id(self) -> str:
@@ -97,7 +113,7 @@ class Operation:
     @property
     def statuses(self) -> tuple[int, ...]:
         """Every status this operation can answer with, in order."""
-        found = {self.status, 500, *self.errors}
+        found = {self.status, 500, *self.errors, *self.alternate_statuses}
         if self.secured:
             found |= {401, 403}
         if self.path_params:

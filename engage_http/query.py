@@ -1,6 +1,8 @@
 """Query strings into attrs query classes, through the same converter as JSON bodies.
 
-Each field of a query class is `X | None = None`. The raw text is first read as the JSON value its
+Each field of a query class is `X | None = None`, or `X | None` without a default for a required
+parameter. A field whose name cannot be the parameter's (`from` is a Python keyword) names it in
+its metadata: `attrs.field(metadata={"query_name": "from"})`. The raw text is first read as the JSON value its
 type expects (an integer is a number without a fractional part, a boolean is `true`, `false`, `1` or
 `0`), then the converter structures and checks it exactly like a body field, so an integer query
 parameter and an integer body field obey the same rules and produce the same messages. Anything else
@@ -15,6 +17,7 @@ from typing import Any, Generic, TypeVar, get_type_hints
 
 import attrs
 
+from engage_core.errors import ValidationFailed
 from engage_http.converter import as_integer, structure, union_members
 from engage_http.jsonschema import SchemaRegistry
 
@@ -56,9 +59,12 @@ class QueryParameter:
     base: Any
     schema: dict[str, Any]
     description: str | None = None
+    attribute: str = attrs.field(default=attrs.Factory(lambda self: self.name, takes_self=True))
+    """The query class's field: the `name`, unless the field renames its parameter."""
+    required: bool = False
 
     def openapi(self) -> dict[str, Any]:
-        parameter: dict[str, Any] = {"name": self.name, "in": "query", "required": False, "schema": self.schema}
+        parameter: dict[str, Any] = {"name": self.name, "in": "query", "required": self.required, "schema": self.schema}
         if self.description:
             parameter["description"] = self.description
         return parameter
@@ -77,8 +83,14 @@ class QueryParser(Generic[Q]):
 
     def parse(self, query: Mapping[str, str]) -> Q:
         """Raises ValidationFailed (422) naming each bad parameter."""
-        values = {p.name: _read(query[p.name], p.base) for p in self.parameters if p.name in query}
-        return structure(values, self.cls)
+        values = {p.attribute: _read(query[p.name], p.base) for p in self.parameters if p.name in query}
+        try:
+            return structure(values, self.cls)
+        except ValidationFailed as exc:
+            renamed = {p.attribute: p.name for p in self.parameters if p.attribute != p.name}
+            if not renamed:
+                raise
+            raise ValidationFailed({renamed.get(key, key): msgs for key, msgs in exc.errors.items()}) from None
 
 
 def _parameter(field: attrs.Attribute[Any], tp: Any, registry: SchemaRegistry) -> QueryParameter:
@@ -90,4 +102,11 @@ def _parameter(field: attrs.Attribute[Any], tp: Any, registry: SchemaRegistry) -
         schema = registry.schema(members[0] if members else tp)
     if field.default not in (None, attrs.NOTHING):
         schema["default"] = field.default
-    return QueryParameter(name=field.name, base=base, schema=schema, description=field.metadata.get("description"))
+    return QueryParameter(
+        name=field.metadata.get("query_name", field.name),
+        base=base,
+        schema=schema,
+        description=field.metadata.get("description"),
+        attribute=field.name,
+        required=field.default is attrs.NOTHING,
+    )

@@ -30,10 +30,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from engage_core.channels import CHANNEL_TYPES
 from engage_core.errors import EngageError, ValidationFailed
 from engage_core.pagination import Page, PageRequest
 from engage_core.services import Services
-from engage_http import auth, envelope, pagination
+from engage_http import auth, envelope, multipart, pagination
 from engage_http.converter import load_json, structure, unstructure_hook
 from engage_http.errors import log_unexpected, server_error_response
 from engage_http.operations import Call, Operation, Reply, Shape
@@ -44,7 +45,8 @@ from engage_http.schemas.envelopes import PageMeta
 API_PREFIX = "/api/v1"
 
 MAX_BODY_SIZE = 1024 * 1024
-"""Request bodies above 1 MiB are refused with 413 (the JSON API has no use for more)."""
+"""Request bodies above 1 MiB are refused with 413 (the JSON API has no use for more); an operation
+that takes uploads declares its own `body_limit`."""
 
 QUERY_CACHE_SIZE = 1024
 """Distinct query strings whose parsed form an operation keeps (all dropped when it is full)."""
@@ -90,6 +92,21 @@ class IdConvertor(Convertor[int]):
 register_url_convertor("id", IdConvertor())
 
 
+class ChannelConvertor(Convertor[str]):
+    """A channel type in a path (`{channel:channel}`): anything else does not match the route (404)."""
+
+    regex = "|".join(CHANNEL_TYPES)
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("channel", ChannelConvertor())
+
+
 class BoundOperation:
     """An operation wired to the services, with its parsers and renderer prepared."""
 
@@ -97,6 +114,7 @@ class BoundOperation:
         self.operation = operation
         self.services = services
         self.reads_body = operation.body is not None
+        self.body_limit = operation.body_limit or MAX_BODY_SIZE
         self.query = None if operation.query is None else QueryParser(operation.query)
         self.render_item: Callable[[Any], Any] | None = (
             None if operation.response is None else unstructure_hook(operation.response)
@@ -107,12 +125,25 @@ class BoundOperation:
         """Authenticate, parse, call the handler and render. Runs in a worker thread."""
         op = self.operation
         account_id = auth.authenticate(self.services.accounts, request.headers).id if op.secured else 0
-        body = structure(load_json(raw_body), op.body) if op.body is not None else None
+        body = self._parse_body(request, raw_body)
         query, page = self._parse_query(request)
         call: Call[Any, Any] = Call(
             services=self.services, account_id=account_id, path=request.path_params, body=body, query=query, page=page
         )
         return self._render(op.handler(call))
+
+    def _parse_body(self, request: Request, raw: bytes) -> Any:
+        """The body object: from JSON, or from a form when the operation takes `multipart/form-data`."""
+        op = self.operation
+        if op.body is None:
+            return None
+        content_type = request.headers.get("content-type")
+        if op.multipart and multipart.is_form(content_type):
+            assert content_type is not None
+            return structure(multipart.form_values(content_type, raw, op.body), op.body)
+        if op.body_optional and not raw.strip():
+            return structure({}, op.body)
+        return structure(load_json(raw), op.body)
 
     def _parse_query(self, request: Request) -> tuple[Any, PageRequest | None]:
         """The query object and page request, parsed once per distinct query string: both are frozen,
@@ -149,19 +180,23 @@ class BoundOperation:
         op = self.operation
         if op.shape is Shape.NOTHING:
             return envelope.no_content()
-        message = op.message
+        message, status, success = op.message, op.status, True
         if isinstance(result, Reply):
-            message = result.message or message
+            assert result.success or op.reports_failure, f"{op.method} {op.path} does not report failures"
+            message, success = result.message or message, result.success
+            if result.status is not None:
+                assert result.status in op.alternate_statuses, f"{op.method} {op.path} declares no {result.status}"
+                status = result.status
             result = result.data
         render = self.render_item
         assert render is not None, f"{op.method} {op.path} declares no response class"
         if op.shape is Shape.ONE:
-            return envelope.success(render(result), status=op.status, message=message)
+            return envelope.success(render(result), status=status, message=message, success=success)
         if op.shape is Shape.MANY:
-            return envelope.success([render(item) for item in result], status=op.status, message=message)
+            return envelope.success([render(item) for item in result], status=status, message=message)
         assert isinstance(result, Page)
         return envelope.success(
-            [render(item) for item in result.items], status=op.status, message=message, meta=PageMeta.of(result)
+            [render(item) for item in result.items], status=status, message=message, meta=PageMeta.of(result)
         )
 
 
@@ -184,7 +219,7 @@ def _dispatcher(bound: Mapping[str, BoundOperation], *, debug: bool) -> Callable
     async def endpoint(request: Request) -> Response:
         method = "GET" if request.method == "HEAD" else request.method
         target = bound[method]
-        raw = await read_body(request) if target.reads_body else b""
+        raw = await read_body(request, target.body_limit) if target.reads_body else b""
         try:
             return await in_worker_thread(target.respond, request, raw, read=method in READ_METHODS)
         except (EngageError, HTTPException):

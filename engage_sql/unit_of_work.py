@@ -15,16 +15,34 @@ from sqlalchemy import Connection, Engine
 
 from engage_core.clock import Clock, SystemClock
 from engage_core.events import DomainEvent
-from engage_sql import outbox
+from engage_sql import outbox, partner_outbox
 from engage_sql.engines import readonly_options
 from engage_sql.group_commit import Member, WriteGroups
 from engage_sql.repositories.accounts import SqlAccountRepository
+from engage_sql.repositories.booking_catalogue import SqlBookingTypeRepository, SqlResourceRepository
+from engage_sql.repositories.bookings import SqlBookingRepository
+from engage_sql.repositories.channels import SqlChannelAccountRepository, SqlChannelDirectory
 from engage_sql.repositories.contact_lists import SqlContactListRepository
 from engage_sql.repositories.contacts import SqlContactRepository
+from engage_sql.repositories.departments import SqlDepartmentRepository
+from engage_sql.repositories.handles import SqlContactHandleRepository
+from engage_sql.repositories.impersonation import SqlImpersonationRepository
+from engage_sql.repositories.knowledge_base import SqlKnowledgeBaseRepository
+from engage_sql.repositories.messages import SqlMessageRepository
 from engage_sql.repositories.notes import SqlNoteRepository
+from engage_sql.repositories.orders import SqlOrderRepository
+from engage_sql.repositories.partner_clients import SqlClientRepository
+from engage_sql.repositories.partner_webhooks import SqlPartnerWebhookRepository
+from engage_sql.repositories.partners import SqlPartnerRepository
+from engage_sql.repositories.plans import SqlPlanRepository
+from engage_sql.repositories.products import SqlProductRepository
 from engage_sql.repositories.segments import SqlSegmentRepository
 from engage_sql.repositories.tags import SqlTagRepository
+from engage_sql.repositories.team import SqlTeamMemberRepository
+from engage_sql.repositories.tickets import SqlTicketRepository
+from engage_sql.repositories.usage import SqlUsageRepository
 from engage_sql.repositories.webhooks import SqlWebhookRepository
+from engage_sql.repositories.working_hours import SqlWorkingHoursRepository
 
 
 class _SqlUnitOfWork:
@@ -136,6 +154,20 @@ class SqlWorkspaceUnitOfWork(_SqlUnitOfWork):
     segments: SqlSegmentRepository
     notes: SqlNoteRepository
     webhooks: SqlWebhookRepository
+    knowledge_base: SqlKnowledgeBaseRepository
+    products: SqlProductRepository
+    orders: SqlOrderRepository
+    channels: SqlChannelAccountRepository
+    messages: SqlMessageRepository
+    handles: SqlContactHandleRepository
+    departments: SqlDepartmentRepository
+    tickets: SqlTicketRepository
+    team: SqlTeamMemberRepository
+    bookings: SqlBookingRepository
+    booking_types: SqlBookingTypeRepository
+    resources: SqlResourceRepository
+    working_hours: SqlWorkingHoursRepository
+    usage: SqlUsageRepository
 
     def __init__(
         self, engine: Engine, account_id: int, clock: Clock, *, readonly: bool, groups: WriteGroups | None = None
@@ -156,6 +188,20 @@ class SqlWorkspaceUnitOfWork(_SqlUnitOfWork):
         self.segments = SqlSegmentRepository(connection, self.account_id)
         self.notes = SqlNoteRepository(connection, self.account_id)
         self.webhooks = SqlWebhookRepository(connection, self.account_id)
+        self.knowledge_base = SqlKnowledgeBaseRepository(connection, self.account_id)
+        self.products = SqlProductRepository(connection, self.account_id)
+        self.orders = SqlOrderRepository(connection, self.account_id, lock_reads=not self._readonly)
+        self.channels = SqlChannelAccountRepository(connection, self.account_id, lock_reads=not self._readonly)
+        self.messages = SqlMessageRepository(connection, self.account_id, lock_reads=not self._readonly)
+        self.handles = SqlContactHandleRepository(connection, self.account_id)
+        self.departments = SqlDepartmentRepository(connection, self.account_id)
+        self.tickets = SqlTicketRepository(connection, self.account_id, lock_reads=not self._readonly)
+        self.team = SqlTeamMemberRepository(connection, self.account_id)
+        self.bookings = SqlBookingRepository(connection, self.account_id, lock_reads=not self._readonly)
+        self.booking_types = SqlBookingTypeRepository(connection, self.account_id)
+        self.resources = SqlResourceRepository(connection, self.account_id)
+        self.working_hours = SqlWorkingHoursRepository(connection, self.account_id)
+        self.usage = SqlUsageRepository(connection, self.account_id)
 
     def emit(self, event: DomainEvent) -> None:
         self._pending.append(event)
@@ -177,9 +223,54 @@ class SqlAdminUnitOfWork(_SqlUnitOfWork):
     """One transaction across accounts, for administration and authentication."""
 
     accounts: SqlAccountRepository
+    channel_directory: SqlChannelDirectory
 
     def _attach(self, connection: Connection) -> None:
         self.accounts = SqlAccountRepository(connection)
+        self.channel_directory = SqlChannelDirectory(connection)
+
+
+class SqlPartnerUnitOfWork(_SqlUnitOfWork):
+    """One transaction across partners, their clients, plans and accounts, with the partners' outbox."""
+
+    partners: SqlPartnerRepository
+    clients: SqlClientRepository
+    plans: SqlPlanRepository
+    accounts: SqlAccountRepository
+    impersonations: SqlImpersonationRepository
+    partner_webhooks: SqlPartnerWebhookRepository
+
+    def __init__(self, engine: Engine, clock: Clock, *, readonly: bool, groups: WriteGroups | None = None) -> None:
+        super().__init__(engine, readonly=readonly, groups=groups)
+        self._clock = clock
+        self._pending: list[tuple[int, DomainEvent]] = []
+
+    def __enter__(self) -> Self:
+        self._pending = []
+        return super().__enter__()
+
+    def _attach(self, connection: Connection) -> None:
+        self.partners = SqlPartnerRepository(connection)
+        self.clients = SqlClientRepository(connection)
+        self.plans = SqlPlanRepository(connection)
+        self.accounts = SqlAccountRepository(connection)
+        self.impersonations = SqlImpersonationRepository(connection)
+        self.partner_webhooks = SqlPartnerWebhookRepository(connection)
+
+    def emit(self, partner_id: int, event: DomainEvent) -> None:
+        self._pending.append((partner_id, event))
+
+    def commit(self) -> None:
+        """Write the recorded partner events to the outbox, then commit them with the change."""
+        partner_outbox.record(self.connection, self._pending, self._clock.now())
+        self._pending = []
+        super().commit()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._pending = []  # events of a rolled-back change never happened
+        super().__exit__(exc_type, exc, tb)
 
 
 class SqlUnitOfWorkFactory:
@@ -201,3 +292,6 @@ class SqlUnitOfWorkFactory:
 
     def admin(self, *, readonly: bool = False) -> SqlAdminUnitOfWork:
         return SqlAdminUnitOfWork(self._engine, readonly=readonly, groups=self._groups)
+
+    def partners(self, *, readonly: bool = False) -> SqlPartnerUnitOfWork:
+        return SqlPartnerUnitOfWork(self._engine, self._clock, readonly=readonly, groups=self._groups)

@@ -4,16 +4,42 @@ from __future__ import annotations
 
 import attrs
 
+from engage_core.channels import NoActiveCampaigns
 from engage_core.clock import Clock, SystemClock
-from engage_core.ports import SecretCipher, StorePlatform, TargetGuard, UnitOfWorkFactory
+from engage_core.features import AllowAllFeatures
+from engage_core.mail import LoggingMailer
+from engage_core.plans import DEFAULT_PLAN
+from engage_core.ports import (
+    CampaignGuard,
+    ChannelGateway,
+    FeatureGate,
+    Mailer,
+    PasswordHasher,
+    SecretCipher,
+    StorePlatform,
+    TargetGuard,
+    UnitOfWorkFactory,
+)
 from engage_core.services.accounts import AccountService
+from engage_core.services.booking_setup import BookingSetupService
+from engage_core.services.bookings import BookingService
+from engage_core.services.channels import ChannelService
 from engage_core.services.contact_lists import ContactListService
 from engage_core.services.contacts import ContactService
+from engage_core.services.departments import DepartmentService
+from engage_core.services.inbox import ChannelInbox
+from engage_core.services.messages import MessageService
 from engage_core.services.orders import OrderService
+from engage_core.services.partner_clients import PartnerClientService
+from engage_core.services.partners import PartnerService
+from engage_core.services.plans import Entitlements, PlanService
 from engage_core.services.products import ProductService
 from engage_core.services.segments import SegmentService
 from engage_core.services.tags import TagService
+from engage_core.services.team import TeamService
+from engage_core.services.tickets import TicketService
 from engage_core.services.webhooks import WebhookService
+from engage_core.team import DEFAULT_APP_URL
 
 
 class _Unconfigured:
@@ -39,6 +65,18 @@ class Services:
     webhooks: WebhookService
     products: ProductService
     orders: OrderService
+    channels: ChannelService
+    messages: MessageService
+    inbox: ChannelInbox
+    departments: DepartmentService
+    tickets: TicketService
+    team: TeamService
+    bookings: BookingService
+    booking_setup: BookingSetupService
+    plans: PlanService
+    entitlements: Entitlements
+    partners: PartnerService
+    partner_clients: PartnerClientService
 
     @classmethod
     def build(
@@ -49,16 +87,36 @@ class Services:
         cipher: SecretCipher | None = None,
         guard: TargetGuard | None = None,
         store: StorePlatform | None = None,
+        gateway: ChannelGateway | None = None,
+        campaigns: CampaignGuard | None = None,
+        features: FeatureGate | None = None,
+        hasher: PasswordHasher | None = None,
+        mailer: Mailer | None = None,
+        app_url: str = DEFAULT_APP_URL,
+        default_plan: str = DEFAULT_PLAN,
     ) -> Services:
         """Wire every service. `cipher` (secrets at rest) and `guard` (SSRF checks of target URLs)
         come from `engage_connectors`; without them everything but webhooks works. `store` is the
         connected online store; without it everything works but status changes of store-sourced
-        orders (which only a store integration creates)."""
+        orders (which only a store integration creates). `gateway` reaches the messaging networks
+        (`engage_core.sandbox_gateway.SandboxGateway` offline); without it everything but
+        connecting channels and sending works (listing, receiving and receipts do). A gateway that
+        calls back (the sandbox) is then attached to `inbox`. `campaigns` answers whether a campaign
+        holds a channel (none, by default); `features` gates plan features (all allowed, by
+        default). `hasher` hashes team members' passwords (argon2id from `engage_connectors`);
+        without it everything but adding members, changing passwords and signing in works.
+        `mailer` sends invitations (logged only, by default); they link to the sign-in page under
+        `app_url`. `default_plan` is the plan of every workspace without a partner."""
         clock = clock or SystemClock()
         cipher = cipher or _Unconfigured("cipher=SecretCipher", "webhooks")  # type: ignore[assignment]
         guard = guard or _Unconfigured("guard=TargetGuard", "webhooks")  # type: ignore[assignment]
         store = store or _Unconfigured("store=StorePlatform", "status changes of store-sourced orders")  # type: ignore[assignment]
-        assert cipher is not None and guard is not None and store is not None
+        hasher = hasher or _Unconfigured("hasher=PasswordHasher", "team member passwords")  # type: ignore[assignment]
+        gateway = gateway or _Unconfigured("gateway=ChannelGateway", "channels and sending")  # type: ignore[assignment]
+        assert cipher is not None and guard is not None and store is not None and gateway is not None
+        assert hasher is not None
+        channels = ChannelService(uow, clock, gateway, campaigns or NoActiveCampaigns(), features or AllowAllFeatures())
+        messages = MessageService(uow, clock, gateway)
         return cls(
             accounts=AccountService(uow, clock),
             contacts=ContactService(uow, clock),
@@ -68,17 +126,41 @@ class Services:
             webhooks=WebhookService(uow, clock, cipher, guard),
             products=ProductService(uow, clock),
             orders=OrderService(uow, clock, store),
+            channels=channels,
+            messages=messages,
+            inbox=ChannelInbox(uow, channels, messages),
+            departments=DepartmentService(uow, clock),
+            tickets=TicketService(uow, clock),
+            team=TeamService(uow, clock, hasher, mailer or LoggingMailer(), app_url),
+            bookings=BookingService(uow, clock),
+            booking_setup=BookingSetupService(uow, clock),
+            plans=PlanService(uow, clock),
+            entitlements=Entitlements(uow, clock, default_plan),
+            partners=PartnerService(uow, clock, cipher, guard),
+            partner_clients=PartnerClientService(uow, clock, hasher, mailer or LoggingMailer(), app_url),
         )
 
 
 __all__ = [
     "AccountService",
+    "BookingService",
+    "BookingSetupService",
+    "ChannelInbox",
+    "ChannelService",
     "ContactListService",
     "ContactService",
+    "DepartmentService",
+    "Entitlements",
+    "MessageService",
     "OrderService",
+    "PartnerClientService",
+    "PartnerService",
+    "PlanService",
     "ProductService",
     "SegmentService",
     "Services",
     "TagService",
+    "TeamService",
+    "TicketService",
     "WebhookService",
 ]

@@ -8,7 +8,24 @@ below. The Starlette routes, the OpenAPI document and the tenant-isolation test 
 from __future__ import annotations
 
 from engage_http.operations import Operation
-from engage_http.routes import contacts, lists, segments, tags, webhooks
+from engage_http.routes import (
+    booking_setup,
+    bookings,
+    channels,
+    contacts,
+    conversations,
+    knowledge_base,
+    lists,
+    messages,
+    orders,
+    products,
+    segments,
+    store,
+    tags,
+    team,
+    tickets,
+    webhooks,
+)
 
 OPERATIONS: tuple[Operation, ...] = (
     *lists.OPERATIONS,
@@ -16,6 +33,17 @@ OPERATIONS: tuple[Operation, ...] = (
     *contacts.OPERATIONS,
     *tags.OPERATIONS,
     *webhooks.OPERATIONS,
+    *knowledge_base.OPERATIONS,
+    *products.OPERATIONS,
+    *orders.OPERATIONS,
+    *store.OPERATIONS,
+    *tickets.OPERATIONS,
+    *team.OPERATIONS,
+    *channels.OPERATIONS,
+    *messages.OPERATIONS,
+    *conversations.OPERATIONS,
+    *booking_setup.OPERATIONS,
+    *bookings.OPERATIONS,
 )
 
 __all__ = ["OPERATIONS"]

@@ -23,6 +23,7 @@ from engage_core.errors import ValidationFailed
 from engage_core.pagination import Page, PageRequest
 from engage_core.tags import tag_order, title_key
 from engage_sql.repositories.base import WorkspaceRepository
+from engage_sql.repositories.messages import forget_conversations
 from engage_sql.statements import is_unique_violation, json_array_agg
 from engage_sql.tables import account_counters, contact_tags, contacts, tags
 from engage_sql.text import fold, fold_optional
@@ -276,7 +277,9 @@ class SqlContactRepository(WorkspaceRepository):
             raise
 
     def delete(self, contact_id: int) -> None:
-        # Notes, tag links, list and segment memberships go with it (ON DELETE CASCADE).
+        # Notes, tag links, list and segment memberships, messages and conversation summaries go
+        # with it (ON DELETE CASCADE); the conversation totals are lowered first.
+        forget_conversations(self._conn, self._account_id, contact_id)
         deleted = self._conn.execute(delete(contacts).where(self.owned(contacts), contacts.c.id == contact_id))
         if deleted.rowcount:
             self._count(-deleted.rowcount)

@@ -17,23 +17,39 @@ from http_support import Api, Tenant
 from starlette.applications import Starlette
 from starlette.exceptions import StarletteDeprecationWarning
 
+from engage_core.booking_catalogue import BookingType, BookingTypeInput, Resource, ResourceInput
+from engage_core.bookings import Booking
+from engage_core.channels import QR_CHANNELS, ChannelAccount
 from engage_core.contact_lists import ContactList
 from engage_core.contacts import Contact, Note
 from engage_core.delivery import DeliveryWorker
+from engage_core.orders import ItemRequest, Order
 from engage_core.pagination import PageRequest
+from engage_core.products import Product, ProductInput
+from engage_core.sandbox_gateway import SandboxGateway
 from engage_core.segments import Segment
 from engage_core.services import Services
+from engage_core.services.bookings import BookingInput
+from engage_core.services.channels import CredentialsInput
 from engage_core.services.contacts import ContactInput
+from engage_core.services.orders import OrderInput
+from engage_core.services.products import CatalogInput, CatalogResult
+from engage_core.services.team import MemberInput
+from engage_core.services.tickets import TicketInput
 from engage_core.services.webhooks import RevealedSecret, WebhookInput
 from engage_core.tags import Tag
+from engage_core.team import TeamMember
 from engage_core.testing import (
     AllowAllTargets,
     FakeCipher,
     FakeClock,
+    FakeMailer,
+    FakePasswordHasher,
     FakeSender,
     InMemoryDeliveryQueue,
     InMemoryUnitOfWorkFactory,
 )
+from engage_core.tickets import Ticket
 from engage_core.webhooks import RETRY_DELAYS, Attempt, Outcome
 from engage_http import create_app
 
@@ -55,8 +71,30 @@ def uow() -> InMemoryUnitOfWorkFactory:
 
 
 @pytest.fixture
-def services(uow: InMemoryUnitOfWorkFactory, clock: FakeClock) -> Services:
-    return Services.build(uow, clock, cipher=FakeCipher(), guard=AllowAllTargets())
+def mailer() -> FakeMailer:
+    """Records the e-mails the app sends (team invitations)."""
+    return FakeMailer()
+
+
+@pytest.fixture
+def sandbox(clock: FakeClock) -> SandboxGateway:
+    """The sandbox channel gateway the services send through (attached to their inbox)."""
+    return SandboxGateway(clock)
+
+
+@pytest.fixture
+def services(uow: InMemoryUnitOfWorkFactory, clock: FakeClock, mailer: FakeMailer, sandbox: SandboxGateway) -> Services:
+    built = Services.build(
+        uow,
+        clock,
+        cipher=FakeCipher(),
+        guard=AllowAllTargets(),
+        hasher=FakePasswordHasher(),
+        mailer=mailer,
+        gateway=sandbox,
+    )
+    sandbox.attach(built.inbox)
+    return built
 
 
 @pytest.fixture
@@ -238,5 +276,139 @@ def make_failed_delivery(
             deliver_due(500)
         log = services.webhooks.deliveries(tenant.account_id, webhook_id, None, PageRequest(1, 100))
         return next(a for a in log.items if a.delivery_id == queued.delivery_id)  # newest first
+
+    return make
+
+
+@pytest.fixture
+def make_catalog(services: Services) -> Callable[..., CatalogResult]:
+    """`make_catalog(tenant, title=..., products=[{...}], csv_file=None)`: a product catalogue whose
+    products are given as JSON product objects (`{"product_name": ..., "price": ...}`)."""
+
+    def make(
+        tenant: Tenant,
+        title: str = "Catalogue",
+        products: Sequence[dict[str, Any]] = (),
+        csv_file: str | None = None,
+    ) -> CatalogResult:
+        data = CatalogInput(title=title, products=[ProductInput(**p) for p in products], csv_file=csv_file)
+        return services.products.create_catalog(tenant.account_id, data)
+
+    return make
+
+
+@pytest.fixture
+def make_product(make_catalog: Callable[..., CatalogResult]) -> Callable[..., Product]:
+    """`make_product(tenant, product_name=..., price=..., stock_quantity=..., ...)`: a priced product
+    (10.00 USD, 100 in stock unless told otherwise) in a catalogue of its own."""
+    counter = iter(range(1, 10_000))
+
+    def make(tenant: Tenant, **fields: Any) -> Product:
+        values: dict[str, Any] = {"product_name": f"Product {next(counter)}", "price": "10.00", "stock_quantity": 100}
+        values.update(fields)
+        [product] = make_catalog(tenant, products=[values]).products
+        return product
+
+    return make
+
+
+@pytest.fixture
+def make_order(services: Services) -> Callable[..., Order]:
+    """`make_order(tenant, [(product_id, quantity), ...], customer_name=..., contact_id=..., ...)`: a
+    pending order placed through the API's own service (`created_by` `api`)."""
+
+    def make(tenant: Tenant, lines: Sequence[tuple[int, int]], **fields: Any) -> Order:
+        values: dict[str, Any] = {"customer_name": "Ada Lovelace"}
+        values.update(fields)
+        items = [ItemRequest(product_id=product_id, quantity=quantity) for product_id, quantity in lines]
+        return services.orders.create(tenant.account_id, OrderInput(items=items, **values)).order
+
+    return make
+
+
+@pytest.fixture
+def make_ticket(services: Services) -> Callable[..., Ticket]:
+    """`make_ticket(tenant, subject=..., body=..., priority=..., department_id=...)`: an open ticket."""
+    counter = iter(range(1, 10_000))
+
+    def make(tenant: Tenant, **fields: Any) -> Ticket:
+        values: dict[str, Any] = {"subject": f"Ticket {next(counter)}", "body": "Something is wrong."}
+        values.update(fields)
+        return services.tickets.create(tenant.account_id, TicketInput(**values))
+
+    return make
+
+
+@pytest.fixture
+def make_member(services: Services) -> Callable[..., TeamMember]:
+    """`make_member(tenant, name=..., email=..., role="agent", password=...)`: a team member with a fresh
+    address each time unless one is given."""
+    counter = iter(range(1, 10_000))
+
+    def make(tenant: Tenant, **fields: Any) -> TeamMember:
+        number = next(counter)
+        values: dict[str, Any] = {
+            "name": f"Member {number}",
+            "email": f"member{number}@example.com",
+            "role": "agent",
+            "password": "password123",
+        }
+        values.update(fields)
+        return services.team.create(tenant.account_id, MemberInput(**values)).member
+
+    return make
+
+
+@pytest.fixture
+def connect_channel(services: Services, sandbox: SandboxGateway) -> Callable[..., ChannelAccount]:
+    """`connect_channel(tenant, "whatsapp")`: the tenant's channel connected through the sandbox (a QR
+    code scanned, or a login with no 2FA); the setting afterwards."""
+
+    def connect(tenant: Tenant, channel: str = "whatsapp", username: str | None = None) -> ChannelAccount:
+        if channel in QR_CHANNELS:
+            started = services.channels.connect_qr(tenant.account_id, channel)
+            assert started.channel.provider_account_id is not None
+            sandbox.scan(started.channel.provider_account_id, username)
+            return services.channels.status(tenant.account_id, channel)
+        login = CredentialsInput(username=username or f"{channel}.owner", password="secret")
+        return services.channels.connect_credentials(tenant.account_id, channel, login).channel
+
+    return connect
+
+
+@pytest.fixture
+def make_booking_type(services: Services) -> Callable[..., BookingType]:
+    """`make_booking_type(tenant, name=..., duration_minutes=60, description=None, is_active=True)`."""
+    counter = iter(range(1, 10_000))
+
+    def make(tenant: Tenant, **fields: Any) -> BookingType:
+        values: dict[str, Any] = {"name": f"Type {next(counter)}", "duration_minutes": 60}
+        values.update(fields)
+        return services.booking_setup.create_type(tenant.account_id, BookingTypeInput(**values))
+
+    return make
+
+
+@pytest.fixture
+def make_resource(services: Services) -> Callable[..., Resource]:
+    """`make_resource(tenant, name=..., type="staff", is_active=True)`."""
+    counter = iter(range(1, 10_000))
+
+    def make(tenant: Tenant, **fields: Any) -> Resource:
+        values: dict[str, Any] = {"name": f"Resource {next(counter)}", "type": "staff"}
+        values.update(fields)
+        return services.booking_setup.create_resource(tenant.account_id, ResourceInput(**values))
+
+    return make
+
+
+@pytest.fixture
+def make_booking(services: Services) -> Callable[..., Booking]:
+    """`make_booking(tenant, contact_id, booking_type_id, starts_at, resource_id=None, notes=None,
+    status="confirmed")`: a booking made through the service (so every booking rule applies)."""
+
+    def make(tenant: Tenant, contact_id: int, booking_type_id: int, starts_at: Any, **fields: Any) -> Booking:
+        data = BookingInput(contact_id, booking_type_id, starts_at, **fields)
+        return services.bookings.create(tenant.account_id, data)
 
     return make

@@ -6,11 +6,18 @@ webhook with a failed and a pending delivery, so small generated ids resolve. Ph
 libphonenumber's example numbers (the `phone` format of the document), which never collide with the
 seeded ones. Webhook targets are not resolved (`AllowAllTargets`): the SSRF guard is a run-time check
 the document cannot state, so generated `https://` URLs must be accepted.
+
+The seed also holds a product catalogue (priced, in stock, one currency) and pending orders of it.
+Catalogue CSV files are drawn as small valid files (the `product-catalog-csv` format). Operations
+that declare 422 in their `errors` (stock, status moves, a delivery that has not failed: rules no
+schema can state) may answer 422 to schema-valid data; every other check applies to them unchanged.
+Team members and support tickets are seeded too; passwords are hashed by the fast fake hasher.
 """
 
 from __future__ import annotations
 
 import re
+import string
 
 import phonenumbers
 import pytest
@@ -19,13 +26,22 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from engage_core.delivery import DeliveryWorker
+from engage_core.orders import ItemRequest
+from engage_core.products import ProductInput
+from engage_core.sandbox_gateway import SandboxGateway
 from engage_core.services import Services
 from engage_core.services.contacts import ContactInput
+from engage_core.services.orders import OrderInput
+from engage_core.services.products import CatalogInput
+from engage_core.services.team import MemberInput
+from engage_core.services.tickets import TicketInput, TicketPatch
 from engage_core.services.webhooks import WebhookInput
 from engage_core.testing import (
     AllowAllTargets,
     FakeCipher,
     FakeClock,
+    FakeMailer,
+    FakePasswordHasher,
     FakeSender,
     InMemoryDeliveryQueue,
     InMemoryStore,
@@ -33,7 +49,9 @@ from engage_core.testing import (
 )
 from engage_core.webhooks import RETRY_DELAYS, Outcome
 from engage_http import create_app
+from engage_http.routes import OPERATIONS
 from engage_http.schemas.common import E164_PATTERN
+from engage_http.schemas.knowledge_base import CSV_FORMAT
 
 SEED_PHONES = ("+14155552671", "+442071838750", "+966501234567")
 
@@ -48,13 +66,49 @@ def _example_phones() -> list[str]:
     return sorted(p for p in found if re.fullmatch(E164_PATTERN, p) and p not in SEED_PHONES)
 
 
+def _catalog_csv() -> st.SearchStrategy[str]:
+    """Small product CSV files the catalogue accepts: a name, a price and a stock per row."""
+    name = st.text(alphabet=string.ascii_letters + " ", min_size=1, max_size=30).map(str.strip).filter(bool)
+    row = st.tuples(name, st.integers(0, 99_999), st.integers(0, 1000))
+    rows = st.lists(row.map(lambda r: f"{r[0]},{r[1] / 100:.2f},{r[2]}"), min_size=1, max_size=5)
+    return rows.map(lambda lines: "product_name,price,stock\n" + "\n".join(lines) + "\n")
+
+
 schemathesis.openapi.format("phone", st.sampled_from(_example_phones()))
+schemathesis.openapi.format(CSV_FORMAT, _catalog_csv())
+
+RULE_BOUND = [op.operation_id for op in OPERATIONS if 422 in op.errors]
+"""Operations whose 422 also stands for rules beyond the document (see the module docstring)."""
+CONFIG = schemathesis.Config.from_dict(
+    {
+        "operations": [
+            {
+                "include-operation-id": RULE_BOUND,
+                "checks": {
+                    "positive_data_acceptance": {
+                        "expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
+                    }
+                },
+            }
+        ]
+    }
+)
 
 UOW = InMemoryUnitOfWorkFactory()
 CLOCK = FakeClock()
-SERVICES = Services.build(UOW, CLOCK, cipher=FakeCipher(), guard=AllowAllTargets())
+SANDBOX = SandboxGateway(CLOCK)
+SERVICES = Services.build(
+    UOW,
+    CLOCK,
+    cipher=FakeCipher(),
+    guard=AllowAllTargets(),
+    hasher=FakePasswordHasher(),
+    mailer=FakeMailer(),
+    gateway=SANDBOX,
+)
+SANDBOX.attach(SERVICES.inbox)
 APP = create_app(SERVICES)
-schema = schemathesis.openapi.from_asgi("/api/v1/openapi.json", APP)
+schema = schemathesis.openapi.from_asgi("/api/v1/openapi.json", APP, config=CONFIG)
 
 
 def seed_store() -> str:
@@ -78,7 +132,28 @@ def seed_store() -> str:
         SERVICES.contacts.add_note(account_id, contact.id, "Seed note")
     SERVICES.contacts.add_to_segment(account_id, contacts[0].id, segment.id)
     seed_webhook(account_id)
+    seed_orders(account_id, contacts[0].id)
+    seed_tickets_and_team(account_id)
     return issued.api_key
+
+
+def seed_tickets_and_team(account_id: int) -> None:
+    """Two team members and two open tickets (the second assigned to a member), in two departments."""
+    first = SERVICES.team.create(account_id, MemberInput("Seed admin", "seed.admin@example.com", "admin", "password1"))
+    SERVICES.team.create(account_id, MemberInput("Seed agent", "seed.agent@example.com", "agent", "password2"))
+    SERVICES.departments.create(account_id, "Seed department")
+    SERVICES.tickets.create(account_id, TicketInput("Seed ticket", "Seed body"))
+    assigned = SERVICES.tickets.create(account_id, TicketInput("Seed assigned", "Seed body", priority="high"))
+    SERVICES.tickets.update(account_id, assigned.id, TicketPatch(assignee_id=first.member.id))
+
+
+def seed_orders(account_id: int, contact_id: int) -> None:
+    """A catalogue of priced products with plenty of stock, and pending orders of them."""
+    products = [ProductInput(f"Seed product {n}", price="9.99", stock_quantity=1_000_000) for n in range(3)]
+    created = SERVICES.products.create_catalog(account_id, CatalogInput("Seed catalogue", products=products))
+    first, second, _ = created.products
+    SERVICES.orders.create(account_id, OrderInput(items=[ItemRequest(first.id, 1)], contact_id=contact_id))
+    SERVICES.orders.create(account_id, OrderInput(items=[ItemRequest(second.id, 2)], customer_name="Seed customer"))
 
 
 def seed_webhook(account_id: int) -> None:

@@ -10,16 +10,23 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
+from datetime import timedelta
 from typing import Any
 
 import attrs
 import pytest
 from http_support import Api, Tenant
 
+from engage_core.booking_catalogue import BookingType, Resource
+from engage_core.bookings import Booking
 from engage_core.contacts import Contact
+from engage_core.orders import Order
 from engage_core.services import Services
+from engage_core.services.products import CatalogResult
 from engage_core.services.webhooks import RevealedSecret
-from engage_core.testing import InMemoryUnitOfWorkFactory
+from engage_core.team import TeamMember
+from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
+from engage_core.tickets import Ticket
 from engage_core.webhooks import Attempt
 from engage_http.operations import Operation
 from engage_http.routes import OPERATIONS
@@ -28,7 +35,10 @@ from engage_http.routes import OPERATIONS
 @attrs.frozen
 class Resources:
     """One account's resources, by kind: a contact (tagged, in the list and the segment, with a note),
-    its tag, a list, a segment, a webhook and a failed delivery of it (by `delivery_id`)."""
+    its tag, a list, a segment, a webhook and a failed delivery of it (by `delivery_id`), a product
+    catalogue with one product, and a pending order of that product; an open support ticket and a
+    team member; a booking type, a resource, a confirmed booking of the contact on it that has
+    started (so it can be completed) and a pending one tomorrow."""
 
     contact: int
     tag: int
@@ -36,6 +46,15 @@ class Resources:
     segment: int
     webhook: int
     delivery: str
+    catalog: int
+    product: int
+    order: int
+    ticket: int
+    member: int
+    booking_type: int
+    resource: int
+    booking: int
+    pending_booking: int
 
 
 @attrs.frozen
@@ -48,6 +67,13 @@ class Scenario:
 
 CONTACT = {"id": "contact"}
 WEBHOOK = {"id": "webhook"}
+ORDER = {"id": "order"}
+TICKET = {"id": "ticket"}
+MEMBER = {"id": "member"}
+BOOKING = {"id": "booking"}
+BOOKING_TYPE = {"id": "booking_type"}
+RESOURCE = {"id": "resource"}
+OPENING_HOURS = {"weekly": {"monday": [{"opens": "09:00", "closes": "17:00"}]}}
 SCENARIOS: Mapping[tuple[str, str], Scenario] = {
     ("GET", "/contacts/{id:id}"): Scenario(CONTACT),
     ("PUT", "/contacts/{id:id}"): Scenario(CONTACT, lambda own: {"name": "Hijacked"}),
@@ -81,6 +107,40 @@ SCENARIOS: Mapping[tuple[str, str], Scenario] = {
     ("POST", "/webhooks/{id:id}/deliveries/{delivery_id:uuid}/redeliver"): Scenario(
         {"id": "webhook", "delivery_id": "delivery"}
     ),
+    ("POST", "/knowledge-base/{id:id}/products"): Scenario(
+        {"id": "catalog"}, lambda own: {"products": [{"product_name": "Hijacked"}]}
+    ),
+    ("DELETE", "/knowledge-base/{id:id}/products/{product_id:id}"): Scenario(
+        {"id": "catalog", "product_id": "product"}
+    ),
+    ("GET", "/orders/{id:id}"): Scenario(ORDER),
+    ("PUT", "/orders/{id:id}"): Scenario(ORDER, lambda own: {"status": "confirmed", "notes": "Hijacked"}),
+    ("POST", "/orders/{id:id}/cancel"): Scenario(ORDER, lambda own: {"reason": "Hijacked"}),
+    ("PUT", "/orders/{id:id}/items"): Scenario(
+        ORDER, lambda own: {"items": [{"product_id": own.product, "quantity": 1}]}
+    ),
+    ("GET", "/tickets/{id:id}"): Scenario(TICKET),
+    ("POST", "/tickets/{id:id}/reply"): Scenario(TICKET, lambda own: {"reply": "Hijacked"}),
+    ("POST", "/tickets/{id:id}/close"): Scenario(TICKET),
+    ("GET", "/team/{id:id}"): Scenario(MEMBER),
+    ("PUT", "/team/{id:id}"): Scenario(MEMBER, lambda own: {"name": "Hijacked", "role": "admin"}),
+    ("DELETE", "/team/{id:id}"): Scenario(MEMBER),
+    ("GET", "/bookings/{id:id}"): Scenario(BOOKING),
+    ("PUT", "/bookings/{id:id}"): Scenario(BOOKING, lambda own: {"notes": "Hijacked"}),
+    ("POST", "/bookings/{id:id}/cancel"): Scenario(BOOKING, lambda own: {"reason": "Hijacked"}),
+    ("POST", "/bookings/{id:id}/confirm"): Scenario({"id": "pending_booking"}),
+    ("POST", "/bookings/{id:id}/complete"): Scenario(BOOKING),
+    ("GET", "/bookings/types/{id:id}"): Scenario(BOOKING_TYPE),
+    ("PUT", "/bookings/types/{id:id}"): Scenario(BOOKING_TYPE, lambda own: {"name": "Hijacked"}),
+    ("POST", "/bookings/types/{id:id}/deactivate"): Scenario(BOOKING_TYPE),
+    ("GET", "/bookings/resources/{id:id}"): Scenario(RESOURCE),
+    ("PUT", "/bookings/resources/{id:id}"): Scenario(RESOURCE, lambda own: {"name": "Hijacked"}),
+    ("POST", "/bookings/resources/{id:id}/deactivate"): Scenario(RESOURCE),
+    ("GET", "/bookings/resources/{id:id}/working-hours"): Scenario(RESOURCE),
+    ("PUT", "/bookings/resources/{id:id}/working-hours"): Scenario(RESOURCE, lambda own: OPENING_HOURS),
+    ("DELETE", "/bookings/resources/{id:id}/working-hours"): Scenario(RESOURCE),
+    ("GET", "/contacts/{contact_id:id}/messages"): Scenario({"contact_id": "contact"}),
+    ("POST", "/conversations/{contact_id:id}/read"): Scenario({"contact_id": "contact"}),
 }
 
 WITH_IDS = [op for op in OPERATIONS if op.path_params]
@@ -96,6 +156,14 @@ def make_resources(
     make_contact: Callable[..., Contact],
     make_webhook: Callable[..., RevealedSecret],
     make_failed_delivery: Callable[[Tenant, int], Attempt],
+    make_catalog: Callable[..., CatalogResult],
+    make_order: Callable[..., Order],
+    make_ticket: Callable[..., Ticket],
+    make_member: Callable[..., TeamMember],
+    make_booking_type: Callable[..., BookingType],
+    make_resource: Callable[..., Resource],
+    make_booking: Callable[..., Booking],
+    clock: FakeClock,
 ) -> Callable[[Tenant], Resources]:
     def make(tenant: Tenant) -> Resources:
         contact = make_contact(tenant, tags=["VIP"])
@@ -107,6 +175,12 @@ def make_resources(
         services.contacts.add_note(tenant.account_id, contact.id, "Private")
         webhook = make_webhook(tenant).subscription
         failed = make_failed_delivery(tenant, webhook.id)
+        catalog = make_catalog(tenant, products=[{"product_name": "Kettle", "price": 30, "stock_quantity": 10}])
+        [product] = catalog.products
+        order = make_order(tenant, [(product.id, 1)], contact_id=contact.id)
+        booking_type, resource = make_booking_type(tenant), make_resource(tenant)
+        booking = make_booking(tenant, contact.id, booking_type.id, clock.now())  # starts now: completable
+        pending = make_booking(tenant, contact.id, booking_type.id, clock.now() + timedelta(days=1), status="pending")
         return Resources(
             contact=contact.id,
             tag=tag.id,
@@ -114,6 +188,15 @@ def make_resources(
             segment=segment.id,
             webhook=webhook.id,
             delivery=failed.delivery_id,
+            catalog=catalog.knowledge_base.id,
+            product=product.id,
+            order=order.id,
+            ticket=make_ticket(tenant).id,
+            member=make_member(tenant, email="same@example.com").id,
+            booking_type=booking_type.id,
+            resource=resource.id,
+            booking=booking.id,
+            pending_booking=pending.id,
         )
 
     return make
