@@ -17,14 +17,21 @@ from engage_http.routes import OPERATIONS
 from engage_http.routing import API_PREFIX, build_routes
 
 
-def create_app(services: Services, *, debug: bool = False, lifespan: Lifespan[Starlette] | None = None) -> Starlette:
+def create_app(
+    services: Services,
+    *,
+    debug: bool = False,
+    lifespan: Lifespan[Starlette] | None = None,
+    inline_reads: bool = False,
+) -> Starlette:
     """The workspace API under `/api/v1`, with its OpenAPI document at `/api/v1/openapi.json`.
 
     `debug` shows tracebacks of unexpected errors (never in production); `lifespan` is run around the
-    app's life (the composition root disposes of the database there). `app.state.services` holds
-    `services`.
+    app's life (the composition root disposes of the database there). `inline_reads`: the storage
+    answers short reads without blocking (SQLite in WAL mode), so they may run on the event loop
+    (`routing.py`). `app.state.services` holds `services`.
     """
-    routes = build_routes(OPERATIONS, services, prefix=API_PREFIX, debug=debug)
+    routes = build_routes(OPERATIONS, services, prefix=API_PREFIX, debug=debug, inline_reads=inline_reads)
     routes.append(
         Route(
             API_PREFIX + "/openapi.json",

@@ -161,7 +161,9 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
                 await run_in_threadpool(worker.stop)
             database.dispose()
 
-    return create_app(services, lifespan=lifespan)
+    # SQLite in WAL mode: a read takes no lock a writer holds and waits for no fsync, so short reads
+    # may run on the event loop. A PostgreSQL read is a network round trip: never on the loop.
+    return create_app(services, lifespan=lifespan, inline_reads=database.engine.dialect.name == "sqlite")
 
 
 def app_factory() -> Starlette:

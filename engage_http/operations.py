@@ -81,6 +81,10 @@ class Operation:
     parameters, 422 with a body or query, 413 with a body, 500 always)."""
     secured: bool = True
     description: str | None = None
+    inline: Callable[[Any, PageRequest | None], bool] | None = None
+    """Given the parsed query and page, whether the request is a read that is always short (a few
+    indexed rows): where the storage allows it (`create_app(inline_reads=True)`), it then runs on the
+    event loop itself, without the worker-thread hop."""
 
     @property
     def operation_id(self) -> str:
