@@ -55,7 +55,7 @@ from sqlalchemy.sql.dml import ReturningUpdate
 from sqlalchemy.sql.elements import BindParameter
 
 from engage_core.webhooks import Claim, Completion, NextStep, Outcome, excerpt
-from engage_sql.driver_statement import DriverStatement, Row
+from engage_sql.driver import DriverStatement, Row
 from engage_sql.group_commit import WriteGroups
 from engage_sql.tables import webhook_attempts, webhooks
 from engage_sql.types import UTCDateTime

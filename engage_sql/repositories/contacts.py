@@ -242,6 +242,7 @@ class SqlContactRepository(WorkspaceRepository):
         """One statement for an unfiltered page (rows, tags and total); a COUNT more with filters."""
         params = {"account": self._account_id, "limit": page.per_page, "offset": page.offset}
         where = self._filters(filters)
+        rows: Sequence[Any]
         if not where:
             rows = (_DEEP_PAGE if page.offset >= DEEP_PAGE_OFFSET else _PAGE).rows(self._conn, params)
             total = rows[0][15] if rows else None
