@@ -114,20 +114,29 @@ def ssl_context() -> ssl.SSLContext:
     return ssl.create_default_context(cafile=cafile, capath=capath)
 
 
+def guarded_pool(
+    policy: AddressPolicy, *, max_connections: int = 100, context: ssl.SSLContext | None = None
+) -> httpcore.ConnectionPool:
+    """httpcore's connection pool over `GuardedBackend`: no proxies, no redirects (httpcore follows
+    none), TLS verified against `context` (by default `ssl_context()`). An idle connection is kept
+    for 30 s and reused by the next request to the same origin; each new one goes through the guard."""
+    return httpcore.ConnectionPool(
+        ssl_context=context or ssl_context(),
+        max_connections=max_connections,
+        max_keepalive_connections=20,
+        keepalive_expiry=30.0,
+        network_backend=GuardedBackend(policy),
+    )
+
+
 class GuardedTransport(httpx.HTTPTransport):
-    """`httpx.HTTPTransport` whose connection pool uses `GuardedBackend`."""
+    """`httpx.HTTPTransport` whose connection pool is `guarded_pool`."""
 
     def __init__(self, policy: AddressPolicy, *, max_connections: int = 100) -> None:
         context = ssl_context()
         super().__init__(verify=context)
-        # httpx offers no public hook for the network backend, so the pool is rebuilt with ours.
-        self._pool = httpcore.ConnectionPool(
-            ssl_context=context,
-            max_connections=max_connections,
-            max_keepalive_connections=20,
-            keepalive_expiry=30.0,
-            network_backend=GuardedBackend(policy),
-        )
+        # httpx offers no public hook for the network backend, so the pool is replaced with ours.
+        self._pool = guarded_pool(policy, max_connections=max_connections, context=context)
 
 
 def guarded_client(policy: AddressPolicy, *, timeout: float) -> httpx.Client:

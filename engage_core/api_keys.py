@@ -16,6 +16,7 @@ import zlib
 import attrs
 
 ALPHABET = string.digits + string.ascii_letters
+_BASE62 = frozenset(ALPHABET)
 KEY_LENGTH = 44
 CHECKSUM_LENGTH = 6
 WORKSPACE_PREFIX = "eng_"
@@ -55,7 +56,7 @@ def is_well_formed(key: str, prefix: str = WORKSPACE_PREFIX) -> bool:
     if len(key) != KEY_LENGTH or not key.startswith(prefix):
         return False
     payload, check = key[:-CHECKSUM_LENGTH], key[-CHECKSUM_LENGTH:]
-    if any(c not in ALPHABET for c in key[len(prefix) :]):
+    if not _BASE62.issuperset(key[len(prefix) :]):  # every request checks this: no per-character loop
         return False
     return hmac.compare_digest(_checksum(payload), check)
 

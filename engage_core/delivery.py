@@ -39,6 +39,9 @@ RECORD_WITHIN_SECONDS = 0.1
 STOP_CHECK_SECONDS = 0.1
 RECORD_MARGIN_SECONDS = 5.0
 """Of a lease, what is kept (at most half of what the timeout leaves) for recording an attempt."""
+AHEAD_PER_SLOT = 2
+"""Attempts `run_until` may claim ahead per send slot: enough that the slots rarely run dry while
+the loop commits, and larger batches per commit (fewer transactions per attempt)."""
 SECRET_CACHE_SIZE = 1024
 """Decrypted secrets a worker keeps (by ciphertext); the cache is emptied when it is full."""
 
@@ -155,17 +158,18 @@ class DeliveryWorker:
         many attempts: whenever at least half of the `concurrency` sends could start, or be
         claimed ahead, and at the latest `RECORD_WITHIN_SECONDS` after a send ended.
 
-        Claiming ahead never lets a lease run out under a send: up to `concurrency` attempts wait
-        for a free send slot, and only while their lease still leaves room for a whole send and
-        its record (`timeout_seconds` and a margin); one that waited longer is not sent but
-        released, for the next claim to take. Without a known `timeout_seconds` nothing is
+        Claiming ahead never lets a lease run out under a send: up to `AHEAD_PER_SLOT` times
+        `concurrency` attempts wait for a free send slot, and only while their lease still leaves
+        room for a whole send and its record (`timeout_seconds` and a margin); one that waited
+        longer is not sent but released, for the next claim to take. Without a known `timeout_seconds` nothing is
         claimed ahead. On stop, what was claimed ahead is released too.
 
         With nothing due, the loop asks again after `idle_seconds`. A failing queue (database
         restarting, lock timeout) is logged and retried with a growing pause: the worker outlives
         the outage instead of dying with it (what could not be recorded is sent again when its
         lease ends)."""
-        pipe = _Pipeline(self._batch, stop, ahead=self._batch if self._executor is not None and self._hold > 0 else 0)
+        claims_ahead = self._executor is not None and self._hold > 0
+        pipe = _Pipeline(self._batch, stop, ahead=AHEAD_PER_SLOT * self._batch if claims_ahead else 0)
         refill = max(1, self._batch // 2)
         backoff = idle_seconds
         claim_at = 0.0  # time.monotonic() before which the queue is not asked (it was empty, or failed)

@@ -27,6 +27,7 @@ def create_app(
     lifespan: Lifespan[Starlette] | None = None,
     sandbox: SandboxControls | None = None,
     provider_callbacks: CallbackReader | None = None,
+    inline_reads: bool = False,
 ) -> Starlette:
     """The workspace API under `/api/v1`, with its OpenAPI document at `/api/v1/openapi.json`.
 
@@ -34,9 +35,11 @@ def create_app(
     app's life (the composition root disposes of the database there). `app.state.services` holds
     `services`. With `sandbox` (the sandbox gateway is in use) the sandbox routes are served and
     documented; with `provider_callbacks` (a hosted messaging provider) its callback route is served.
+    `inline_reads`: the storage answers short reads without blocking (SQLite in WAL mode), so they
+    may run on the event loop (`routing.py`).
     """
     operations = OPERATIONS if sandbox is None else (*OPERATIONS, *sandbox_routes.operations(sandbox))
-    routes = build_routes(operations, services, prefix=API_PREFIX, debug=debug)
+    routes = build_routes(operations, services, prefix=API_PREFIX, debug=debug, inline_reads=inline_reads)
     routes.append(
         Route(
             API_PREFIX + "/openapi.json",

@@ -317,7 +317,15 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             channels.close()
             database.dispose()
 
-    return create_app(services, lifespan=lifespan, sandbox=sandbox, provider_callbacks=channels.callbacks)
+    # SQLite in WAL mode: a read takes no lock a writer holds and waits for no fsync, so short reads
+    # may run on the event loop. A PostgreSQL read is a network round trip: never on the loop.
+    return create_app(
+        services,
+        lifespan=lifespan,
+        sandbox=sandbox,
+        provider_callbacks=channels.callbacks,
+        inline_reads=database.engine.dialect.name == "sqlite",
+    )
 
 
 def _close_store(store: HttpStorePlatform | NoStorePlatform) -> None:

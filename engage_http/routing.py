@@ -14,6 +14,11 @@ than that only queue for the GIL, and on a busy machine the futex hand-offs of d
 threads cost more CPU than the requests themselves. Writes keep the large pool: they spend most of
 their time waiting (for SQLite's write turn, for a group commit), and the more of them wait together,
 the more share one fsync.
+
+Short reads run with no hop at all where the storage allows it (`inline_reads`, SQLite in WAL mode:
+a read takes no lock a writer holds, and waits for no fsync): operations that declare `inline` say
+which requests are always short, such as the first pages of `GET /contacts` without filters. A hop
+costs more than such a read, mostly in GIL hand-offs between the threads.
 """
 
 from __future__ import annotations
@@ -110,9 +115,10 @@ register_url_convertor("channel", ChannelConvertor())
 class BoundOperation:
     """An operation wired to the services, with its parsers and renderer prepared."""
 
-    def __init__(self, operation: Operation, services: Services) -> None:
+    def __init__(self, operation: Operation, services: Services, *, inline_reads: bool = False) -> None:
         self.operation = operation
         self.services = services
+        self.inline = operation.inline if inline_reads else None
         self.reads_body = operation.body is not None
         self.body_limit = operation.body_limit or MAX_BODY_SIZE
         self.query = None if operation.query is None else QueryParser(operation.query)
@@ -144,6 +150,13 @@ class BoundOperation:
         if op.body_optional and not raw.strip():
             return structure({}, op.body)
         return structure(load_json(raw), op.body)
+
+    def runs_inline(self, request: Request) -> bool:
+        """Whether this request may run on the event loop (see the module docstring)."""
+        if self.inline is None:
+            return False
+        query, page = self._parse_query(request)
+        return self.inline(query, page)
 
     def _parse_query(self, request: Request) -> tuple[Any, PageRequest | None]:
         """The query object and page request, parsed once per distinct query string: both are frozen,
@@ -221,6 +234,8 @@ def _dispatcher(bound: Mapping[str, BoundOperation], *, debug: bool) -> Callable
         target = bound[method]
         raw = await read_body(request, target.body_limit) if target.reads_body else b""
         try:
+            if target.runs_inline(request):
+                return target.respond(request, raw)
             return await in_worker_thread(target.respond, request, raw, read=method in READ_METHODS)
         except (EngageError, HTTPException):
             raise
@@ -234,16 +249,22 @@ def _dispatcher(bound: Mapping[str, BoundOperation], *, debug: bool) -> Callable
 
 
 def build_routes(
-    operations: Iterable[Operation], services: Services, *, prefix: str = API_PREFIX, debug: bool = False
+    operations: Iterable[Operation],
+    services: Services,
+    *,
+    prefix: str = API_PREFIX,
+    debug: bool = False,
+    inline_reads: bool = False,
 ) -> list[Route]:
     """One route per path, in the order paths first appear in the table. With `debug`, unexpected
-    exceptions propagate (to Starlette's traceback page) instead of becoming a generic 500."""
+    exceptions propagate (to Starlette's traceback page) instead of becoming a generic 500. With
+    `inline_reads`, the operations' short reads run on the event loop (see the module docstring)."""
     by_path: dict[str, dict[str, BoundOperation]] = {}
     for operation in operations:
         methods = by_path.setdefault(operation.path, {})
         if operation.method in methods:
             raise ValueError(f"Duplicate operation {operation.method} {operation.path}")
-        methods[operation.method] = BoundOperation(operation, services)
+        methods[operation.method] = BoundOperation(operation, services, inline_reads=inline_reads)
     routes = []
     for path, bound in by_path.items():
         name = next(iter(bound.values())).operation.operation_id

@@ -19,8 +19,9 @@ their group commit, sharing a COMMIT with the writes of the HTTP requests of `en
 of each waiting for SQLite's write lock in its busy handler (which sleeps). Either way a claim or a
 completion returns only once the COMMIT that holds it has returned. The same transaction releases
 the attempts a worker claimed ahead but did not send (their lease ends: due again at once). The
-statements are built once, at import: building one costs more than running it; the claiming
-UPDATE returns each attempt's target URL and secret itself, through scalar subqueries.
+statements are built once, at import, and run on the driver's cursor (`DriverStatement`): building
+one, or running it through SQLAlchemy's execution path, costs more than SQLite takes to run it. The
+claiming UPDATE returns each attempt's target URL and secret itself, through scalar subqueries.
 
 The queue works across accounts and subscription kinds: it copies `kind`, `owner_id` and
 `account_id` from an attempt to its retry without looking at them, so partner-level subscriptions
@@ -29,8 +30,9 @@ need no change here.
 
 from __future__ import annotations
 
+import operator
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
@@ -39,6 +41,7 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     Engine,
+    Select,
     String,
     bindparam,
     func,
@@ -49,11 +52,13 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.sql.dml import ReturningUpdate
+from sqlalchemy.sql.elements import BindParameter
 
 from engage_core.webhooks import Claim, Completion, NextStep, Outcome, excerpt
+from engage_sql.driver import DriverStatement, Row
 from engage_sql.group_commit import WriteGroups
 from engage_sql.tables import webhook_attempts, webhooks
-from engage_sql.types import AnyRow, UTCDateTime
+from engage_sql.types import UTCDateTime
 
 MIN_SQLITE_VERSION = (3, 35, 0)
 """UPDATE ... RETURNING."""
@@ -82,19 +87,21 @@ _CLAIMED = (
 )
 
 
-def _claim_from_row(row: AnyRow) -> Claim:
+def _claim_from_row(row: Row) -> Claim:
+    """A claim from a row of `_CLAIMED` (in that order; `due_at`, used for sorting, is left out)."""
+    attempt_id, token, kind, owner_id, webhook_id, event_type, payload, delivery_id, number, _, url, secret = row
     return Claim(
-        attempt_id=row.id,
-        lease_token=row.lease_token,
-        kind=row.kind,
-        owner_id=row.owner_id,
-        webhook_id=row.webhook_id,
-        url=row.url,
-        secret_ciphertext=row.secret_ciphertext,
-        event_type=row.event_type,
-        payload=row.payload,
-        delivery_id=row.delivery_id,
-        attempt_number=row.attempt_number,
+        attempt_id=attempt_id,
+        lease_token=token,
+        kind=kind,
+        owner_id=owner_id,
+        webhook_id=webhook_id,
+        url=url,
+        secret_ciphertext=secret,
+        event_type=event_type,
+        payload=payload,
+        delivery_id=delivery_id,
+        attempt_number=number,
     )
 
 
@@ -163,17 +170,16 @@ class SqlDeliveryQueue:
         with self._transaction() as connection:
             recorded = _record(connection, completions, now) if completions else []
             if release:
-                connection.execute(
-                    _RELEASE, [{"b_id": claim.attempt_id, "b_token": claim.lease_token} for claim in release]
+                _RELEASE.execute_many(
+                    connection, [{"b_id": claim.attempt_id, "b_token": claim.lease_token} for claim in release]
                 )
             if limit < 1:
                 return recorded, []
-            rows = connection.execute(
-                _CLAIM[connection.dialect.name],
-                {"now": now, "lease_until": now + timedelta(seconds=lease_seconds), "limit": limit},
-            ).all()
-        in_order = sorted(rows, key=lambda row: (row.due_at, row.id))  # RETURNING promises no order
-        return recorded, [_claim_from_row(row) for row in in_order if row.url is not None]
+            rows = _CLAIM[connection.dialect.name].rows(
+                connection, {"now": now, "lease_until": now + timedelta(seconds=lease_seconds), "limit": limit}
+            )
+        rows.sort(key=_DUE_ORDER)  # RETURNING promises no order
+        return recorded, [_claim_from_row(row) for row in rows if row[_URL] is not None]
 
     def close(self) -> None:
         """Nothing to release: the engine belongs to the `Database`."""
@@ -190,31 +196,30 @@ def _record(connection: Connection, completions: Sequence[Completion], now: date
     if postgres:
         # The subscriptions first, as a DELETE of one does (then cascading to the attempts): taken
         # the other way round, a delete racing a retry's foreign-key check deadlocks.
-        alive = set(connection.scalars(_LOCK_SUBSCRIPTIONS, {"ids": sorted({c.claim.webhook_id for c in completions})}))
-    held = {
-        (row.id, row.lease_token)
-        for row in connection.execute(
-            _HELD_POSTGRES if postgres else _HELD, {"ids": sorted({c.claim.attempt_id for c in completions})}
-        )
-    }
+        webhook_ids = sorted({c.claim.webhook_id for c in completions})
+        alive = {row[0] for row in _LOCK_SUBSCRIPTIONS.rows(connection, webhook_ids)}
+    attempt_ids = sorted({c.claim.attempt_id for c in completions})
+    held = {(row[0], row[1]) for row in (_HELD_POSTGRES if postgres else _HELD).rows(connection, attempt_ids)}
     recorded = []
     for completion in completions:
         lease = (completion.claim.attempt_id, completion.claim.lease_token)
         recorded.append(lease in held and (not postgres or completion.claim.webhook_id in alive))
         held.discard(lease)  # a claim given twice is recorded once
     done = [c for c, ok in zip(completions, recorded, strict=True) if ok]
-    if done:
-        connection.execute(_RECORD, [_recorded_values(c, now) for c in done])
+    _RECORD.execute_many(connection, [_recorded_values(c, now) for c in done])
     retries = [{"r_id": c.claim.attempt_id, "r_due": c.step.retry_at, "r_now": now} for c in done if c.step.retry_at]
-    if retries:
-        connection.execute(_NEXT_ATTEMPT, retries)
+    _NEXT_ATTEMPT.execute_many(connection, retries)
     return recorded
 
 
-# -- the statements, built once (building one costs more than running it on SQLite) ------------------
+# -- the statements, built once and run on the driver's cursor (`DriverStatement`) ------------------
+# Building a statement costs more than running it on SQLite, and so does SQLAlchemy's execution
+# path: a turn of the worker's loop runs five of them.
 
 _NOW = bindparam("now", type_=UTCDateTime())
-_IDS = bindparam("ids", expanding=True)
+_CLAIMED_INDEX = {column.name: index for index, column in enumerate(_CLAIMED)}
+_URL = _CLAIMED_INDEX["url"]
+_DUE_ORDER = operator.itemgetter(_CLAIMED_INDEX["due_at"], _CLAIMED_INDEX["id"])
 
 
 def _claim_statement(dialect: str) -> ReturningUpdate[Any]:
@@ -241,19 +246,44 @@ def _claim_statement(dialect: str) -> ReturningUpdate[Any]:
     )
 
 
-_CLAIM = {dialect: _claim_statement(dialect) for dialect in ("sqlite", "postgresql")}
+_CLAIM = {dialect: DriverStatement(_claim_statement(dialect)) for dialect in ("sqlite", "postgresql")}
 
-_LOCK_SUBSCRIPTIONS = (
-    select(webhooks.c.id)
-    .where(webhooks.c.id.in_(_IDS))
-    .order_by(webhooks.c.id)
-    .with_for_update(read=True, key_share=True)
+
+class _ByIds:
+    """A SELECT whose WHERE has `id IN (ids)`, for any number of ids, on the driver's cursor.
+
+    The driver takes no list for an `IN`, and SQLAlchemy's expanding parameters change the SQL
+    with each count: so one statement per power-of-two count is built, when first needed, and the
+    ids are padded to it by repeating the last (which matches no more rows)."""
+
+    def __init__(self, build: Callable[[ColumnElement[bool]], Select[Any]], column: ColumnElement[int]) -> None:
+        self._build = build
+        self._column = column
+        self._by_size: dict[int, DriverStatement] = {}
+
+    def rows(self, connection: Connection, ids: Sequence[int]) -> list[Row]:
+        size = 1 << max(0, len(ids) - 1).bit_length()
+        statement = self._by_size.get(size)
+        if statement is None:
+            names: list[BindParameter[Any]] = [bindparam(f"id_{n}") for n in range(size)]
+            statement = self._by_size[size] = DriverStatement(self._build(self._column.in_(names)))
+        return statement.rows(connection, {f"id_{n}": ids[min(n, len(ids) - 1)] for n in range(size)})
+
+
+_LOCK_SUBSCRIPTIONS = _ByIds(
+    lambda ids: select(webhooks.c.id).where(ids).order_by(webhooks.c.id).with_for_update(read=True, key_share=True),
+    webhooks.c.id,
 )
 
-_HELD = select(_a.c.id, _a.c.lease_token).where(_a.c.id.in_(_IDS), _a.c.status == "pending")
-_HELD_POSTGRES = _HELD.order_by(_a.c.id).with_for_update()
 
-_RECORD = (
+def _held(ids: ColumnElement[bool]) -> Select[Any]:
+    return select(_a.c.id, _a.c.lease_token).where(ids, _a.c.status == "pending")
+
+
+_HELD = _ByIds(_held, _a.c.id)
+_HELD_POSTGRES = _ByIds(lambda ids: _held(ids).order_by(_a.c.id).with_for_update(), _a.c.id)
+
+_RECORD = DriverStatement(
     update(_a)
     .where(_a.c.id == bindparam("b_id"), _a.c.lease_token == bindparam("b_token"), _a.c.status == "pending")
     .values(
@@ -267,7 +297,7 @@ _RECORD = (
     )
 )
 
-_RELEASE = (
+_RELEASE = DriverStatement(
     update(_a)
     .where(_a.c.id == bindparam("b_id"), _a.c.lease_token == bindparam("b_token"), _a.c.status == "pending")
     .values(leased_until=None, lease_token=None)
@@ -289,14 +319,16 @@ def _recorded_values(completion: Completion, now: datetime) -> dict[str, Any]:
 
 _COPIED = ("kind", "owner_id", "account_id", "webhook_id", "delivery_id", "event_type", "payload")
 
-_NEXT_ATTEMPT = insert(_a).from_select(
-    [*_COPIED, "attempt_number", "status", "due_at", "created_at"],
-    select(
-        *(_a.c[name] for name in _COPIED),
-        _a.c.attempt_number + 1,
-        literal("pending"),
-        bindparam("r_due", type_=UTCDateTime()),
-        bindparam("r_now", type_=UTCDateTime()),
-    ).where(_a.c.id == bindparam("r_id")),
+_NEXT_ATTEMPT = DriverStatement(
+    insert(_a).from_select(
+        [*_COPIED, "attempt_number", "status", "due_at", "created_at"],
+        select(
+            *(_a.c[name] for name in _COPIED),
+            _a.c.attempt_number + 1,
+            literal("pending"),
+            bindparam("r_due", type_=UTCDateTime()),
+            bindparam("r_now", type_=UTCDateTime()),
+        ).where(_a.c.id == bindparam("r_id")),
+    )
 )
 """INSERT ... SELECT the attempt after `r_id`: same delivery, owner, event and payload, due at `r_due`."""

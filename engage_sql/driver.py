@@ -1,84 +1,193 @@
-"""`DriverSelect`: a prebuilt SELECT run straight on the driver's cursor of a SQLAlchemy connection.
+"""`DriverStatement`: a prebuilt statement run straight on the driver's cursor of a SQLAlchemy connection.
 
-Every request runs the API-key lookup, and every `GET /contacts` the page query. On SQLite,
-SQLAlchemy's execution path (cache key, execution context, result metadata, `Row` objects) costs
-more than SQLite takes to run either statement. A `DriverSelect` keeps what matters of it and skips
-the rest:
+Every request runs the API-key lookup; every `POST /contacts` the contact insert, the counter
+update, the outbox event and the subscriptions query; every turn of the delivery worker's loop the
+queue's claim, lease check, record, retry and release. On SQLite, SQLAlchemy's execution path (cache
+key, execution context, parameter processing, result metadata, `Row` objects) costs several times
+what SQLite takes to run any of them. A `DriverStatement` keeps what matters of it and skips the rest:
 
 - the SQL is compiled by SQLAlchemy, once per dialect (same text, same PostgreSQL bind casts);
-- rows are converted by the result processors of the selected columns' own SQLAlchemy types for the
-  dialect (timestamps, booleans, JSON), so they hold exactly what `Connection.execute` would give;
-- driver errors are wrapped in SQLAlchemy's exceptions, as `Connection.execute` wraps them;
-- it runs on the connection's own DBAPI connection, inside its open transaction.
+- parameters go through the bind processors of their own SQLAlchemy types for the dialect
+  (timestamps, JSON, booleans), and so do the values written into the statement itself
+  (`status == "pending"`, `.values(is_active=True)`), so the driver receives exactly what
+  `Connection.execute` would pass;
+- rows are converted by the result processors of the returned columns' types, so they hold exactly
+  what `Connection.execute` would give (plain tuples, not `Row` objects);
+- errors are wrapped in SQLAlchemy's exceptions, as `Connection.execute` wraps them (`StatementError`
+  for a value a bind processor refuses or a parameter left out, `IntegrityError` and the like for
+  the driver's errors);
+- it runs on the connection's own DBAPI connection, inside its open transaction;
+- the `before_cursor_execute` and `after_cursor_execute` listeners of the connection and its engine
+  see it (with no execution context), and a `retval=True` listener may rewrite it, as for
+  `Connection.execute`.
 
-Parameters are passed to the driver as given: use it only with values that need no bind processing
-(integers and strings).
+Every parameter is named with a `bindparam` (or is a value written into the statement); one left
+out of `params` is an error, not a NULL. Expanding (`IN` over a list) and literal-execute parameters
+are refused: their SQL changes with their values, so it cannot be compiled once.
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
-from sqlalchemy import Connection, Dialect, Select
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy import Connection, Dialect
+from sqlalchemy.exc import DBAPIError, StatementError
+from sqlalchemy.sql.expression import Delete, Insert, Select, Update
 
 Row = tuple[Any, ...]
+Params = Mapping[str, Any]
+Processor = Callable[[Any], Any]
 
 
 @attrs.frozen
 class _Compiled:
     sql: str
-    names: tuple[str, ...] | None  # positional parameter order, or None for named parameters
-    processors: tuple[tuple[int, Callable[[Any], Any]], ...]  # (column index, processor)
+    defaults: Mapping[str, Any]  # the values written into the statement, unless `params` gives them
+    binds: tuple[tuple[str, Processor], ...]  # (parameter, bind processor)
+    arguments: Callable[[dict[str, Any]], Any]  # the driver's arguments, a tuple or a dict, from the values
+    results: tuple[tuple[int, Processor], ...]  # (column index, result processor)
+
+    def driver_arguments(self, params: Params) -> Any:
+        """`params` (and the defaults) bind-processed, in the form the driver takes."""
+        values = {**self.defaults, **params} if self.defaults else dict(params)
+        try:
+            for name, process in self.binds:
+                values[name] = process(values[name])
+            return self.arguments(values)
+        except Exception as exc:  # a value its type refuses, or a parameter left out
+            raise StatementError(str(exc), self.sql, params, exc) from exc
 
 
-class DriverSelect:
+class DriverStatement:
     """Runs `statement` on the driver's cursor; see the module docstring. Thread-safe."""
 
-    def __init__(self, statement: Select[Any]) -> None:
+    def __init__(self, statement: Select[Any] | Insert | Update | Delete) -> None:
         self._statement = statement
         self._compiled: dict[str, _Compiled] = {}
 
-    def rows(self, connection: Connection, params: Mapping[str, Any]) -> Sequence[Row]:
-        """Every row, converted as SQLAlchemy would convert it."""
-        dialect = connection.dialect
-        compiled = self._compiled.get(dialect.name) or self._compile(dialect)
-        arguments: Any = params if compiled.names is None else tuple([params[name] for name in compiled.names])
-        dbapi_connection = connection.connection.driver_connection
-        assert dbapi_connection is not None
-        cursor = dbapi_connection.cursor()
-        try:
-            cursor.execute(compiled.sql, arguments)
-            rows: list[Any] = cursor.fetchall()
-        except dialect.loaded_dbapi.Error as exc:
-            raise DBAPIError.instance(compiled.sql, arguments, exc, dialect.loaded_dbapi.Error) from exc
-        finally:
-            cursor.close()
-        if not compiled.processors:
-            return rows
+    @property
+    def statement(self) -> Select[Any] | Insert | Update | Delete:
+        """The SQLAlchemy statement it runs."""
+        return self._statement
+
+    def rows(self, connection: Connection, params: Params) -> list[Row]:
+        """Every row the statement returns (a SELECT, or RETURNING), converted as SQLAlchemy would."""
+        rows, _ = self._run(connection, params, fetch=True)
+        return rows
+
+    def first(self, connection: Connection, params: Params) -> Row | None:
+        """The first row, or None."""
+        rows, _ = self._run(connection, params, fetch=True)
+        return rows[0] if rows else None
+
+    def execute(self, connection: Connection, params: Params) -> int:
+        """Run a statement that returns no rows; the number of rows it changed."""
+        _, rowcount = self._run(connection, params, fetch=False)
+        return rowcount
+
+    def execute_many(self, connection: Connection, params: Sequence[Params]) -> None:
+        """Run a statement that returns no rows once per set of parameters (the driver's executemany)."""
+        if not params:
+            return
+        compiled = self._compiled.get(connection.dialect.name) or self._compile(connection.dialect)
+        arguments = [compiled.driver_arguments(one) for one in params]
+        self._on_cursor(connection, compiled, arguments, many=True, fetch=False)
+
+    def _run(self, connection: Connection, params: Params, *, fetch: bool) -> tuple[list[Row], int]:
+        compiled = self._compiled.get(connection.dialect.name) or self._compile(connection.dialect)
+        rows, rowcount = self._on_cursor(
+            connection, compiled, compiled.driver_arguments(params), many=False, fetch=fetch
+        )
+        if not compiled.results:
+            return rows, rowcount
         converted = []
         for row in rows:
-            values = list(row)
-            for index, process in compiled.processors:
-                values[index] = process(values[index])
-            converted.append(tuple(values))
-        return converted
+            columns = list(row)
+            for index, process in compiled.results:
+                columns[index] = process(columns[index])
+            converted.append(tuple(columns))
+        return converted, rowcount
 
-    def first(self, connection: Connection, params: Mapping[str, Any]) -> Row | None:
-        """The first row, or None."""
-        rows = self.rows(connection, params)
-        return rows[0] if rows else None
+    @staticmethod
+    def _on_cursor(
+        connection: Connection, compiled: _Compiled, arguments: Any, *, many: bool, fetch: bool
+    ) -> tuple[list[Row], int]:
+        """Execute on a cursor of the connection's DBAPI connection, around the cursor events; the
+        fetched rows (driver values) and the row count."""
+        dialect = connection.dialect
+        dbapi_connection = connection.connection.driver_connection
+        assert dbapi_connection is not None
+        sql = compiled.sql
+        cursor = dbapi_connection.cursor()
+        events = connection._has_events or connection.engine._has_events  # as `Connection` itself checks
+        try:
+            if events:
+                for listener in connection.dispatch.before_cursor_execute:
+                    sql, arguments = listener(connection, cursor, sql, arguments, None, many)
+            if many:
+                cursor.executemany(sql, arguments)
+            else:
+                cursor.execute(sql, arguments)
+            rows: list[Row] = cursor.fetchall() if fetch else []
+            rowcount: int = cursor.rowcount
+            if events:
+                connection.dispatch.after_cursor_execute(connection, cursor, sql, arguments, None, many)
+        except dialect.loaded_dbapi.Error as exc:
+            raise DBAPIError.instance(
+                sql, arguments, exc, dialect.loaded_dbapi.Error, dialect=dialect, ismulti=many
+            ) from exc
+        finally:
+            cursor.close()
+        return rows, rowcount
 
     def _compile(self, dialect: Dialect) -> _Compiled:
         compiled = self._statement.compile(dialect=dialect)
-        processors = []
-        for index, column in enumerate(self._statement.selected_columns):
+        if compiled.escaped_bind_names:
+            raise ValueError(f"parameter names that need escaping: {sorted(compiled.escaped_bind_names)}")
+        # Every parameter rendered (one per name: the same name may be bound twice, with one value).
+        by_name = {name: parameter for parameter, name in compiled.bind_names.items()}
+        defaults = {}
+        binds = []
+        for name, parameter in by_name.items():
+            if parameter.expanding or parameter.literal_execute:
+                raise ValueError(f"{name}: a DriverStatement takes no expanding or literal-execute parameters")
+            if parameter.callable is not None:
+                raise ValueError(f"{name}: a DriverStatement takes no parameter computed at execution")
+            if not parameter.required:
+                defaults[name] = parameter.value
+            process = parameter.type.dialect_impl(dialect).bind_processor(dialect)
+            if process is not None:
+                binds.append((name, process))
+        results = []
+        for index, column in enumerate(self._statement.exported_columns):  # RETURNING's, for DML
             process = column.type.dialect_impl(dialect).result_processor(dialect, None)
             if process is not None:
-                processors.append((index, process))
-        names = tuple(compiled.positiontup) if compiled.positional and compiled.positiontup is not None else None
-        result = _Compiled(sql=compiled.string, names=names, processors=tuple(processors))
+                results.append((index, process))
+        result = _Compiled(
+            sql=compiled.string,
+            defaults=defaults,
+            binds=tuple(binds),
+            arguments=_arguments(compiled.positiontup) if compiled.positional else _named(tuple(by_name)),
+            results=tuple(results),
+        )
         self._compiled[dialect.name] = result
         return result
+
+
+def _arguments(order: Sequence[str] | None) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    """The driver's positional arguments, in `order` (a name may repeat), from the values by name."""
+    names = tuple(order or ())
+    if len(names) > 1:
+        return operator.itemgetter(*names)  # a tuple, and KeyError for a parameter left out
+    if names:
+        (name,) = names
+        return lambda values: (values[name],)
+    return lambda values: ()
+
+
+def _named(names: tuple[str, ...]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The driver's named arguments: exactly the statement's parameters (KeyError for one left out)."""
+    return lambda values: {name: values[name] for name in names}

@@ -34,6 +34,12 @@ SQLITE_POOL_SIZE = THREADPOOL_SIZE
 costs four PRAGMAs, so every thread of the pool keeps its own: with SQLAlchemy's default of 5,
 the 6th concurrent request opened (and closed) a connection every time."""
 
+SQLITE_POOL_OVERFLOW = 20
+"""Connections opened beyond the pool when every pooled one is in use (then closed on return): the
+readers' threads, the event loop's short reads (`engage_http.routing`), the group commit's connection
+and the delivery worker may all hold one while the writers' threads hold theirs. A connection is
+cheap; a checkout that waits for one would stall its caller, the event loop included."""
+
 POSTGRES_POOL_SIZE = 10
 """PostgreSQL connections kept open per process; up to `THREADPOOL_SIZE` when busy. A server
 connection is a backend process, and several workers share one server's `max_connections`."""
@@ -77,7 +83,9 @@ def _sqlite_engine(url: URL) -> Engine:
     if url.database in (None, "", ":memory:"):
         raise ValueError("an in-memory SQLite database is private to one connection: use a file")
     # LIFO: the connections in use stay the few with warm page caches.
-    engine = sqlalchemy.create_engine(url, pool_size=SQLITE_POOL_SIZE, max_overflow=10, pool_use_lifo=True)
+    engine = sqlalchemy.create_engine(
+        url, pool_size=SQLITE_POOL_SIZE, max_overflow=SQLITE_POOL_OVERFLOW, pool_use_lifo=True
+    )
     event.listen(engine, "connect", _sqlite_on_connect)
     event.listen(engine, "checkin", _sqlite_on_checkin)
     # SQLAlchemy calls `dialect.do_begin` at every BEGIN (for pysqlite, a no-op). Emitting our BEGIN

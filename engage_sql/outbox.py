@@ -11,9 +11,10 @@ import uuid
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, bindparam, insert, select
 
 from engage_core.events import DomainEvent
+from engage_sql.driver import DriverStatement
 from engage_sql.repositories.webhooks import WORKSPACE, active_subscriptions
 from engage_sql.tables import events, webhook_attempts
 from engage_sql.types import AnyRow
@@ -23,7 +24,12 @@ def event_from_row(row: AnyRow) -> DomainEvent:
     return DomainEvent(name=row.name, payload=row.payload, occurred_at=row.occurred_at)
 
 
+_EVENT_COLUMNS = ("account_id", "name", "payload", "occurred_at", "created_at")
 _INSERT_EVENT = insert(events)
+_INSERT_ONE_EVENT = DriverStatement(
+    insert(events).values({name: bindparam(name, type_=events.c[name].type) for name in _EVENT_COLUMNS})
+)
+"""One event, the usual case (a change and its one event), on the driver's cursor (see `driver.py`)."""
 
 
 def record(connection: Connection, account_id: int, pending: Sequence[DomainEvent], now: datetime) -> None:
@@ -41,8 +47,10 @@ def record(connection: Connection, account_id: int, pending: Sequence[DomainEven
         }
         for event in pending
     ]
-    # One event (the usual case) as a plain INSERT: an executemany costs SQLAlchemy more.
-    connection.execute(_INSERT_EVENT, rows[0] if len(rows) == 1 else rows)
+    if len(rows) == 1:
+        _INSERT_ONE_EVENT.execute(connection, rows[0])
+    else:
+        connection.execute(_INSERT_EVENT, rows)
     queue_deliveries(connection, account_id, pending)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engage_core import contacts as domain
-from engage_core.pagination import CONTACTS, Page
+from engage_core.pagination import CONTACTS, Page, PageRequest
 from engage_http.operations import Call, Operation, Reply, Shape
 from engage_http.schemas.contacts import (
     Blacklist,
@@ -32,6 +32,19 @@ def index(call: Call[None, ContactFilters]) -> Page[domain.Contact]:
     # unstructure function renders a domain contact exactly as it renders `Contact.from_domain(...)`.
     assert call.page is not None
     return call.services.contacts.find(call.account_id, call.query.to_filter(), call.page)
+
+
+UNFILTERED = ContactFilters()
+
+INLINE_OFFSET = 1000
+"""Unfiltered pages that end within this many rows are short reads: the page query walks at most
+this many entries of the index on (account_id, created_at, id), then reads a page of rows and tags."""
+
+
+def is_short_read(query: ContactFilters, page: PageRequest | None) -> bool:
+    """An unfiltered page near the start: a few indexed rows, whatever the account's size (filters
+    such as `search` may scan every contact of the account)."""
+    return query == UNFILTERED and page is not None and page.offset + page.per_page <= INLINE_OFFSET
 
 
 def store(call: Call[ContactCreate, None]) -> Contact:
@@ -106,6 +119,7 @@ OPERATIONS: tuple[Operation, ...] = (
         query=ContactFilters,
         page=CONTACTS,
         description="Newest first. `search` matches name, e-mail or phone.",
+        inline=is_short_read,
     ),
     Operation(
         "POST",

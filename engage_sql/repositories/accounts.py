@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, insert, select, update
 
 from engage_core.accounts import Account
-from engage_sql.driver import DriverSelect
+from engage_sql.driver import DriverStatement
 from engage_sql.tables import account_counters, accounts
 from engage_sql.types import AnyRow
 
@@ -25,7 +25,7 @@ _COLUMNS = (
 
 
 _BY_ID = select(*_COLUMNS).where(accounts.c.id == bindparam("id"))
-_BY_KEY_DIGEST = DriverSelect(
+_BY_KEY_DIGEST = DriverStatement(
     select(*_COLUMNS, accounts.c.key_digest).where(accounts.c.key_digest == bindparam("digest"))
 )
 """Authentication's one statement per request, straight to the driver (see `driver.py`)."""

@@ -4,7 +4,9 @@ The statements of the hot paths (`GET /contacts`, `POST /contacts`, reading one 
 once, at import, with `bindparam`s: building a statement costs more than running it on SQLite, and a
 prebuilt statement also keeps its cache key. A page of contacts is one statement: the rows, their tag
 titles (a JSON array per row) and the account's contact total from `account_counters`, which every
-add and delete keeps in the same transaction.
+add and delete keeps in the same transaction. The statements of the hot paths (the unfiltered page, one
+contact, the insert and the counter update) run on the driver's cursor (`DriverStatement`):
+SQLAlchemy's execution of them cost more than SQLite's.
 """
 
 from __future__ import annotations
@@ -22,12 +24,13 @@ from engage_core.contacts import Contact, ContactDraft, ContactFilter
 from engage_core.errors import ValidationFailed
 from engage_core.pagination import Page, PageRequest
 from engage_core.tags import tag_order, title_key
+from engage_sql.driver import DriverStatement
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.repositories.messages import forget_conversations
 from engage_sql.statements import is_unique_violation, json_array_agg
 from engage_sql.tables import account_counters, contact_tags, contacts, tags
 from engage_sql.text import fold, fold_optional
-from engage_sql.types import AnyRow, Id
+from engage_sql.types import Id
 
 COLUMNS = (
     contacts.c.id,
@@ -105,33 +108,42 @@ def _page(*where: ColumnElement[bool], deep: bool = False) -> Select[Any]:
     )
 
 
-_PAGE = _page()
-_DEEP_PAGE = _page(deep=True)
+_PAGE = DriverStatement(_page())
+_DEEP_PAGE = DriverStatement(_page(deep=True))
 
 _COUNTER = select(account_counters.c.contacts).where(account_counters.c.account_id == _ACCOUNT)
 _COUNT = select(func.count()).select_from(contacts).where(contacts.c.account_id == _ACCOUNT)
 
-_BY_ID = select(*COLUMNS, _TITLES).where(contacts.c.account_id == _ACCOUNT, contacts.c.id == bindparam("id"))
+_BY_ID = DriverStatement(
+    select(*COLUMNS, _TITLES).where(contacts.c.account_id == _ACCOUNT, contacts.c.id == bindparam("id", type_=Id))
+)
 _BY_PHONE = select(*COLUMNS, _TITLES).where(
     contacts.c.account_id == _ACCOUNT, contacts.c.type == bindparam("type"), contacts.c.phone == bindparam("phone")
 )
 
-_COUNTER_ADD = (
+_COUNTER_ADD = DriverStatement(
     update(account_counters)
     .where(account_counters.c.account_id == _ACCOUNT)
-    .values(contacts=account_counters.c.contacts + bindparam("delta"))
+    .values(contacts=account_counters.c.contacts + bindparam("delta", type_=Id))
 )
 """`contacts = contacts + delta`, computed by the database: atomic under concurrent writers."""
+
+_INSERTED = (
+    "account_id", "name", "name_key", "email", "email_key", "phone", "type", "status", "blacklisted", "source",
+    "company", "address", "country_id", "last_message_at", "created_at", "updated_at",
+)  # fmt: skip
+"""Every column an insert writes, each from the parameter of its own name."""
 
 
 def _by_dialect(build: Any) -> dict[str, Any]:
     return {"sqlite": build(sqlite.insert), "postgresql": build(postgresql.insert)}
 
 
-def _insert_contact(insert: Any) -> Insert:
+def _insert_contact(insert: Any) -> DriverStatement:
     # ON CONFLICT instead of catching the error: the transaction stays usable on PostgreSQL.
-    statement: Insert = insert(contacts).on_conflict_do_nothing(index_elements=["account_id", "type", "phone"])
-    return statement.returning(contacts.c.id)
+    values = {name: bindparam(name, type_=contacts.c[name].type) for name in _INSERTED}
+    statement = insert(contacts).values(values).on_conflict_do_nothing(index_elements=["account_id", "type", "phone"])
+    return DriverStatement(statement.returning(contacts.c.id))
 
 
 def _insert_counter(insert: Any) -> Insert:
@@ -146,7 +158,7 @@ _INSERT = _by_dialect(_insert_contact)
 _INSERT_COUNTER = _by_dialect(_insert_counter)
 
 
-def contact_from_row(row: AnyRow, tags: Sequence[str]) -> Contact:
+def contact_from_row(row: Sequence[Any], tags: Sequence[str]) -> Contact:
     """A contact from a row of `COLUMNS` (by position: this runs for every row of every page)."""
     id, name, email, phone, kind, status, blacklisted, last_message_at, created_at, updated_at = row[:10]
     source, company, address, country_id = row[10:14]
@@ -161,7 +173,7 @@ def _sorted_titles(titles: Sequence[str] | None) -> tuple[str, ...]:
     return tag_order(titles) if titles else ()
 
 
-def _contact_with_titles(row: AnyRow) -> Contact:
+def _contact_with_titles(row: Sequence[Any]) -> Contact:
     """A contact from a row of `COLUMNS` followed by its tag titles."""
     return contact_from_row(row, _sorted_titles(row[14]))
 
@@ -176,8 +188,8 @@ def _searchable(name: str, email: str | None) -> dict[str, str | None]:
 
 class SqlContactRepository(WorkspaceRepository):
     def add(self, draft: ContactDraft, now: datetime) -> Contact:
-        row = self._conn.execute(
-            _INSERT[self._conn.dialect.name],
+        row = _INSERT[self._conn.dialect.name].first(
+            self._conn,
             {
                 "account_id": self._account_id,
                 "name": draft.name,
@@ -195,7 +207,7 @@ class SqlContactRepository(WorkspaceRepository):
                 "updated_at": now,
                 **_searchable(draft.name, draft.email),
             },
-        ).first()
+        )
         if row is None:
             raise _phone_taken(draft.type)
         self._count(+1)
@@ -219,7 +231,7 @@ class SqlContactRepository(WorkspaceRepository):
         )
 
     def get(self, contact_id: int) -> Contact | None:
-        row = self._conn.execute(_BY_ID, {"account": self._account_id, "id": contact_id}).first()
+        row = _BY_ID.first(self._conn, {"account": self._account_id, "id": contact_id})
         return None if row is None else _contact_with_titles(row)
 
     def by_phone(self, type: str, phone: str) -> Contact | None:
@@ -231,8 +243,9 @@ class SqlContactRepository(WorkspaceRepository):
         """One statement for an unfiltered page (rows, tags and total); a COUNT more with filters."""
         params = {"account": self._account_id, "limit": page.per_page, "offset": page.offset}
         where = self._filters(filters)
+        rows: Sequence[Any]
         if not where:
-            rows = self._conn.execute(_DEEP_PAGE if page.offset >= DEEP_PAGE_OFFSET else _PAGE, params).all()
+            rows = (_DEEP_PAGE if page.offset >= DEEP_PAGE_OFFSET else _PAGE).rows(self._conn, params)
             total = rows[0][15] if rows else None
             if total is None:  # past the last page, or no counter row: count apart
                 total = self.count()
@@ -295,13 +308,13 @@ class SqlContactRepository(WorkspaceRepository):
     def _count(self, delta: int) -> None:
         """Move the account's counter by `delta`, in this transaction; create it, recounted, if missing."""
         params = {"account": self._account_id, "delta": delta}
-        if self._conn.execute(_COUNTER_ADD, params).rowcount:
+        if _COUNTER_ADD.execute(self._conn, params):
             return
         # The recount sees this transaction's own change. On PostgreSQL a concurrent transaction may
         # create the row first: then ours does nothing, and the increment applies to theirs (whose
         # count could not see our uncommitted change).
         if self._conn.execute(_INSERT_COUNTER[self._conn.dialect.name], params).first() is None:
-            self._conn.execute(_COUNTER_ADD, params)
+            _COUNTER_ADD.execute(self._conn, params)
 
     def _filters(self, filters: ContactFilter) -> list[ColumnElement[bool]]:
         where: list[ColumnElement[bool]] = []

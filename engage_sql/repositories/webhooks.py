@@ -11,9 +11,10 @@ from sqlalchemy import ColumnElement, Connection, bindparam, delete, func, inser
 from engage_core.errors import NotFound
 from engage_core.pagination import Page, PageRequest
 from engage_core.webhooks import Attempt, Subscription
+from engage_sql.driver import DriverStatement
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.tables import webhook_attempts, webhooks
-from engage_sql.types import AnyRow, UTCDateTime
+from engage_sql.types import AnyRow, Id, UTCDateTime
 
 WORKSPACE = "workspace"
 """`webhook_attempts.kind` of an account's own subscriptions."""
@@ -231,15 +232,16 @@ class SqlWebhookRepository(WorkspaceRepository):
         return self.owned(webhooks) & (webhooks.c.id == webhook_id)
 
 
-_ACTIVE = (
+_ACTIVE = DriverStatement(
     select(*_COLUMNS)
-    .where(webhooks.c.account_id == bindparam("account"), webhooks.c.is_active.is_(True))
+    .where(webhooks.c.account_id == bindparam("account", type_=Id), webhooks.c.is_active.is_(True))
     .order_by(webhooks.c.id)
 )
-"""Built once: it runs in every commit that records events (see `repositories/contacts.py`)."""
+"""Built once and run on the driver's cursor: it runs in every commit that records events (`outbox.py`)."""
 
 
 def active_subscriptions(connection: Connection, account_id: int) -> list[Subscription]:
     """The account's active subscriptions, oldest first."""
-    rows = connection.execute(_ACTIVE, {"account": account_id})
-    return [subscription_from_row(row) for row in rows]
+    rows = _ACTIVE.rows(connection, {"account": account_id})
+    return [Subscription(id, name, url, tuple(events), is_active, created_at, updated_at)
+            for id, name, url, events, is_active, created_at, updated_at in rows]  # fmt: skip

@@ -579,21 +579,21 @@ def _leased(world: World) -> int:
 
 
 def test_run_until_claims_ahead_while_every_slot_is_busy(make_world: Callable[..., World]) -> None:
-    """With the send timeout known, up to `concurrency` more attempts are claimed, ready for the next free slot."""
+    """With the send timeout known, up to twice `concurrency` more attempts are claimed, ready for a free slot."""
     gate, respond = _gate()
     world = make_world(respond, concurrency=2, timeout_seconds=1.0)
-    world.emit(6)
+    world.emit(9)
     leased: list[int] = []
 
-    def two_sending_and_two_ahead() -> bool:
+    def two_sending_and_four_ahead() -> bool:
         leased.append(_leased(world))
-        if len(world.sender.sent) < 2 or leased[-1] < 4:
+        if len(world.sender.sent) < 2 or leased[-1] < 6:
             return False
         gate.set()
         return True
 
-    _run_in_thread(world, two_sending_and_two_ahead)
-    assert (max(leased), len(world.sender.sent)) == (4, 2)
+    _run_in_thread(world, two_sending_and_four_ahead)
+    assert (max(leased), len(world.sender.sent)) == (6, 2)
 
 
 def test_without_a_known_timeout_nothing_is_claimed_ahead(make_world: Callable[..., World]) -> None:

@@ -133,6 +133,23 @@ def test_every_new_connection_is_checked_again(
     assert len(receiver.requests) == 1
 
 
+def test_the_sender_checks_every_new_connection_again(
+    resolve_as: Callable[..., list[str]], make_receiver: MakeReceiver
+) -> None:
+    """The webhook sender resolves and checks a name again for each new connection; a rebind then fails."""
+    asked = resolve_as(["127.0.0.1"], ["10.0.0.1"])
+    receiver = make_receiver(tls=False)
+    receiver.answer_with(Answer(200, headers={"Connection": "close"}))
+    sender = HttpWebhookSender(AddressPolicy.from_setting("127.0.0.1"), timeout=2.0)
+    url = f"http://rebind.test:{receiver.port}/hook"
+    first, second = sender.send(url, {}, b"{}"), sender.send(url, {}, b"{}")
+    sender.close()
+    assert first.status_code == 200
+    assert second.error == "The host rebind.test resolves to an address that is not allowed."
+    assert asked == ["rebind.test", "rebind.test"]
+    assert len(receiver.requests) == 1
+
+
 def test_the_guarded_client_does_not_follow_redirects_or_use_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
     """guarded_client never follows redirects and ignores proxy variables of the environment."""
     monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:1")

@@ -179,3 +179,39 @@ def test_one_sender_serves_concurrent_deliveries(make_receiver: MakeReceiver, ma
         outcomes = list(pool.map(lambda i: sender.send(receiver.url(f"/{i}"), HEADERS, BODY), range(16)))
     assert all(o.succeeded for o in outcomes)
     assert sorted(r.path for r in receiver.wait_for(16)) == sorted(f"/{i}" for i in range(16))
+
+
+def test_consecutive_deliveries_to_one_host_share_one_connection(
+    make_receiver: MakeReceiver, make_sender: MakeSender
+) -> None:
+    """The TLS connection is kept alive and reused: five deliveries, one handshake."""
+    receiver = make_receiver()
+    sender = make_sender()
+    outcomes = [sender.send(receiver.url(f"/{i}"), HEADERS, BODY) for i in range(5)]
+    assert all(o.succeeded for o in outcomes)
+    assert receiver.stats.connections == 1
+
+
+def test_the_host_header_names_the_target_and_its_port(make_receiver: MakeReceiver, make_sender: MakeSender) -> None:
+    """The request carries `Host: host:port` of the URL, and the length of the body."""
+    receiver = make_receiver()
+    make_sender().send(receiver.url(), HEADERS, BODY)
+    [request] = receiver.wait_for(1)
+    assert (request.header("host"), request.header("content-length")) == (f"127.0.0.1:{receiver.port}", str(len(BODY)))
+
+
+def test_a_cookie_set_by_a_receiver_is_never_sent_back(make_receiver: MakeReceiver, make_sender: MakeSender) -> None:
+    """The sender keeps no cookies: what one answer sets, no later delivery carries."""
+    receiver = make_receiver()
+    receiver.answer_with(Answer(200, headers={"Set-Cookie": "session=abc; Path=/"}))
+    sender = make_sender()
+    sender.send(receiver.url(), HEADERS, BODY)
+    sender.send(receiver.url(), HEADERS, BODY)
+    assert [request.header("cookie") for request in receiver.wait_for(2)] == [None, None]
+
+
+def test_a_url_that_is_not_http_is_a_failure_not_an_exception(make_sender: MakeSender) -> None:
+    """Only http(s) URLs are sent to; any other scheme is a failed attempt."""
+    outcome = make_sender().send("ftp://127.0.0.1/hook", HEADERS, BODY)
+    assert (outcome.succeeded, outcome.status_code) == (False, None)
+    assert outcome.error is not None and outcome.error.startswith("UnsupportedProtocol")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import event, select
+from sqlalchemy import Connection, event, select
 
 from engage_core.events import DomainEvent
 from engage_core.pagination import PageRequest
@@ -16,7 +16,7 @@ from engage_core.services import Services
 from engage_core.services.webhooks import WebhookInput
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock
 from engage_core.webhooks import RESPONSE_EXCERPT_LIMIT, Claim, Completion, NextStep, Outcome, Subscription
-from engage_sql import Database
+from engage_sql import Database, delivery_queue
 from engage_sql.delivery_queue import SqlDeliveryQueue
 from engage_sql.tables import webhook_attempts
 
@@ -356,6 +356,7 @@ def test_deleting_a_subscription_while_its_attempt_completes(
     hook: Subscription,
     emit: Callable[..., None],
     database: Database,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A delete that starts while a completion is queueing the retry waits for it: no deadlock, nothing left."""
     emit("contact.created")
@@ -369,17 +370,16 @@ def test_deleting_a_subscription_while_its_attempt_completes(
             errors.append(exc)
 
     deleting = threading.Thread(target=delete_subscription)
+    queue_retries = delivery_queue._NEXT_ATTEMPT.execute_many
 
-    def start_deleting_before_the_retry(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        if statement.startswith("INSERT INTO webhook_attempts") and threading.current_thread() is not deleting:
-            deleting.start()
-            deleting.join(timeout=0.5)  # long enough for the delete to reach the rows this completion holds
+    def start_deleting_before_the_retry(connection: Connection, params: Sequence[Mapping[str, Any]]) -> None:
+        deleting.start()
+        deleting.join(timeout=0.5)  # long enough for the delete to reach the rows this completion holds
+        queue_retries(connection, params)
 
-    event.listen(database.engine, "before_cursor_execute", start_deleting_before_the_retry)
-    try:
+    with monkeypatch.context() as patch:
+        patch.setattr(delivery_queue._NEXT_ATTEMPT, "execute_many", start_deleting_before_the_retry)
         completed = queue.complete(claim, FAILED, NextStep("failed", START + timedelta(minutes=2)), START)
-    finally:
-        event.remove(database.engine, "before_cursor_execute", start_deleting_before_the_retry)
     deleting.join(timeout=30)
 
     assert (completed, errors, _rows(database)) == (True, [], [])
@@ -461,10 +461,19 @@ def test_complete_and_claim_records_a_repeated_claim_once(
     assert (list(recorded), len(_rows(database))) == ([True, False], 2)
 
 
-def test_complete_and_claim_of_nothing_touches_nothing(queue: SqlDeliveryQueue, statements: list[str]) -> None:
-    """Nothing to record and a zero limit: no statement at all."""
-    assert queue.complete_and_claim([], START, LEASE, 0) == ([], [])
-    assert statements == []
+def test_complete_and_claim_of_nothing_touches_nothing(queue: SqlDeliveryQueue, database: Database) -> None:
+    """Nothing to record and a zero limit: not even a connection is taken from the pool."""
+    checkouts: list[object] = []
+
+    def checkout(dbapi_connection: object, *_args: object) -> None:
+        checkouts.append(dbapi_connection)
+
+    event.listen(database.engine, "checkout", checkout)
+    try:
+        assert queue.complete_and_claim([], START, LEASE, 0) == ([], [])
+    finally:
+        event.remove(database.engine, "checkout", checkout)
+    assert checkouts == []
 
 
 def test_a_released_claim_is_due_again_at_once(

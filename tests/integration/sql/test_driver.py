@@ -1,0 +1,235 @@
+"""`DriverStatement`: statements on the driver's cursor behave exactly as `Connection.execute` would run them."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+from sqlalchemy import Connection, bindparam, event, insert, select, update
+from sqlalchemy.exc import IntegrityError, StatementError
+
+from engage_sql import Database
+from engage_sql.driver import DriverStatement
+from engage_sql.tables import account_counters, accounts, events
+from engage_sql.types import Id, UTCDateTime
+
+RIYADH = timezone(timedelta(hours=3))
+MOMENT = datetime(2026, 5, 6, 10, 11, 12, 345678, tzinfo=RIYADH)
+
+_EVENT_COLUMNS = ("account_id", "name", "payload", "occurred_at", "created_at")
+INSERT_EVENT = DriverStatement(
+    insert(events)
+    .values({name: bindparam(name, type_=events.c[name].type) for name in _EVENT_COLUMNS})
+    .returning(events.c.id, events.c.payload, events.c.occurred_at)
+)
+EVENTS = select(events.c.name, events.c.payload, events.c.occurred_at).where(
+    events.c.account_id == bindparam("account", type_=Id)
+)
+ADD = DriverStatement(
+    update(account_counters)
+    .where(account_counters.c.account_id == bindparam("account", type_=Id))
+    .values(contacts=account_counters.c.contacts + bindparam("delta", type_=Id))
+)
+
+INSERT_ACCOUNT = insert(accounts).values(
+    name=bindparam("name"),
+    is_active=True,  # written into the statement, not passed
+    allowed_origins=bindparam("origins"),
+    key_digest=bindparam("digest"),
+    key_hint="eng_",
+    created_at=bindparam("at", type_=UTCDateTime()),
+    updated_at=bindparam("at", type_=UTCDateTime()),
+)
+INSERT_ACCOUNT_RETURNING = DriverStatement(
+    INSERT_ACCOUNT.returning(accounts.c.id, accounts.c.is_active, accounts.c.allowed_origins, accounts.c.created_at)
+)
+RENAME = DriverStatement(
+    update(accounts)
+    .where(accounts.c.id == bindparam("account_id"), accounts.c.is_active)
+    .values(name=bindparam("name"), updated_at=bindparam("at", type_=UTCDateTime()))
+)
+STORED = "SELECT name, is_active, allowed_origins, key_hint, created_at, updated_at FROM accounts WHERE id = {}"
+NAMED = select(accounts.c.id).where(accounts.c.name == bindparam("name", "Acme"))  # a value written in
+
+
+def _event(account: int, **changes: Any) -> dict[str, Any]:
+    return {
+        "account_id": account,
+        "name": "contact.created",
+        "payload": {"id": 7, "tags": ["VIP"], "email": None},
+        "occurred_at": MOMENT,
+        "created_at": MOMENT,
+    } | changes
+
+
+def _account(digest: str) -> dict[str, Any]:
+    return {"name": "Zoë", "origins": ["https://a.example"], "digest": digest, "at": MOMENT}
+
+
+def test_insert_binds_values_through_their_types(database: Database, account: int) -> None:
+    """JSON and timestamps written on the driver's cursor read back through SQLAlchemy unchanged."""
+    with database.uow.workspace(account) as uow:
+        INSERT_EVENT.first(uow.connection, _event(account))
+        (row,) = uow.connection.execute(EVENTS, {"account": account}).all()
+
+    assert tuple(row) == ("contact.created", {"id": 7, "tags": ["VIP"], "email": None}, MOMENT)
+
+
+def test_parameters_are_stored_exactly_as_sqlalchemy_stores_them(database: Database) -> None:
+    """A row written on the driver's cursor and one written by `Connection.execute`, values written
+    into the statement included, hold the same raw values."""
+    with database.engine.begin() as connection:
+        [(driver_id, *_)] = INSERT_ACCOUNT_RETURNING.rows(connection, _account("d1"))
+        sqlalchemy_id = connection.execute(INSERT_ACCOUNT.returning(accounts.c.id), _account("d2")).scalar_one()
+        stored = [connection.exec_driver_sql(STORED.format(int(n))).one() for n in (driver_id, sqlalchemy_id)]
+
+    assert stored[0] == stored[1]
+
+
+def test_returned_rows_are_converted_as_sqlalchemy_converts_them(database: Database) -> None:
+    """RETURNING gives booleans, JSON and aware timestamps in UTC, as `Connection.execute` would."""
+    with database.engine.begin() as connection:
+        [(account_id, is_active, origins, created_at)] = INSERT_ACCOUNT_RETURNING.rows(connection, _account("d1"))
+
+    assert isinstance(account_id, int)
+    assert (is_active, origins, created_at, created_at.tzinfo) == (True, ["https://a.example"], MOMENT, UTC)
+
+
+def test_select_rows_equal_those_of_connection_execute(database: Database, account: int) -> None:
+    """A SELECT gives, row by row, the values `Connection.execute` gives."""
+    statement = select(accounts.c.id, accounts.c.is_active, accounts.c.allowed_origins, accounts.c.created_at)
+    with database.uow.admin(readonly=True) as uow:
+        expected = [tuple(row) for row in uow.connection.execute(statement).all()]
+        rows = DriverStatement(statement).rows(uow.connection, {})
+
+    assert rows == expected
+
+
+def test_a_value_written_into_the_statement_gives_way_to_a_parameter(database: Database, make_account: Any) -> None:
+    """As with `Connection.execute`, a parameter of the same name replaces a value written into the statement."""
+    acme, other = make_account("Acme"), make_account("Other")
+    with database.engine.connect() as connection:
+        found = [DriverStatement(NAMED).rows(connection, params) for params in ({}, {"name": "Other"})]
+
+    assert found == [[(acme,)], [(other,)]]
+
+
+def test_execute_returns_the_number_of_rows_changed(database: Database, account: int) -> None:
+    """An UPDATE reports how many rows it changed: one for the account's counter, none for no account."""
+    with database.uow.workspace(account) as uow:
+        changed = ADD.execute(uow.connection, {"account": account, "delta": 1})
+        unchanged = ADD.execute(uow.connection, {"account": account + 1000, "delta": 1})
+
+    assert (changed, unchanged) == (1, 0)
+
+
+def test_execute_many_runs_once_per_set_of_parameters(database: Database) -> None:
+    """Each set of parameters updates its own row; a condition written into the statement still applies."""
+    with database.engine.begin() as connection:
+        ids = [INSERT_ACCOUNT_RETURNING.rows(connection, _account(f"d{n}"))[0][0] for n in range(3)]
+        connection.execute(update(accounts).where(accounts.c.id == ids[2]).values(is_active=False))
+        later = MOMENT + timedelta(days=1)
+        RENAME.execute_many(connection, [{"account_id": n, "name": f"Renamed {n}", "at": later} for n in ids])
+        rows = connection.execute(select(accounts.c.name, accounts.c.updated_at).order_by(accounts.c.id)).all()
+
+    assert [tuple(row) for row in rows] == [(f"Renamed {ids[0]}", later), (f"Renamed {ids[1]}", later), ("Zoë", MOMENT)]
+
+
+def test_value_refused_by_its_type_raises_statement_error(database: Database, account: int) -> None:
+    """A naive timestamp is refused before anything reaches the database, as `Connection.execute` refuses it."""
+    with database.uow.workspace(account) as uow, pytest.raises(StatementError, match="naive datetime"):
+        INSERT_EVENT.first(uow.connection, _event(account, occurred_at=datetime(2026, 5, 6)))
+
+
+def test_missing_parameter_is_an_error(database: Database, account: int) -> None:
+    """A parameter left out is an error, not a NULL."""
+    params = _event(account)
+    del params["name"]
+    with database.uow.workspace(account) as uow, pytest.raises(StatementError, match="'name'"):
+        INSERT_EVENT.first(uow.connection, params)
+
+
+def test_driver_errors_are_wrapped_as_sqlalchemy_errors(database: Database) -> None:
+    """A unique violation raises SQLAlchemy's IntegrityError, as `Connection.execute` does."""
+    with database.engine.begin() as connection:
+        INSERT_ACCOUNT_RETURNING.rows(connection, _account("same"))
+        with pytest.raises(IntegrityError):
+            INSERT_ACCOUNT_RETURNING.rows(connection, _account("same"))
+
+
+def test_engine_cursor_listeners_see_each_execution(database: Database, account: int) -> None:
+    """The engine's before and after cursor listeners see every execution, executemany flagged."""
+    seen: list[tuple[str, str, bool]] = []
+
+    def before(_conn: Any, _cursor: Any, statement: str, _params: Any, _context: Any, many: bool) -> None:
+        seen.append(("before", statement.split()[0], many))
+
+    def after(_conn: Any, _cursor: Any, statement: str, _params: Any, _context: Any, many: bool) -> None:
+        seen.append(("after", statement.split()[0], many))
+
+    event.listen(database.engine, "before_cursor_execute", before)
+    event.listen(database.engine, "after_cursor_execute", after)
+    try:
+        with database.uow.workspace(account) as uow:
+            ADD.execute(uow.connection, {"account": account, "delta": 1})
+            ADD.execute_many(uow.connection, [{"account": account, "delta": 1}])
+    finally:
+        event.remove(database.engine, "before_cursor_execute", before)
+        event.remove(database.engine, "after_cursor_execute", after)
+
+    assert seen == [
+        ("before", "UPDATE", False),
+        ("after", "UPDATE", False),
+        ("before", "UPDATE", True),
+        ("after", "UPDATE", True),
+    ]
+
+
+def test_a_connections_own_listeners_see_the_statement(database: Database, account: int) -> None:
+    """A listener of one connection sees the statements run on it, as it would through `Connection.execute`."""
+    seen: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        seen.append(statement.split()[0])
+
+    with database.engine.begin() as connection:
+        event.listen(connection, "before_cursor_execute", record)
+        ADD.execute(connection, {"account": account, "delta": 1})
+
+    assert seen == ["UPDATE"]
+
+
+def test_a_retval_listener_rewrites_the_statement(database: Database, account: int) -> None:
+    """A `retval=True` listener's statement is the one run, as with `Connection.execute`."""
+    by_id = DriverStatement(select(accounts.c.id).where(accounts.c.id == bindparam("id", type_=Id)))
+
+    def negate(_conn: Connection, _cursor: Any, statement: str, params: Any, *_args: Any) -> tuple[str, Any]:
+        return statement.replace("WHERE", "WHERE NOT"), params
+
+    with database.engine.connect() as connection:
+        event.listen(connection, "before_cursor_execute", negate, retval=True)
+        rows = by_id.rows(connection, {"id": account})
+
+    assert rows == []
+
+
+def test_statement_joins_the_unit_of_works_transaction(database: Database, account: int) -> None:
+    """What a statement on the driver's cursor changed is rolled back with its unit of work."""
+    with database.uow.workspace(account) as uow:
+        ADD.execute(uow.connection, {"account": account, "delta": 5})
+        # leaving without commit()
+
+    with database.uow.workspace(account, readonly=True) as uow:
+        assert uow.contacts.count() == 0
+
+
+@pytest.mark.parametrize("kind", ["expanding", "literal_execute"])
+def test_a_parameter_whose_sql_depends_on_its_value_is_refused(database: Database, kind: str) -> None:
+    """An `IN` over a list, or a value rendered into the SQL, cannot be compiled once."""
+    ids = bindparam("ids", **{kind: True})
+    statement = DriverStatement(
+        select(accounts.c.id).where(accounts.c.id.in_(ids) if kind == "expanding" else accounts.c.id == ids)
+    )
+    with database.engine.connect() as connection, pytest.raises(ValueError, match=kind.replace("_", "-")):
+        statement.rows(connection, {"ids": [1] if kind == "expanding" else 1})
