@@ -43,10 +43,15 @@ def wait_until_up(url: str, timeout: float = 30.0) -> None:
     raise RuntimeError(f"server at {url} did not start within {timeout} s")
 
 
+SERVER_ENV: Mapping[str, str] = {"ENGAGE_RATE_LIMIT": "1000000000"}
+"""One key makes every request of a run: a limit no run reaches keeps the limiter's cost measured
+without its 429s."""
+
+
 @contextlib.contextmanager
 def process(args: list[str], env: Mapping[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
     """Run a server process for the duration of the block; always terminate it."""
-    proc = subprocess.Popen(args, env={**os.environ, **(env or {})}, cwd=ROOT, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(args, env={**os.environ, **SERVER_ENV, **(env or {})}, cwd=ROOT, stdout=subprocess.DEVNULL)
     try:
         yield proc
     finally:

@@ -8,6 +8,10 @@ engage [--database-url URL] accounts list
 engage [--database-url URL] accounts rotate-key ID [--json]
 engage [--database-url URL] accounts deactivate ID | activate ID
 engage [--database-url URL] accounts set-origins ID [ORIGIN]...
+engage [--database-url URL] partners create --company NAME --email EMAIL [--plan agency|enterprise] [--seats N] [--json]
+engage [--database-url URL] partners list | rotate-key ID [--json] | suspend ID | activate ID
+engage [--database-url URL] plans list [--json]
+engage [--database-url URL] plans set PLAN [--name NAME] [--limit NAME=VALUE]... [--feature NAME=on|off]... [--json]
 engage [--database-url URL] orders import ACCOUNT_ID FILE
 engage [--database-url URL] tickets list ACCOUNT_ID [--status S] [--priority P] [--page N] [--per-page N] [--json]
 engage [--database-url URL] tickets show ACCOUNT_ID TICKET [--json]
@@ -32,6 +36,8 @@ from engage_cli.commands.bookings import bookings
 from engage_cli.commands.db import db
 from engage_cli.commands.departments import departments
 from engage_cli.commands.orders import orders
+from engage_cli.commands.partners import partners
+from engage_cli.commands.plans import plans
 from engage_cli.commands.sandbox import sandbox
 from engage_cli.commands.serve import serve
 from engage_cli.commands.tickets import tickets
@@ -69,6 +75,8 @@ cli.add_command(sandbox)
 cli.add_command(tickets)
 cli.add_command(departments)
 cli.add_command(bookings)
+cli.add_command(partners)
+cli.add_command(plans)
 
 
 def main() -> None:

@@ -11,6 +11,8 @@ from typing import TypeVar
 
 import attrs
 
+from engage_core.plans import DEFAULT_PLAN
+from engage_core.rate_limits import DEFAULT_LIMIT, DEFAULT_WINDOW_SECONDS
 from engage_core.team import DEFAULT_APP_URL
 
 DEFAULT_DATABASE_URL = "sqlite:///./engage.db"
@@ -22,7 +24,7 @@ class Settings:
     database_url: str = DEFAULT_DATABASE_URL
     """`ENGAGE_DATABASE_URL`: `sqlite:///path.db` or `postgresql://user@host/db`."""
 
-    secret_key: str | None = None
+    secret_key: str | None = attrs.field(default=None, repr=False)
     """`ENGAGE_SECRET_KEY`: derives the keys that encrypt stored secrets. Required in production."""
 
     log_level: str = "info"
@@ -92,6 +94,19 @@ class Settings:
     channels_provider_timeout_seconds: float = 30.0
     """`ENGAGE_CHANNELS_PROVIDER_TIMEOUT`: seconds each provider call has to finish."""
 
+    default_plan: str = DEFAULT_PLAN
+    """`ENGAGE_DEFAULT_PLAN`: the plan (`starter`, `pro` or `business`) of workspaces without a partner."""
+
+    rate_limit: int = DEFAULT_LIMIT
+    """`ENGAGE_RATE_LIMIT`: requests each workspace key and each partner key may make per window."""
+
+    rate_limit_window_seconds: int = DEFAULT_WINDOW_SECONDS
+    """`ENGAGE_RATE_LIMIT_WINDOW`: the window's length in seconds."""
+
+    redis_url: str | None = attrs.field(default=None, repr=False)
+    """`ENGAGE_REDIS_URL`: `redis://host:port/db`; set, rate limits are counted in Redis and shared
+    by every server process; unset, each process counts its own (in memory)."""
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
@@ -120,6 +135,10 @@ class Settings:
             channels_provider_key=env.get("ENGAGE_CHANNELS_PROVIDER_KEY") or None,
             channels_webhook_secret=env.get("ENGAGE_CHANNELS_WEBHOOK_SECRET") or None,
             channels_provider_timeout_seconds=_number(env, "ENGAGE_CHANNELS_PROVIDER_TIMEOUT", 30.0, float),
+            default_plan=(env.get("ENGAGE_DEFAULT_PLAN") or DEFAULT_PLAN).strip().lower(),
+            rate_limit=_number(env, "ENGAGE_RATE_LIMIT", DEFAULT_LIMIT, int),
+            rate_limit_window_seconds=_number(env, "ENGAGE_RATE_LIMIT_WINDOW", DEFAULT_WINDOW_SECONDS, int),
+            redis_url=(env.get("ENGAGE_REDIS_URL") or "").strip() or None,
         )
 
 

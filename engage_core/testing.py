@@ -252,6 +252,10 @@ class InMemoryAccountRepository:
         row = self._s.accounts[account_id]
         row.account = attrs.evolve(row.account, allowed_origins=origins, updated_at=now)
 
+    def rename(self, account_id: int, name: str, now: datetime) -> None:
+        row = self._s.accounts[account_id]
+        row.account = attrs.evolve(row.account, name=name, updated_at=now)
+
 
 class InMemoryContactRepository(_Repo):
     def _with_tags(self, contact: Contact) -> Contact:

@@ -12,10 +12,13 @@ from starlette.types import Lifespan
 
 from engage_core.sandbox_controls import SandboxControls
 from engage_core.services import Services
+from engage_http import dashboard
 from engage_http.channel_callbacks import CallbackReader, callback_route
+from engage_http.dashboard import SessionCookies
 from engage_http.errors import EXCEPTION_HANDLERS
 from engage_http.openapi import build_document, document_endpoint
-from engage_http.routes import OPERATIONS
+from engage_http.rate_limit import RequestRateLimiter
+from engage_http.routes import OPERATIONS, PARTNER_OPERATIONS
 from engage_http.routes import sandbox as sandbox_routes
 from engage_http.routing import API_PREFIX, build_routes
 
@@ -28,6 +31,8 @@ def create_app(
     sandbox: SandboxControls | None = None,
     provider_callbacks: CallbackReader | None = None,
     inline_reads: bool = False,
+    rate_limiter: RequestRateLimiter | None = None,
+    sessions: SessionCookies | None = None,
 ) -> Starlette:
     """The workspace API under `/api/v1`, with its OpenAPI document at `/api/v1/openapi.json`.
 
@@ -36,10 +41,17 @@ def create_app(
     `services`. With `sandbox` (the sandbox gateway is in use) the sandbox routes are served and
     documented; with `provider_callbacks` (a hosted messaging provider) its callback route is served.
     `inline_reads`: the storage answers short reads without blocking (SQLite in WAL mode), so they
-    may run on the event loop (`routing.py`).
+    may run on the event loop (`routing.py`). `rate_limiter` limits each workspace and partner key's
+    requests (`rate_limit.py`); None serves them unlimited (tests that make many requests). The
+    partner API (`/api/v1/partner/...`) is always served; with `sessions`, so are the impersonation
+    landing route and the dashboard page (`dashboard.py`).
     """
-    operations = OPERATIONS if sandbox is None else (*OPERATIONS, *sandbox_routes.operations(sandbox))
-    routes = build_routes(operations, services, prefix=API_PREFIX, debug=debug, inline_reads=inline_reads)
+    operations = (*OPERATIONS, *PARTNER_OPERATIONS)
+    if sandbox is not None:
+        operations = (*operations, *sandbox_routes.operations(sandbox))
+    routes = build_routes(
+        operations, services, prefix=API_PREFIX, debug=debug, inline_reads=inline_reads, rate_limiter=rate_limiter
+    )
     routes.append(
         Route(
             API_PREFIX + "/openapi.json",
@@ -50,6 +62,8 @@ def create_app(
     )
     if provider_callbacks is not None:
         routes.append(callback_route(provider_callbacks, services.inbox))
+    if sessions is not None:
+        routes.extend(dashboard.routes(services, sessions))
     app = Starlette(
         debug=debug,
         routes=routes,
@@ -59,4 +73,5 @@ def create_app(
     # `/contacts/` is not `/contacts`: an API answers 404 rather than redirecting.
     app.router.redirect_slashes = False
     app.state.services = services
+    app.state.rate_limiter = rate_limiter
     return app

@@ -17,6 +17,10 @@ Team members' passwords are hashed with argon2id. E-mail (team invitations, link
 `ENGAGE_APP_URL`) goes to the SMTP server of `ENGAGE_SMTP_HOST`; without it, each message is only
 logged (recipient and subject).
 
+Each workspace key and partner key may make `ENGAGE_RATE_LIMIT` requests (120) per
+`ENGAGE_RATE_LIMIT_WINDOW` seconds (60), counted in this process or, with `ENGAGE_REDIS_URL`, in
+Redis for every process. Workspaces without a partner run on `ENGAGE_DEFAULT_PLAN` (`business`).
+
 Channels go through the gateway of `ENGAGE_CHANNELS_GATEWAY` (docs/channels.md): the in-memory
 sandbox by default (its control routes `/sandbox/...` are then served; its accounts live in this
 process, so run one server process with it), or the hosted messaging provider (its callback route
@@ -41,19 +45,24 @@ from starlette.concurrency import run_in_threadpool
 from engage_connectors.hosted_gateway import HostedCallbackReader, HostedGateway
 from engage_connectors.hosted_messaging import CallbackAuthenticator, HostedMessagingClient
 from engage_connectors.passwords import Argon2idHasher
+from engage_connectors.redis_rate_limiter import RedisRateLimiter
 from engage_connectors.secrets import FernetCipher
 from engage_connectors.smtp_mailer import SECURITY_MODES, SmtpMailer
 from engage_connectors.ssrf import AddressPolicy
 from engage_connectors.store_platform import HttpStorePlatform, NoStorePlatform
 from engage_connectors.target_guard import DnsTargetGuard
-from engage_core.clock import SystemClock
+from engage_core.clock import Clock, SystemClock
 from engage_core.errors import EngageError
 from engage_core.mail import LoggingMailer
+from engage_core.rate_limits import InMemoryRateLimiter, RateLimitPolicy
 from engage_core.sandbox_controls import SandboxControls
 from engage_core.sandbox_gateway import SandboxGateway
 from engage_core.services import Services
 from engage_core.settings import Settings
+from engage_http import access_log
 from engage_http.app import create_app
+from engage_http.dashboard import SessionCookies
+from engage_http.rate_limit import RequestRateLimiter
 from engage_http.worker import DeliveryWorkerHandle, start_delivery_worker
 from engage_sql import Database
 
@@ -261,7 +270,22 @@ def build_services(settings: Settings, database: Database) -> Services:
         hasher=Argon2idHasher(),
         mailer=mailer(settings),
         app_url=settings.app_url,
+        default_plan=settings.default_plan,
     )
+
+
+def rate_limiter(settings: Settings, clock: Clock | None = None) -> RequestRateLimiter:
+    """`ENGAGE_RATE_LIMIT` requests per `ENGAGE_RATE_LIMIT_WINDOW` seconds per key, counted in the
+    Redis of `ENGAGE_REDIS_URL` (shared by every process) or, unset, in this process's memory."""
+    policy = RateLimitPolicy(settings.rate_limit, settings.rate_limit_window_seconds)
+    if settings.redis_url:
+        return RequestRateLimiter(RedisRateLimiter.from_url(settings.redis_url), policy, clock)
+    return RequestRateLimiter(InMemoryRateLimiter(), policy, clock)
+
+
+def _close_limiter(limiter: RequestRateLimiter) -> None:
+    if isinstance(limiter.limiter, RedisRateLimiter):
+        limiter.limiter.close()
 
 
 def start_worker(settings: Settings, database: Database) -> DeliveryWorkerHandle:
@@ -277,6 +301,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
     it, closes the store connector's connections and then disposes of the database.
     """
     settings = settings or Settings.from_env()
+    access_log.install()  # impersonation tokens never reach the access log
     mail = mailer(settings)  # a misconfigured mail server or store is refused before anything is touched
     store = store_platform(settings)
     channels = channel_wiring(settings)
@@ -294,8 +319,10 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             mailer=mail,
             app_url=settings.app_url,
             gateway=channels.gateway,
+            default_plan=settings.default_plan,
         )
         sandbox = channels.attach(services, database)
+        limiter = rate_limiter(settings)
     except BaseException:
         _close_store(store)
         channels.close()
@@ -315,6 +342,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
                 await run_in_threadpool(worker.stop)
             _close_store(store)
             channels.close()
+            _close_limiter(limiter)
             database.dispose()
 
     # SQLite in WAL mode: a read takes no lock a writer holds and waits for no fsync, so short reads
@@ -325,6 +353,8 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         sandbox=sandbox,
         provider_callbacks=channels.callbacks,
         inline_reads=database.engine.dialect.name == "sqlite",
+        sessions=SessionCookies(cipher, SystemClock()),
+        rate_limiter=limiter,
     )
 
 

@@ -20,7 +20,7 @@ from engage_http import multipart, pagination
 from engage_http.envelope import JSON, dumps
 from engage_http.errors import WWW_AUTHENTICATE
 from engage_http.jsonschema import SchemaRegistry
-from engage_http.operations import PATH_PARAM, Operation, Shape
+from engage_http.operations import PATH_PARAM, AuthScheme, Operation, Shape
 from engage_http.query import QueryParser
 from engage_http.schemas.common import MAX_ID
 from engage_http.schemas.envelopes import Error, ForbiddenError, PageMeta, ValidationError
@@ -41,14 +41,32 @@ SECURITY_SCHEMES: Mapping[str, Any] = {
     },
 }
 SECURITY: list[dict[str, list[str]]] = [{"ApiKeyAuth": []}, {"BearerAuth": []}]
+PARTNER_SECURITY_SCHEME: Mapping[str, Any] = {
+    "PartnerKeyAuth": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-Partner-Key",
+        "description": "The partner key (`/partner/...` operations only; workspace keys are refused there).",
+    }
+}
+PARTNER_SECURITY: list[dict[str, list[str]]] = [{"PartnerKeyAuth": []}]
+
+RATE_LIMIT_HEADERS: Mapping[str, Any] = {
+    "X-RateLimit-Limit": {"schema": {"type": "integer"}, "description": "Requests allowed per window."},
+    "X-RateLimit-Remaining": {"schema": {"type": "integer"}, "description": "Requests left in this window."},
+    "X-RateLimit-Reset": {"schema": {"type": "integer"}, "description": "When the window ends (Unix seconds)."},
+}
+"""Sent with every answer to an authenticated request (`engage_http.rate_limit`)."""
 
 _ERRORS: Mapping[int, tuple[str, type, str]] = {
     401: ("Unauthenticated", Error, "Missing, malformed or unknown API key (one body for all three)."),
     403: (
         "Forbidden",
         ForbiddenError,
-        "Inactive account (`account_inactive`), origin not whitelisted (`origin_not_allowed`), or a plan "
-        "feature missing (`linkedin_upgrade_required`).",
+        "Inactive account (`account_inactive`), origin not whitelisted (`origin_not_allowed`), workspace "
+        "suspended (`workspace_suspended`), a plan feature missing (`feature_not_in_plan`: the operation's "
+        "`x-plan-feature`, or `api_access`; `linkedin_upgrade_required`), or a plan limit reached "
+        "(`plan_limit_reached`, the message names the limit).",
     ),
     404: ("NotFound", Error, "The resource does not exist in this account."),
     405: ("MethodNotAllowed", Error, "The path does not serve this method; `Allow` lists those it does."),
@@ -72,6 +90,9 @@ _TAGS: Mapping[str, str] = {
     "Channels": "Messaging accounts: WhatsApp and Telegram by QR code, Instagram and LinkedIn with credentials.",
     "Messages": "Sending messages, and the messages exchanged with a contact.",
     "Conversations": "One summary per contact of the messages exchanged with it.",
+    "Partner": "Partner API (`X-Partner-Key`): the partner's profile and the plans clients run on.",
+    "Partner clients": "Partner API: provision and manage client workspaces, their usage, and impersonation.",
+    "Partner webhooks": "Partner API: the partner's own signed deliveries of `partner.client.*` events.",
     "Sandbox": "Sandbox gateway only: play the network's side (scan a code, write in, report receipts).",
 }
 
@@ -106,7 +127,7 @@ def build_document(operations: Iterable[Operation], *, prefix: str) -> dict[str,
         "components": {
             "schemas": dict(sorted(registry.components.items())),
             "responses": responses,
-            "securitySchemes": dict(SECURITY_SCHEMES),
+            "securitySchemes": {**SECURITY_SCHEMES, **PARTNER_SECURITY_SCHEME},
         },
     }
 
@@ -142,6 +163,10 @@ def _operation(op: Operation, registry: SchemaRegistry) -> dict[str, Any]:
     spec["responses"] = responses
     if not op.secured:
         spec["security"] = []
+    elif op.auth is AuthScheme.PARTNER:
+        spec["security"] = PARTNER_SECURITY
+    if op.feature is not None:
+        spec["x-plan-feature"] = op.feature  # without it in the plan: 403 `feature_not_in_plan`
     return spec
 
 
@@ -168,14 +193,14 @@ def _success_response(op: Operation, registry: SchemaRegistry) -> dict[str, Any]
         return {"description": "Done; no content."}
     assert op.response is not None
     item = registry.schema(op.response)
-    data = item if op.shape is Shape.ONE else {"type": "array", "items": item}
+    data = item if op.shape in (Shape.ONE, Shape.ONE_WITH_PAGE) else {"type": "array", "items": item}
     succeeded: dict[str, Any] = {"type": "boolean"} if op.reports_failure else {"type": "boolean", "const": True}
     properties: dict[str, Any] = {"success": succeeded, "data": data}
     required = ["success", "data"]
     if op.message is not None:
         properties["message"] = {"type": "string"}
         required.append("message")
-    if op.shape is Shape.PAGE:
+    if op.shape in (Shape.PAGE, Shape.ONE_WITH_PAGE):
         properties["meta"] = registry.schema(PageMeta)
         required.append("meta")
     envelope = {"type": "object", "properties": properties, "required": required}
@@ -192,7 +217,10 @@ def _error_response(cls: type, description: str, registry: SchemaRegistry, statu
     if status == 405:
         response["headers"] = {"Allow": {"required": True, "schema": {"type": "string"}}}
     if status == 429:
-        response["headers"] = {"Retry-After": {"required": True, "schema": {"type": "integer", "minimum": 0}}}
+        response["headers"] = {
+            "Retry-After": {"required": True, "schema": {"type": "integer", "minimum": 0}},
+            **RATE_LIMIT_HEADERS,
+        }
     return response
 
 

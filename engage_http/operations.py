@@ -19,7 +19,7 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from engage_core.pagination import PageLimits, PageRequest
+from engage_core.pagination import Page, PageLimits, PageRequest
 from engage_core.services import Services
 
 B = TypeVar("B")
@@ -35,6 +35,17 @@ class Shape(enum.Enum):
     MANY = "many"
     PAGE = "page"
     NOTHING = "nothing"
+    ONE_WITH_PAGE = "one_with_page"
+    """One object holding one page of a list (the handler returns a `WithPage`); `meta` describes the page."""
+
+
+class AuthScheme(enum.Enum):
+    """Which key a secured operation takes (SPEC 5): they are never interchangeable."""
+
+    WORKSPACE = "workspace"
+    """The account API key, in `X-Api-Key` or `Authorization: Bearer`; the call acts for `account_id`."""
+    PARTNER = "partner"
+    """The partner key, in `X-Partner-Key` only; the call acts for `partner_id` (`account_id` is 0)."""
 
 
 @attrs.frozen
@@ -47,6 +58,16 @@ class Call(Generic[B, Q]):
     body: B
     query: Q
     page: PageRequest | None
+    partner_id: int = 0
+    """The calling partner, for `AuthScheme.PARTNER` operations (0 otherwise)."""
+
+
+@attrs.frozen
+class WithPage:
+    """What a `Shape.ONE_WITH_PAGE` handler returns: the object, and the page inside it `meta` describes."""
+
+    data: Any
+    page: Page[Any]
 
 
 @attrs.frozen
@@ -101,6 +122,11 @@ class Operation:
     """Given the parsed query and page, whether the request is a read that is always short (a few
     indexed rows): where the storage allows it (`create_app(inline_reads=True)`), it then runs on the
     event loop itself, without the worker-thread hop."""
+    auth: AuthScheme = AuthScheme.WORKSPACE
+    """The key a secured operation takes (`secured=False`: none)."""
+    feature: str | None = None
+    """The plan feature the operation needs (`engage_core.plans.FEATURES`); without it the
+    workspace gets 403 `feature_not_in_plan`. Set per area in `engage_http.routes.FEATURE_AREAS`."""
 
     @property
     def operation_id(self) -> str:
@@ -119,7 +145,7 @@ class Operation:
         """Every status this operation can answer with, in order."""
         found = {self.status, 500, *self.errors, *self.alternate_statuses}
         if self.secured:
-            found |= {401, 403}
+            found |= {401, 403, 429}
         if self.path_params:
             found.add(404)
         if self.body is not None or self.query is not None or self.page is not None:

@@ -39,15 +39,19 @@ from engage_core.channels import CHANNEL_TYPES
 from engage_core.errors import EngageError, ValidationFailed
 from engage_core.pagination import Page, PageRequest
 from engage_core.services import Services
-from engage_http import auth, envelope, multipart, pagination
+from engage_http import auth, envelope, multipart, pagination, partner_auth
 from engage_http.converter import load_json, structure, unstructure_hook
 from engage_http.errors import log_unexpected, server_error_response
-from engage_http.operations import Call, Operation, Reply, Shape
+from engage_http.operations import AuthScheme, Call, Operation, Reply, Shape, WithPage
 from engage_http.query import QueryParser
+from engage_http.rate_limit import RequestRateLimiter, limited, partner_bucket, workspace_bucket
 from engage_http.schemas.common import ID_DIGITS
 from engage_http.schemas.envelopes import PageMeta
 
 API_PREFIX = "/api/v1"
+
+API_ACCESS = "api_access"
+"""The plan feature every workspace request needs (SPEC 2 Plan)."""
 
 MAX_BODY_SIZE = 1024 * 1024
 """Request bodies above 1 MiB are refused with 413 (the JSON API has no use for more); an operation
@@ -115,9 +119,17 @@ register_url_convertor("channel", ChannelConvertor())
 class BoundOperation:
     """An operation wired to the services, with its parsers and renderer prepared."""
 
-    def __init__(self, operation: Operation, services: Services, *, inline_reads: bool = False) -> None:
+    def __init__(
+        self,
+        operation: Operation,
+        services: Services,
+        *,
+        inline_reads: bool = False,
+        rate_limiter: RequestRateLimiter | None = None,
+    ) -> None:
         self.operation = operation
         self.services = services
+        self.rate_limiter = rate_limiter
         self.inline = operation.inline if inline_reads else None
         self.reads_body = operation.body is not None
         self.body_limit = operation.body_limit or MAX_BODY_SIZE
@@ -129,14 +141,48 @@ class BoundOperation:
 
     def respond(self, request: Request, raw_body: bytes) -> Response:
         """Authenticate, parse, call the handler and render. Runs in a worker thread."""
+        account_id, partner_id = self._authenticate(request)
+        if not self.operation.secured:
+            return self._handle(request, raw_body, account_id, partner_id)
+        bucket = partner_bucket(partner_id) if partner_id else workspace_bucket(account_id)
+        return limited(self.rate_limiter, bucket, lambda: self._handle(request, raw_body, account_id, partner_id))
+
+    def _handle(self, request: Request, raw_body: bytes, account_id: int, partner_id: int) -> Response:
+        """Admit the workspace, parse, call the handler and render."""
         op = self.operation
-        account_id = auth.authenticate(self.services.accounts, request.headers).id if op.secured else 0
+        if account_id:
+            self._admit(account_id)
         body = self._parse_body(request, raw_body)
         query, page = self._parse_query(request)
         call: Call[Any, Any] = Call(
-            services=self.services, account_id=account_id, path=request.path_params, body=body, query=query, page=page
+            services=self.services,
+            account_id=account_id,
+            path=request.path_params,
+            body=body,
+            query=query,
+            page=page,
+            partner_id=partner_id,
         )
         return self._render(op.handler(call))
+
+    def _admit(self, account_id: int) -> None:
+        """Refuse a suspended workspace, and a plan without API access or without the operation's
+        feature (each a 403 with its `code`)."""
+        self.services.partner_clients.ensure_not_suspended(account_id)
+        plan = self.services.entitlements.plan_of(account_id)
+        plan.require(API_ACCESS)
+        if self.operation.feature is not None:
+            plan.require(self.operation.feature)
+
+    def _authenticate(self, request: Request) -> tuple[int, int]:
+        """The caller's account id and partner id (0 for the scheme not used, both 0 when unsecured)."""
+        op = self.operation
+        if not op.secured:
+            return 0, 0
+        if op.auth is AuthScheme.PARTNER:
+            return 0, partner_auth.authenticate(self.services.partners, request.headers).id
+        partner_auth.refuse_partner_key(request.headers)
+        return auth.authenticate(self.services.accounts, request.headers).id, 0
 
     def _parse_body(self, request: Request, raw: bytes) -> Any:
         """The body object: from JSON, or from a form when the operation takes `multipart/form-data`."""
@@ -205,6 +251,9 @@ class BoundOperation:
         assert render is not None, f"{op.method} {op.path} declares no response class"
         if op.shape is Shape.ONE:
             return envelope.success(render(result), status=status, message=message, success=success)
+        if op.shape is Shape.ONE_WITH_PAGE:
+            assert isinstance(result, WithPage)
+            return envelope.success(render(result.data), status=status, message=message, meta=PageMeta.of(result.page))
         if op.shape is Shape.MANY:
             return envelope.success([render(item) for item in result], status=status, message=message)
         assert isinstance(result, Page)
@@ -255,16 +304,20 @@ def build_routes(
     prefix: str = API_PREFIX,
     debug: bool = False,
     inline_reads: bool = False,
+    rate_limiter: RequestRateLimiter | None = None,
 ) -> list[Route]:
     """One route per path, in the order paths first appear in the table. With `debug`, unexpected
     exceptions propagate (to Starlette's traceback page) instead of becoming a generic 500. With
-    `inline_reads`, the operations' short reads run on the event loop (see the module docstring)."""
+    `inline_reads`, the operations' short reads run on the event loop (see the module docstring).
+    With `rate_limiter`, each key's requests are limited (`engage_http.rate_limit`)."""
     by_path: dict[str, dict[str, BoundOperation]] = {}
     for operation in operations:
         methods = by_path.setdefault(operation.path, {})
         if operation.method in methods:
             raise ValueError(f"Duplicate operation {operation.method} {operation.path}")
-        methods[operation.method] = BoundOperation(operation, services, inline_reads=inline_reads)
+        methods[operation.method] = BoundOperation(
+            operation, services, inline_reads=inline_reads, rate_limiter=rate_limiter
+        )
     routes = []
     for path, bound in by_path.items():
         name = next(iter(bound.values())).operation.operation_id

@@ -6,7 +6,6 @@ import attrs
 
 from engage_core.channels import NoActiveCampaigns
 from engage_core.clock import Clock, SystemClock
-from engage_core.features import AllowAllFeatures
 from engage_core.mail import LoggingMailer
 from engage_core.plans import DEFAULT_PLAN
 from engage_core.ports import (
@@ -20,6 +19,7 @@ from engage_core.ports import (
     TargetGuard,
     UnitOfWorkFactory,
 )
+from engage_core.services.account_profile import AccountProfileService
 from engage_core.services.accounts import AccountService
 from engage_core.services.booking_setup import BookingSetupService
 from engage_core.services.bookings import BookingService
@@ -58,6 +58,7 @@ class Services:
     """Every use case, wired to one storage adapter and one clock."""
 
     accounts: AccountService
+    account_profile: AccountProfileService
     contacts: ContactService
     tags: TagService
     lists: ContactListService
@@ -102,8 +103,9 @@ class Services:
         (`engage_core.sandbox_gateway.SandboxGateway` offline); without it everything but
         connecting channels and sending works (listing, receiving and receipts do). A gateway that
         calls back (the sandbox) is then attached to `inbox`. `campaigns` answers whether a campaign
-        holds a channel (none, by default); `features` gates plan features (all allowed, by
-        default). `hasher` hashes team members' passwords (argon2id from `engage_connectors`);
+        holds a channel (none, by default); `features` gates plan features (the workspace's plan, by
+        default); the plan's limits apply to creating contacts, team members and channel settings
+        and to sending. `hasher` hashes team members' passwords (argon2id from `engage_connectors`);
         without it everything but adding members, changing passwords and signing in works.
         `mailer` sends invitations (logged only, by default); they link to the sign-in page under
         `app_url`. `default_plan` is the plan of every workspace without a partner."""
@@ -115,11 +117,17 @@ class Services:
         gateway = gateway or _Unconfigured("gateway=ChannelGateway", "channels and sending")  # type: ignore[assignment]
         assert cipher is not None and guard is not None and store is not None and gateway is not None
         assert hasher is not None
-        channels = ChannelService(uow, clock, gateway, campaigns or NoActiveCampaigns(), features or AllowAllFeatures())
-        messages = MessageService(uow, clock, gateway)
+        entitlements = Entitlements(uow, clock, default_plan)
+        # The plan's feature gate unless the caller gives another; limits always follow the plan.
+        channels = ChannelService(
+            uow, clock, gateway, campaigns or NoActiveCampaigns(), features or entitlements, entitlements
+        )
+        messages = MessageService(uow, clock, gateway, entitlements)
+        partner_clients = PartnerClientService(uow, clock, hasher, mailer or LoggingMailer(), app_url)
         return cls(
             accounts=AccountService(uow, clock),
-            contacts=ContactService(uow, clock),
+            account_profile=AccountProfileService(uow, clock),
+            contacts=ContactService(uow, clock, entitlements),
             tags=TagService(uow, clock),
             lists=ContactListService(uow, clock),
             segments=SegmentService(uow, clock),
@@ -131,17 +139,26 @@ class Services:
             inbox=ChannelInbox(uow, channels, messages),
             departments=DepartmentService(uow, clock),
             tickets=TicketService(uow, clock),
-            team=TeamService(uow, clock, hasher, mailer or LoggingMailer(), app_url),
+            team=TeamService(
+                uow,
+                clock,
+                hasher,
+                mailer or LoggingMailer(),
+                app_url,
+                entitlements,
+                sign_in_check=partner_clients.ensure_not_suspended,
+            ),
             bookings=BookingService(uow, clock),
             booking_setup=BookingSetupService(uow, clock),
             plans=PlanService(uow, clock),
-            entitlements=Entitlements(uow, clock, default_plan),
+            entitlements=entitlements,
             partners=PartnerService(uow, clock, cipher, guard),
-            partner_clients=PartnerClientService(uow, clock, hasher, mailer or LoggingMailer(), app_url),
+            partner_clients=partner_clients,
         )
 
 
 __all__ = [
+    "AccountProfileService",
     "AccountService",
     "BookingService",
     "BookingSetupService",

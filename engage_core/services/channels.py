@@ -55,10 +55,13 @@ from engage_core.channels import (
     trigger_for,
 )
 from engage_core.clock import Clock
-from engage_core.errors import Conflict, NotFound, Unavailable, ValidationFailed
+from engage_core.errors import Conflict, NotFound, PlanLimitReached, Unavailable, ValidationFailed
 from engage_core.events import DomainEvent
 from engage_core.features import LINKEDIN_ACCESS, linkedin_refused
+from engage_core.plans import CHANNELS, month_of
 from engage_core.ports import CampaignGuard, ChannelGateway, FeatureGate, UnitOfWorkFactory, WorkspaceUnitOfWork
+from engage_core.services.plan_limits import PlanLimits
+from engage_core.services.plans import Entitlements
 from engage_core.validation import ErrorCollector, required_text
 
 T = TypeVar("T")
@@ -110,12 +113,15 @@ class ChannelService:
         gateway: ChannelGateway,
         campaigns: CampaignGuard,
         features: FeatureGate,
+        entitlements: Entitlements | None = None,
     ) -> None:
+        """`entitlements` enforces the `channels` limit on new channel settings (none without it)."""
         self._uow = uow
         self._clock = clock
         self._gateway = gateway
         self._campaigns = campaigns
         self._features = features
+        self._limits = PlanLimits(entitlements)
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -144,6 +150,7 @@ class ChannelService:
         """`POST /channels/{whatsapp|telegram}/connect`: a new QR attempt (409 while connected)."""
         self._check(account_id, channel, QR_CHANNELS)
         self._refuse_if_connected(account_id, channel)
+        self._check_room(account_id, channel)
         login = _call(lambda: self._gateway.start_qr(channel))
         account, replaced = self._begin(account_id, channel, login.provider_account_id, None, None)
         self._forget(replaced)
@@ -157,6 +164,7 @@ class ChannelService:
         self._check(account_id, channel, CREDENTIAL_CHANNELS)
         username, password, country = _credentials(data)
         self._refuse_if_connected(account_id, channel)
+        self._check_room(account_id, channel)
         try:
             outcome = self._gateway.connect_credentials(channel, username, password, country)
         except GatewayUnavailable as exc:
@@ -268,6 +276,16 @@ class ChannelService:
         with self._uow.workspace(account_id, readonly=True) as uow:
             _refuse_connected(uow, channel)
 
+    def _check_room(self, account_id: int, channel: str) -> None:
+        """Refuse a new channel setting past the plan's `channels` limit before the provider is
+        asked for anything. An early answer only: `_begin` reserves the room race-free."""
+        plan = self._limits.plan_of(account_id)
+        if plan is None:
+            return
+        with self._uow.workspace(account_id, readonly=True) as uow:
+            if uow.channels.by_type(channel) is None:
+                plan.check_room(CHANNELS, uow.usage.count(CHANNELS, month_of(self._clock.now())[0]))
+
     def _waiting_checkpoint(self, account_id: int, channel: str, provider_account_id: str) -> None:
         current = self._current(account_id, channel)
         if current.provider_account_id != provider_account_id:
@@ -286,6 +304,7 @@ class ChannelService:
         """Store a new attempt (phase `pending`): a new setting, or the failed, lost or pending one
         restarted. Returns it with the provider account id it replaced, if any."""
         now = self._clock.now()
+        plan = self._limits.plan_of(account_id)
         with self._uow.workspace(account_id) as uow:
             try:
                 _refuse_connected(uow, channel)
@@ -294,6 +313,11 @@ class ChannelService:
                 raise
             current = uow.channels.by_type(channel)
             if current is None:
+                try:
+                    self._limits.reserve(uow, plan, CHANNELS, now)
+                except PlanLimitReached:
+                    self._forget(provider_account_id)  # the provider's attempt is of no use now
+                    raise
                 account = uow.channels.add(ChannelDraft(channel, provider_account_id, username, checkpoint_type), now)
                 replaced = None
             else:

@@ -21,7 +21,10 @@ from engage_core.errors import NotFound, ValidationFailed
 from engage_core.events import DomainEvent
 from engage_core.pagination import Page, PageRequest
 from engage_core.phones import to_e164
+from engage_core.plans import CONTACTS
 from engage_core.ports import UnitOfWorkFactory, WorkspaceUnitOfWork
+from engage_core.services.plan_limits import PlanLimits
+from engage_core.services.plans import Entitlements
 from engage_core.tags import Tag, clean_title, tag_order, title_key
 from engage_core.unset import UNSET, Unset, pick
 from engage_core.validation import ErrorCollector, one_of, optional_email, optional_text, required_text
@@ -69,9 +72,10 @@ class TagAssignment:
 
 
 class ContactService:
-    def __init__(self, uow: UnitOfWorkFactory, clock: Clock) -> None:
+    def __init__(self, uow: UnitOfWorkFactory, clock: Clock, entitlements: Entitlements | None = None) -> None:
         self._uow = uow
         self._clock = clock
+        self._limits = PlanLimits(entitlements)
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -92,8 +96,10 @@ class ContactService:
         errors.raise_if_any()
         assert draft is not None and titles is not None
         now = self._clock.now()
+        plan = self._limits.plan_of(account_id)
         with self._uow.workspace(account_id) as uow:
             _check_phone_free(uow, draft.type, draft.phone, None)
+            self._limits.reserve(uow, plan, CONTACTS, now)
             contact = uow.contacts.add(draft, now)
             if titles:
                 attached = [_tag_by_title(uow, title, now) for title in titles]

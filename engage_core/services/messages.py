@@ -37,7 +37,10 @@ from engage_core.messages import (
 )
 from engage_core.pagination import Page, PageRequest
 from engage_core.phones import to_e164
+from engage_core.plans import MESSAGES_PER_MONTH
 from engage_core.ports import ChannelGateway, UnitOfWorkFactory, WorkspaceUnitOfWork
+from engage_core.services.plan_limits import PlanLimits
+from engage_core.services.plans import Entitlements
 from engage_core.validation import one_of, required_text
 
 PHONE_ADDRESSED = QR_CHANNELS
@@ -80,10 +83,14 @@ class _Route:
 
 
 class MessageService:
-    def __init__(self, uow: UnitOfWorkFactory, clock: Clock, gateway: ChannelGateway) -> None:
+    def __init__(
+        self, uow: UnitOfWorkFactory, clock: Clock, gateway: ChannelGateway, entitlements: Entitlements | None = None
+    ) -> None:
+        """`entitlements` enforces `messages_per_month` on sends (none without it)."""
         self._uow = uow
         self._clock = clock
         self._gateway = gateway
+        self._limits = PlanLimits(entitlements)
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -113,11 +120,13 @@ class MessageService:
         for the contact on it, or the provider's refusal or outage."""
         content = required_text("message", data.message, max_length=CONTENT_MAX)
         now = self._clock.now()
+        plan = self._limits.plan_of(account_id)
         with self._uow.workspace(account_id) as uow:
             contact = _contact(uow, data.contact_id)
             route, error = _route(uow, contact)
             status = "failed" if error is not None else "pending"
             draft = MessageDraft(contact.id, "outbound", contact.type, content, status, error=error)
+            self._limits.reserve(uow, plan, MESSAGES_PER_MONTH, now)  # every stored outbound message counts
             message = uow.messages.add(draft, now)
             uow.commit()
         if route is None:

@@ -183,6 +183,10 @@ class PartnerClientService:
     def dashboard_url(self, client: Client) -> str:
         return dashboard_url(self._app_url, client.slug)
 
+    def now(self) -> datetime:
+        """The service's clock reading: the instant at which callers show the plan in force."""
+        return self._clock.now()
+
     # -- provisioning -------------------------------------------------------------------------------
 
     def create(self, partner_id: int, data: ClientInput) -> NewClient:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from datetime import datetime
 
 import attrs
@@ -17,7 +18,10 @@ from engage_core.clock import Clock
 from engage_core.errors import Forbidden, NotFound, Unauthenticated, Unavailable, ValidationFailed
 from engage_core.mail import MailUndelivered
 from engage_core.pagination import Page, PageRequest
+from engage_core.plans import TEAM_MEMBERS
 from engage_core.ports import Mailer, PasswordHasher, UnitOfWorkFactory, WorkspaceUnitOfWork
+from engage_core.services.plan_limits import PlanLimits
+from engage_core.services.plans import Entitlements
 from engage_core.services.tickets import unassign_member as unassign_tickets
 from engage_core.team import (
     MEMBER_STATUSES,
@@ -69,14 +73,27 @@ class NewMember:
 
 
 class TeamService:
+    """`entitlements` enforces the `team_members` limit (none without it); `sign_in_check` is
+    called with the account id once a member's password is right, and may refuse the sign-in
+    (a suspended workspace: `PartnerClientService.ensure_not_suspended`)."""
+
     def __init__(
-        self, uow: UnitOfWorkFactory, clock: Clock, hasher: PasswordHasher, mailer: Mailer, app_url: str
+        self,
+        uow: UnitOfWorkFactory,
+        clock: Clock,
+        hasher: PasswordHasher,
+        mailer: Mailer,
+        app_url: str,
+        entitlements: Entitlements | None = None,
+        sign_in_check: Callable[[int], None] | None = None,
     ) -> None:
         self._uow = uow
         self._clock = clock
         self._hasher = hasher
         self._mailer = mailer
         self._app_url = app_url
+        self._limits = PlanLimits(entitlements)
+        self._sign_in_check = sign_in_check
         self._decoy: str | None = None
         self._decoy_lock = threading.Lock()
 
@@ -110,9 +127,12 @@ class TeamService:
         with self._uow.workspace(account_id, readonly=True) as uow:
             _check_email_free(uow, email, None)  # before spending a hash on a duplicate
         password_hash = self._hasher.hash(password)
+        plan = self._limits.plan_of(account_id)
+        now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             _check_email_free(uow, email, None)
-            member = uow.team.add(MemberDraft(name, email, role, status), password_hash, self._clock.now())
+            self._limits.reserve(uow, plan, TEAM_MEMBERS, now)
+            member = uow.team.add(MemberDraft(name, email, role, status), password_hash, now)
             uow.commit()
         return NewMember(member, self._invite(account_id, member))
 
@@ -186,6 +206,8 @@ class TeamService:
             raise Unauthenticated(WRONG_CREDENTIALS)
         if not member.is_active:
             raise Forbidden("This team member is inactive.", code="member_inactive")
+        if self._sign_in_check is not None:
+            self._sign_in_check(account_id)
         return member
 
     # -- helpers ------------------------------------------------------------------------------

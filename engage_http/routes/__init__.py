@@ -7,8 +7,13 @@ below. The Starlette routes, the OpenAPI document and the tenant-isolation test 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+import attrs
+
 from engage_http.operations import Operation
 from engage_http.routes import (
+    account,
     booking_setup,
     bookings,
     channels,
@@ -18,6 +23,9 @@ from engage_http.routes import (
     lists,
     messages,
     orders,
+    partner,
+    partner_clients,
+    partner_webhooks,
     products,
     segments,
     store,
@@ -27,23 +35,55 @@ from engage_http.routes import (
     webhooks,
 )
 
-OPERATIONS: tuple[Operation, ...] = (
-    *lists.OPERATIONS,
-    *segments.OPERATIONS,
-    *contacts.OPERATIONS,
-    *tags.OPERATIONS,
-    *webhooks.OPERATIONS,
-    *knowledge_base.OPERATIONS,
-    *products.OPERATIONS,
-    *orders.OPERATIONS,
-    *store.OPERATIONS,
-    *tickets.OPERATIONS,
-    *team.OPERATIONS,
-    *channels.OPERATIONS,
-    *messages.OPERATIONS,
-    *conversations.OPERATIONS,
-    *booking_setup.OPERATIONS,
-    *bookings.OPERATIONS,
+FEATURE_AREAS: Mapping[str, str] = {
+    "Webhooks": "webhooks",
+    "Bookings": "booking",
+    "Booking setup": "booking",
+}
+"""The plan feature each gated area (an operation tag) needs: a workspace whose plan lacks it gets
+403 `feature_not_in_plan` on every operation of the area. The AI agent, campaign and voice-cloning
+areas join here (`ai_agents`, `campaigns`, `voice_cloning_enabled`) with their routes; LinkedIn is
+gated inside the channel service (`linkedin_upgrade_required`), its routes sharing paths with the
+other channels'."""
+
+
+def _gated(operations: tuple[Operation, ...]) -> tuple[Operation, ...]:
+    """The operations with the feature of their area (an operation's own `feature` wins)."""
+    return tuple(
+        attrs.evolve(op, feature=FEATURE_AREAS[op.tag]) if op.feature is None and op.tag in FEATURE_AREAS else op
+        for op in operations
+    )
+
+
+OPERATIONS: tuple[Operation, ...] = _gated(
+    (
+        *account.OPERATIONS,
+        *lists.OPERATIONS,
+        *segments.OPERATIONS,
+        *contacts.OPERATIONS,
+        *tags.OPERATIONS,
+        *webhooks.OPERATIONS,
+        *knowledge_base.OPERATIONS,
+        *products.OPERATIONS,
+        *orders.OPERATIONS,
+        *store.OPERATIONS,
+        *tickets.OPERATIONS,
+        *team.OPERATIONS,
+        *channels.OPERATIONS,
+        *messages.OPERATIONS,
+        *conversations.OPERATIONS,
+        *booking_setup.OPERATIONS,
+        *bookings.OPERATIONS,
+    )
 )
 
-__all__ = ["OPERATIONS"]
+PARTNER_OPERATIONS: tuple[Operation, ...] = (
+    *partner.OPERATIONS,
+    *partner_clients.OPERATIONS,
+    *partner_webhooks.OPERATIONS,
+)
+"""The partner API (`/api/v1/partner/...`, `X-Partner-Key`): a table of its own, so that the
+workspace tenant-isolation test and schemathesis run (`OPERATIONS`) stay keyed to workspaces, and
+the partner's own (test_http_partner_isolation.py) to partners."""
+
+__all__ = ["FEATURE_AREAS", "OPERATIONS", "PARTNER_OPERATIONS"]

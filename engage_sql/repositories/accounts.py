@@ -79,5 +79,8 @@ class SqlAccountRepository:
     def set_origins(self, account_id: int, origins: tuple[str, ...], now: datetime) -> None:
         self._set(account_id, allowed_origins=list(origins), updated_at=now)
 
+    def rename(self, account_id: int, name: str, now: datetime) -> None:
+        self._set(account_id, name=name, updated_at=now)
+
     def _set(self, account_id: int, **values: object) -> None:
         self._conn.execute(update(accounts).where(accounts.c.id == account_id).values(**values))

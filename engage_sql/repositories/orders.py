@@ -19,19 +19,33 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, bindparam, delete, exists, func, insert, select, update
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    Connection,
+    Select,
+    bindparam,
+    delete,
+    exists,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.dialects import postgresql, sqlite
 
 from engage_core.errors import ValidationFailed
 from engage_core.orders import Order, OrderDraft, OrderFilter, OrderItem, OrderItemDraft
 from engage_core.pagination import Page, PageRequest
+from engage_sql.driver import DriverStatement
 from engage_sql.repositories.base import WorkspaceRepository
-from engage_sql.statements import insert_or_ignore
+from engage_sql.repositories.products import numeric_rows
 from engage_sql.tables import order_items, orders
-from engage_sql.types import AnyRow
+from engage_sql.types import Id
 
 _COLUMNS = (
     orders.c.id,
@@ -65,11 +79,73 @@ _ITEM_COLUMNS = (
 )
 _NEWEST_FIRST = (orders.c.created_at.desc(), orders.c.id.desc())
 
-_ADVISORY_LOCK = select(func.pg_advisory_xact_lock(bindparam("key")))
+# The statements of the order-creation path and of reading one order are built once, at import,
+# and run on the driver's cursor (`DriverStatement`): building and executing them through
+# SQLAlchemy cost several times what the database takes to run them. On PostgreSQL the reads go
+# through `numeric_rows` and the items through SQLAlchemy's batch (see `_add_items`).
+_ACCOUNT = bindparam("account", type_=Id)
+_ORDER = bindparam("order", type_=Id)
+
+
+def _newest(*where: ColumnElement[bool]) -> Select[Any]:
+    """The newest of the account's orders matching `where`."""
+    return select(*_COLUMNS).where(orders.c.account_id == _ACCOUNT, *where).order_by(*_NEWEST_FIRST).limit(1)
+
+
+_BY_ID = DriverStatement(_newest(orders.c.id == _ORDER))
+_BY_ID_LOCKED = DriverStatement(_newest(orders.c.id == _ORDER).with_for_update())
+_DUPLICATE = DriverStatement(
+    _newest(
+        orders.c.duplicate_key == bindparam("key", type_=orders.c.duplicate_key.type),
+        orders.c.created_at > bindparam("since", type_=orders.c.created_at.type),
+        orders.c.status != "cancelled",
+    )
+)
+_BY_REFERENCE = DriverStatement(
+    _newest(orders.c.external_reference == bindparam("reference", type_=orders.c.external_reference.type))
+)
+_ITEMS_OF_ONE = DriverStatement(
+    select(*_ITEM_COLUMNS)
+    .where(order_items.c.account_id == _ACCOUNT, order_items.c.order_id == _ORDER)
+    .order_by(order_items.c.id)
+)
+
+_ADVISORY_LOCK = DriverStatement(select(func.pg_advisory_xact_lock(bindparam("key", type_=BigInteger()))))
 """PostgreSQL: wait for, then hold until the transaction ends, the lock named by a 64-bit key."""
 
 DUPLICATE_LOCK = "order-duplicate"
 REFERENCE_LOCK = "order-reference"
+
+_INSERTED = (
+    "account_id", "contact_id", "customer_name", "customer_phone", "customer_email", "status", "subtotal", "total",
+    "currency", "shipping_address", "notes", "created_by", "external_reference", "duplicate_key", "cancelled_at",
+    "cancellation_reason", "created_at", "updated_at",
+)  # fmt: skip
+"""Every column an order insert writes, each from the parameter of its own name."""
+
+
+def _insert_order(insert: Any) -> DriverStatement:
+    # ON CONFLICT instead of catching the error: the transaction stays usable on PostgreSQL.
+    values = {name: bindparam(name, type_=orders.c[name].type) for name in _INSERTED}
+    statement = (
+        insert(orders).values(values).on_conflict_do_nothing(index_elements=["account_id", "external_reference"])
+    )
+    return DriverStatement(statement.returning(orders.c.id))
+
+
+_INSERT = {"sqlite": _insert_order(sqlite.insert), "postgresql": _insert_order(postgresql.insert)}
+
+_ITEM_INSERTED = (
+    "account_id", "order_id", "product_id", "product_name", "product_sku", "quantity", "unit_price", "total_price",
+)  # fmt: skip
+_INSERT_ITEM = DriverStatement(
+    insert(order_items)
+    .values({name: bindparam(name, type_=order_items.c[name].type) for name in _ITEM_INSERTED})
+    .returning(order_items.c.id)
+)
+"""One item, its id returned: SQLite does not say in which order a multi-row INSERT returns its rows."""
+_INSERT_ITEMS = insert(order_items).returning(order_items.c.id, sort_by_parameter_order=True)
+"""PostgreSQL: all the items in one batch, the ids matched to the rows by SQLAlchemy (a sentinel)."""
 
 
 def advisory_lock_key(scope: str, account_id: int, value: str) -> int:
@@ -79,39 +155,45 @@ def advisory_lock_key(scope: str, account_id: int, value: str) -> int:
     return int.from_bytes(digest[:8], "big", signed=True)
 
 
-def item_from_row(row: AnyRow) -> OrderItem:
+def item_from_row(row: Sequence[Any]) -> OrderItem:
+    """An item from a row of `_ITEM_COLUMNS` (by position; the order id is skipped)."""
+    id, _, product_id, product_name, product_sku, quantity, unit_price, total_price = row
     return OrderItem(
-        id=row.id,
-        product_id=row.product_id,
-        product_name=row.product_name,
-        product_sku=row.product_sku,
-        quantity=row.quantity,
-        unit_price=row.unit_price,
-        total_price=row.total_price,
+        id=id,
+        product_id=product_id,
+        product_name=product_name,
+        product_sku=product_sku,
+        quantity=quantity,
+        unit_price=unit_price,
+        total_price=total_price,
     )
 
 
-def order_from_row(row: AnyRow, items: Sequence[OrderItem]) -> Order:
+def order_from_row(row: Sequence[Any], items: Sequence[OrderItem]) -> Order:
+    """An order from a row of `_COLUMNS` (by position), with its items."""
+    id, contact_id, customer_name, customer_phone, customer_email, status, subtotal, total, currency = row[:9]
+    shipping_address, notes, created_by, cancelled_at, cancellation_reason, created_at, updated_at = row[9:16]
+    external_reference, duplicate_key = row[16:18]
     return Order(
-        id=row.id,
-        contact_id=row.contact_id,
-        customer_name=row.customer_name,
-        customer_phone=row.customer_phone,
-        customer_email=row.customer_email,
-        status=row.status,
-        subtotal=row.subtotal,
-        total=row.total,
-        currency=row.currency,
-        shipping_address=row.shipping_address,
-        notes=row.notes,
-        created_by=row.created_by,
+        id=id,
+        contact_id=contact_id,
+        customer_name=customer_name,
+        customer_phone=customer_phone,
+        customer_email=customer_email,
+        status=status,
+        subtotal=subtotal,
+        total=total,
+        currency=currency,
+        shipping_address=shipping_address,
+        notes=notes,
+        created_by=created_by,
         items=tuple(items),
-        cancelled_at=row.cancelled_at,
-        cancellation_reason=row.cancellation_reason,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-        external_reference=row.external_reference,
-        duplicate_key=row.duplicate_key,
+        cancelled_at=cancelled_at,
+        cancellation_reason=cancellation_reason,
+        created_at=created_at,
+        updated_at=updated_at,
+        external_reference=external_reference,
+        duplicate_key=duplicate_key,
     )
 
 
@@ -123,19 +205,18 @@ class SqlOrderRepository(WorkspaceRepository):
     def __init__(self, connection: Connection, account_id: int, *, lock_reads: bool) -> None:
         """`lock_reads`: the unit of work writes, so `get` locks the order it reads (PostgreSQL)."""
         super().__init__(connection, account_id)
-        self._lock_reads = lock_reads and connection.dialect.name == "postgresql"
+        self._postgresql = connection.dialect.name == "postgresql"
+        self._by_id = _BY_ID_LOCKED if lock_reads and self._postgresql else _BY_ID
 
     def add(self, draft: OrderDraft, now: datetime) -> Order:
         """Raises ValidationFailed when the account already has an order with the draft's
         `external_reference`."""
-        # ON CONFLICT instead of catching the error: the transaction stays usable on PostgreSQL.
-        order_id = self._conn.execute(
-            insert_or_ignore(self._conn, orders, ("account_id", "external_reference"))
-            .values(account_id=self._account_id, created_at=now, **self._scalars(draft, now))
-            .returning(orders.c.id)
-        ).scalar()
-        if order_id is None:
+        params = {"account_id": self._account_id, "created_at": now, **self._scalars(draft, now)}
+        row = _INSERT[self._conn.dialect.name].first(self._conn, params)
+        if row is None:
             raise _reference_taken()
+        order_id = row[0]
+        # Everything else is what was written: no need to read it back.
         return Order(
             id=order_id,
             contact_id=draft.contact_id,
@@ -161,7 +242,7 @@ class SqlOrderRepository(WorkspaceRepository):
     def get(self, order_id: int) -> Order | None:
         """The order with its items; in a write unit of work on PostgreSQL, locked until the
         transaction ends (concurrent changes of the order wait here, then read the new state)."""
-        return self._first(orders.c.id == order_id, for_update=self._lock_reads)
+        return self._first(self._by_id, {"order": order_id})
 
     def find(self, filters: OrderFilter, page: PageRequest) -> Page[Order]:
         """Newest first (`created_at`, then `id`, descending)."""
@@ -179,12 +260,12 @@ class SqlOrderRepository(WorkspaceRepository):
         """The newest order with `duplicate_key` = `key` created after `since`, not cancelled. On
         PostgreSQL the key's advisory lock is taken first and held to the end of the transaction."""
         self._lock(DUPLICATE_LOCK, key)
-        return self._first(orders.c.duplicate_key == key, orders.c.created_at > since, orders.c.status != "cancelled")
+        return self._first(_DUPLICATE, {"key": key, "since": since})
 
     def by_external_reference(self, reference: str) -> Order | None:
         """The store order with this reference; on PostgreSQL after taking the reference's advisory lock."""
         self._lock(REFERENCE_LOCK, reference)
-        return self._first(orders.c.external_reference == reference)
+        return self._first(_BY_REFERENCE, {"reference": reference})
 
     def update(self, order: Order) -> None:
         """Store every scalar field of `order`; its items change only through `replace_items`."""
@@ -205,11 +286,13 @@ class SqlOrderRepository(WorkspaceRepository):
 
     # -- helpers ---------------------------------------------------------------------------------
 
-    def _first(self, *where: ColumnElement[bool], for_update: bool = False) -> Order | None:
-        """The newest of this account's orders matching `where`, with its items, or None."""
-        query = select(*_COLUMNS).where(self.owned(orders), *where).order_by(*_NEWEST_FIRST).limit(1)
-        row = self._conn.execute(query.with_for_update() if for_update else query).first()
-        return None if row is None else order_from_row(row, self._items_of([row.id])[row.id])
+    def _first(self, statement: DriverStatement, params: dict[str, Any]) -> Order | None:
+        """The order a `_newest` statement finds for this account, with its items, or None."""
+        rows = numeric_rows(self._conn, statement, {"account": self._account_id, **params})
+        if not rows:
+            return None
+        items = numeric_rows(self._conn, _ITEMS_OF_ONE, {"account": self._account_id, "order": rows[0][0]})
+        return order_from_row(rows[0], [item_from_row(item) for item in items])
 
     def _items_of(self, order_ids: Collection[int]) -> Mapping[int, tuple[OrderItem, ...]]:
         """The items of each of `order_ids` (one query), ascending id; every id gets an entry."""
@@ -225,6 +308,7 @@ class SqlOrderRepository(WorkspaceRepository):
         return {order_id: tuple(found[order_id]) for order_id in order_ids}
 
     def _add_items(self, order_id: int, items: Sequence[OrderItemDraft]) -> tuple[OrderItem, ...]:
+        """Insert `items`; their ids ascend in the order given."""
         if not items:
             return ()
         rows = [
@@ -240,17 +324,21 @@ class SqlOrderRepository(WorkspaceRepository):
             }
             for item in items
         ]
-        ids = self._conn.execute(insert(order_items).returning(order_items.c.id, sort_by_parameter_order=True), rows)
+        ids: Iterable[int]
+        if self._postgresql:
+            ids = self._conn.execute(_INSERT_ITEMS, rows).scalars()
+        else:  # one statement per item, each returning its own id: no doubt about which row is whose
+            ids = [_only(_INSERT_ITEM.first(self._conn, row)) for row in rows]
         return tuple(
             OrderItem(item_id, i.product_id, i.product_name, i.product_sku, i.quantity, i.unit_price, i.total_price)
-            for item_id, i in zip(ids.scalars(), items, strict=True)
+            for item_id, i in zip(ids, items, strict=True)
         )
 
     def _lock(self, scope: str, value: str) -> None:
         """Serialise the transactions that look up `value` in `scope`: the advisory lock on
         PostgreSQL; nothing on SQLite, whose writers already run one at a time."""
-        if self._conn.dialect.name == "postgresql":
-            self._conn.execute(_ADVISORY_LOCK, {"key": advisory_lock_key(scope, self._account_id, value)})
+        if self._postgresql:
+            _ADVISORY_LOCK.rows(self._conn, {"key": advisory_lock_key(scope, self._account_id, value)})
 
     @staticmethod
     def _scalars(order: Order | OrderDraft, updated_at: datetime) -> dict[str, Any]:
@@ -273,6 +361,12 @@ class SqlOrderRepository(WorkspaceRepository):
             "cancellation_reason": order.cancellation_reason,
             "updated_at": updated_at,
         }
+
+
+def _only(row: Sequence[Any] | None) -> Any:
+    """The one value of the one row an INSERT ... RETURNING gave."""
+    assert row is not None
+    return row[0]
 
 
 def _filters(filters: OrderFilter) -> list[ColumnElement[bool]]:

@@ -13,7 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from http_support import Api, Tenant
+from http_support import Api, PartnerCaller, Tenant
 from starlette.applications import Starlette
 from starlette.exceptions import StarletteDeprecationWarning
 
@@ -33,6 +33,7 @@ from engage_core.services.bookings import BookingInput
 from engage_core.services.channels import CredentialsInput
 from engage_core.services.contacts import ContactInput
 from engage_core.services.orders import OrderInput
+from engage_core.services.partner_clients import AdminInput, ClientInput
 from engage_core.services.products import CatalogInput, CatalogResult
 from engage_core.services.team import MemberInput
 from engage_core.services.tickets import TicketInput
@@ -410,5 +411,31 @@ def make_booking(services: Services) -> Callable[..., Booking]:
     def make(tenant: Tenant, contact_id: int, booking_type_id: int, starts_at: Any, **fields: Any) -> Booking:
         data = BookingInput(contact_id, booking_type_id, starts_at, **fields)
         return services.bookings.create(tenant.account_id, data)
+
+    return make
+
+
+@pytest.fixture
+def make_partner(services: Services, client: TestClient) -> Callable[..., PartnerCaller]:
+    """`make_partner(company="Agency", seats=None)`: a new partner and a client sending its `X-Partner-Key`."""
+    counter = iter(range(1, 10_000))
+
+    def make(company: str = "Agency", *, seats: int | None = None) -> PartnerCaller:
+        issued = services.partners.create(company, f"partner{next(counter)}@example.com", client_seats_max=seats)
+        return PartnerCaller(issued.partner.id, issued.partner_key, Api(client, {"X-Partner-Key": issued.partner_key}))
+
+    return make
+
+
+@pytest.fixture
+def make_client_workspace(services: Services) -> Callable[..., int]:
+    """`make_client_workspace(partner, company="Acme", plan="pro", email=None)`: a client, made through the service."""
+    counter = iter(range(1, 10_000))
+
+    def make(partner: PartnerCaller, company: str = "Acme", *, plan: str = "pro", email: str | None = None) -> int:
+        n = next(counter)
+        admin = AdminInput("Ada", "Admin", email or f"admin{n}.{partner.partner_id}@example.com")
+        data = ClientInput(company_name=company, plan=plan, admin=admin, skip_invite=True)
+        return services.partner_clients.create(partner.partner_id, data).client.id
 
     return make

@@ -48,3 +48,12 @@ class Api:
 
     def delete(self, path: str, **kwargs: Any) -> httpx.Response:
         return self.request("DELETE", path, **kwargs)
+
+
+@attrs.frozen
+class PartnerCaller:
+    """A partner as a caller sees it: its id, its key, and a client that sends the key in `X-Partner-Key`."""
+
+    partner_id: int
+    key: str
+    api: Api = attrs.field(repr=False)

@@ -10,12 +10,14 @@ from http_support import Api
 from openapi_spec_validator import validate
 
 from engage_http.openapi import build_document
-from engage_http.routes import OPERATIONS
+from engage_http.routes import OPERATIONS, PARTNER_OPERATIONS
 from engage_http.routing import API_PREFIX
 from engage_http.schemas.contacts import ContactCreate, ContactUpdate
 from engage_http.schemas.segments import Condition
 
-DOCUMENT = build_document(OPERATIONS, prefix=API_PREFIX)
+SERVED = (*OPERATIONS, *PARTNER_OPERATIONS)
+"""Every operation `create_app` serves (the workspace and partner tables)."""
+DOCUMENT = build_document(SERVED, prefix=API_PREFIX)
 SCHEMAS = DOCUMENT["components"]["schemas"]
 
 
@@ -39,12 +41,12 @@ def test_every_operation_of_the_table_is_documented() -> None:
     """Each operation of the route table appears once, by method and path."""
     documented = {(m.upper(), p) for p, ops in DOCUMENT["paths"].items() for m in ops}
 
-    assert documented == {(op.method, API_PREFIX + op.openapi_path) for op in OPERATIONS}
+    assert documented == {(op.method, API_PREFIX + op.openapi_path) for op in SERVED}
 
 
 def test_operation_ids_are_unique() -> None:
     """No two operations share an `operationId`."""
-    ids = [op.operation_id for op in OPERATIONS]
+    ids = [op.operation_id for op in SERVED]
 
     assert len(ids) == len(set(ids))
 
@@ -58,7 +60,7 @@ def test_both_key_headers_are_security_schemes() -> None:
     assert DOCUMENT["security"] == [{"ApiKeyAuth": []}, {"BearerAuth": []}]
 
 
-@pytest.mark.parametrize("op", OPERATIONS, ids=lambda op: f"{op.method} {op.openapi_path}")
+@pytest.mark.parametrize("op", SERVED, ids=lambda op: f"{op.method} {op.openapi_path}")
 def test_secured_operations_document_401_403_and_500(op: Any) -> None:
     """Every operation documents the auth errors and the server error in the error envelope."""
     responses = operation(op.method.lower(), op.openapi_path)["responses"]
@@ -68,14 +70,14 @@ def test_secured_operations_document_401_403_and_500(op: Any) -> None:
 
 def test_operations_with_ids_document_404() -> None:
     """Every operation with a path id documents 404."""
-    for op in OPERATIONS:
+    for op in SERVED:
         if op.path_params:
             assert "404" in operation(op.method.lower(), op.openapi_path)["responses"], op.path
 
 
 def test_operations_with_bodies_document_422() -> None:
     """Every operation with a body or query documents 422."""
-    for op in OPERATIONS:
+    for op in SERVED:
         if op.body or op.query or op.page:
             assert "422" in operation(op.method.lower(), op.openapi_path)["responses"], op.path
 

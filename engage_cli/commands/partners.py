@@ -1,0 +1,121 @@
+"""`engage partners ...`: create partners (resellers) and administer their keys and status.
+
+A partner key is shown once, when issued (create, rotate-key); it is only accepted in the
+`X-Partner-Key` header of the partner API (`/api/v1/partner/...`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import click
+
+from engage_cli.context import CliState, pass_state
+from engage_core.errors import NotFound
+from engage_core.partners import PARTNER_PLANS, Partner
+from engage_core.services.partners import NewPartnerKey
+
+_JSON = click.option("--json", "as_json", is_flag=True, help='Print only {"partner_id": ..., "partner_key": "..."}.')
+_COLUMNS = ("ID", "COMPANY", "EMAIL", "PLAN", "STATUS", "SEATS", "KEY")
+
+
+@click.group()
+def partners() -> None:
+    """Create and administer partners (resellers of client workspaces) and their keys."""
+
+
+@partners.command()
+@click.option("--company", required=True, help="The partner's company name.")
+@click.option("--email", required=True, help="The partner's contact e-mail address.")
+@click.option("--plan", type=click.Choice(PARTNER_PLANS), default="agency", show_default=True, help="Partner plan.")
+@click.option("--seats", type=int, default=None, help="Client seats (default: the partner plan's).")
+@_JSON
+@pass_state
+def create(state: CliState, company: str, email: str, plan: str, seats: int | None, as_json: bool) -> None:
+    """Create an active partner and print its partner key once."""
+    issued = state.services().partners.create(company, email, plan, seats)
+    _echo_new_key(issued, as_json=as_json, headline=f"Created partner {_label(issued.partner)}.")
+
+
+@partners.command(name="list")
+@pass_state
+def list_partners(state: CliState) -> None:
+    """List partners: id, company, e-mail, plan, status, client seats, key hint (never the key)."""
+    found = state.services().partners.list()
+    if not found:
+        click.echo("No partners yet. Create one with: engage partners create --company NAME --email EMAIL")
+        return
+    click.echo(_table(found))
+
+
+@partners.command(name="rotate-key")
+@click.argument("partner_id", metavar="ID", type=int)
+@_JSON
+@pass_state
+def rotate_key(state: CliState, partner_id: int, as_json: bool) -> None:
+    """Issue a new partner key; the old key stops working immediately."""
+    with _named(partner_id):
+        issued = state.services().partners.rotate_key(partner_id)
+    headline = f"Rotated the key of partner {_label(issued.partner)}; the old key no longer works."
+    _echo_new_key(issued, as_json=as_json, headline=headline)
+
+
+@partners.command()
+@click.argument("partner_id", metavar="ID", type=int)
+@pass_state
+def suspend(state: CliState, partner_id: int) -> None:
+    """Refuse the partner's key (403) until activated; its clients keep working."""
+    with _named(partner_id):
+        partner = state.services().partners.suspend(partner_id)
+    click.echo(f"Partner {_label(partner)} is now suspended.")
+
+
+@partners.command()
+@click.argument("partner_id", metavar="ID", type=int)
+@pass_state
+def activate(state: CliState, partner_id: int) -> None:
+    """Accept the partner's key again."""
+    with _named(partner_id):
+        partner = state.services().partners.activate(partner_id)
+    click.echo(f"Partner {_label(partner)} is now active.")
+
+
+def _echo_new_key(issued: NewPartnerKey, *, as_json: bool, headline: str) -> None:
+    """The key once; with `as_json`, stdout is exactly `{"partner_id": ..., "partner_key": "..."}`."""
+    if as_json:
+        click.echo(json.dumps({"partner_id": issued.partner.id, "partner_key": issued.partner_key}))
+        return
+    click.echo(headline)
+    click.echo(f"Partner key: {issued.partner_key}")
+    click.echo(
+        "Store this key now: it is shown only once and cannot be retrieved later "
+        f"(`engage partners rotate-key {issued.partner.id}` issues a new one). Send it in X-Partner-Key.",
+        err=True,
+    )
+
+
+def _table(found: Sequence[Partner]) -> str:
+    rows = [_COLUMNS] + [
+        (str(p.id), p.company_name, p.email, p.plan, p.status, str(p.client_seats_max), p.key_hint) for p in found
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(_COLUMNS))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
+    )
+
+
+@contextmanager
+def _named(partner_id: int) -> Iterator[None]:
+    """Name the missing partner in the error: `Partner 7 not found.`"""
+    try:
+        yield
+    except NotFound as exc:
+        if exc.resource != "Partner":
+            raise
+        raise click.ClickException(f"Partner {partner_id} not found.") from exc
+
+
+def _label(partner: Partner) -> str:
+    return f"{partner.id} ({partner.company_name})"

@@ -1,0 +1,76 @@
+"""The workspace's own profile (`GET /account`, `PATCH /account`): its name and its timezone.
+
+The timezone is the one setting bookings' working hours are read in (`working_hours.WorkingHours
+.timezone`, `BookingSetupService.set_timezone`): one timezone per workspace, so changing it here
+or through the booking setup is the same change, and the weekly hours keep their wall-clock times.
+The name lives on the account (`admin` unit of work), the timezone in the workspace's working
+hours (`workspace` unit of work); both fields are validated before either is written.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from engage_core.accounts import Account
+from engage_core.clock import Clock
+from engage_core.errors import NotFound
+from engage_core.ports import UnitOfWorkFactory
+from engage_core.unset import UNSET, Unset
+from engage_core.validation import ErrorCollector, required_text
+from engage_core.working_hours import DEFAULT_HOURS, WorkingHours, parse_timezone
+
+NAME_MAX = 255
+
+
+@attrs.frozen
+class AccountProfile:
+    account: Account
+    timezone: str
+
+
+@attrs.frozen
+class ProfilePatch:
+    """Any subset; `UNSET` leaves a field alone."""
+
+    name: str | Unset = UNSET
+    timezone: str | Unset = UNSET
+
+
+class AccountProfileService:
+    def __init__(self, uow: UnitOfWorkFactory, clock: Clock) -> None:
+        self._uow = uow
+        self._clock = clock
+
+    def get(self, account_id: int) -> AccountProfile:
+        with self._uow.admin(readonly=True) as admin:
+            account = admin.accounts.get(account_id)
+        if account is None:
+            raise NotFound("Account")
+        with self._uow.workspace(account_id, readonly=True) as uow:
+            hours = uow.working_hours.get() or DEFAULT_HOURS
+        return AccountProfile(account, hours.timezone)
+
+    def update(self, account_id: int, patch: ProfilePatch) -> AccountProfile:
+        """Rename the workspace and/or move it to another IANA timezone (422 names each bad field)."""
+        errors = ErrorCollector()
+        name = (
+            None
+            if patch.name is UNSET
+            else errors.run(lambda: required_text("name", str(patch.name), max_length=NAME_MAX))
+        )
+        zone = None if patch.timezone is UNSET else errors.run(lambda: parse_timezone("timezone", str(patch.timezone)))
+        errors.raise_if_any()
+        now = self._clock.now()
+        if name is not None:
+            with self._uow.admin() as admin:
+                if admin.accounts.get(account_id) is None:
+                    raise NotFound("Account")
+                admin.accounts.rename(account_id, name, now)
+                admin.commit()
+        if zone is not None:
+            with self._uow.workspace(account_id) as uow:
+                current = uow.working_hours.get() or DEFAULT_HOURS
+                if current.timezone != zone:
+                    uow.working_hours.put(WorkingHours(zone, current.schedule))
+                    uow.commit()
+        return self.get(account_id)

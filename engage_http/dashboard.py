@@ -1,0 +1,160 @@
+"""The impersonation landing route and the minimal client dashboard page (SPEC 5 item 10).
+
+`GET /impersonate/{token}` redeems a partner's single-use login link (`PartnerClientService.redeem`:
+a used, expired or unknown token is 410, a suspended client 403), sets a session cookie and
+redirects (303) to the client's dashboard URL. `GET /dashboard/{slug}` shows the workspace while
+the session is valid.
+
+Sessions are sealed cookies, not rows: the cookie holds the partner, the workspace and an expiry,
+encrypted and authenticated by the `SecretCipher` (Fernet under a key derived from
+`ENGAGE_SECRET_KEY`), so it cannot be read, forged or extended without that key, and nothing is
+stored. A session lasts `SESSION_TTL`; it is HttpOnly, SameSite=Lax, Secure over https. Each page
+view checks the client still exists under that partner and is not suspended, so deleting or
+suspending a client ends its sessions at once.
+
+The token is a credential for five minutes: the landing answer has `Referrer-Policy: no-referrer`
+and `Cache-Control: no-store`, and the access log shows its path redacted
+(`engage_http.access_log`).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import html
+import json
+import logging
+from datetime import datetime, timedelta
+
+import attrs
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from engage_core.clock import Clock, format_timestamp
+from engage_core.errors import Forbidden, NotFound, Unauthenticated
+from engage_core.partners import Client
+from engage_core.ports import SecretCipher
+from engage_core.services import Services
+from engage_http.access_log import redact
+from engage_http.routing import in_worker_thread
+
+log = logging.getLogger("engage.http")
+
+SESSION_COOKIE = "engage_session"
+SESSION_TTL = timedelta(hours=8)
+_PRIVATE = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+
+
+@attrs.frozen
+class DashboardSession:
+    """Who is looking at which workspace, until when."""
+
+    partner_id: int
+    account_id: int
+    expires_at: datetime
+
+
+class SessionCookies:
+    """Seal a session into a cookie value and open it again (None when forged, garbled or expired)."""
+
+    def __init__(self, cipher: SecretCipher, clock: Clock, ttl: timedelta = SESSION_TTL) -> None:
+        self._cipher = cipher
+        self._clock = clock
+        self.ttl = ttl
+
+    def seal(self, partner_id: int, account_id: int) -> tuple[str, DashboardSession]:
+        session = DashboardSession(partner_id, account_id, self._clock.now() + self.ttl)
+        document = {"p": partner_id, "a": account_id, "e": session.expires_at.timestamp()}
+        sealed = self._cipher.encrypt(json.dumps(document, separators=(",", ":")))
+        return base64.urlsafe_b64encode(sealed.encode()).decode().rstrip("="), session  # no quoting needed
+
+    def open(self, value: str | None) -> DashboardSession | None:
+        if not value:
+            return None
+        try:
+            sealed = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)).decode()
+            document = json.loads(self._cipher.decrypt(sealed))
+            session = DashboardSession(
+                int(document["p"]),
+                int(document["a"]),
+                datetime.fromtimestamp(float(document["e"]), self._clock.now().tzinfo),
+            )
+        except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
+            return None
+        return session if self._clock.now() < session.expires_at else None
+
+
+def routes(services: Services, sessions: SessionCookies) -> list[Route]:
+    """The landing route of login links and the dashboard page."""
+
+    async def impersonate(request: Request) -> Response:
+        token = request.path_params["token"]
+        try:
+            client = await in_worker_thread(_redeem, services, token)
+        except Unauthenticated:
+            return _page(410, "Link expired", "This login link is invalid, used or expired. Ask for a new one.")
+        except Forbidden as exc:
+            return _page(403, "Access refused", exc.message)
+        except Exception:
+            log.exception("Unhandled error on GET %s", redact(request.url.path))
+            return _page(500, "Server error", "Server error. The failure has been logged.")
+        value, session = sessions.seal(client.partner_id, client.id)
+        target = services.partner_clients.dashboard_url(client)
+        response = RedirectResponse(target, status_code=303, headers=_PRIVATE)
+        response.set_cookie(
+            SESSION_COOKIE,
+            value,
+            max_age=int(sessions.ttl.total_seconds()),
+            path="/",
+            secure=request.url.scheme == "https" or target.startswith("https://"),
+            httponly=True,
+            samesite="lax",
+        )
+        log.info(
+            "Impersonation of client %s by partner %s until %s",
+            client.id,
+            client.partner_id,
+            format_timestamp(session.expires_at),
+        )
+        return response
+
+    async def dashboard(request: Request) -> Response:
+        session = sessions.open(request.cookies.get(SESSION_COOKIE))
+        if session is None:
+            return _page(401, "Sign in required", "Your session is missing or has expired.")
+        try:
+            client = await in_worker_thread(_client, services, session, read=True)
+        except NotFound:
+            return _page(401, "Sign in required", "This workspace is no longer available.")
+        except Forbidden as exc:
+            return _page(403, "Access refused", exc.message)
+        if client.slug != request.path_params["slug"]:
+            return _page(404, "Not found", "This session does not open that workspace.")
+        name = html.escape(client.company_name)
+        return _page(200, name, f"You are viewing the {name} workspace on behalf of its partner.")
+
+    return [
+        Route("/impersonate/{token}", impersonate, methods=["GET"], name="impersonate"),
+        Route("/dashboard/{slug}", dashboard, methods=["GET"], name="dashboard"),
+    ]
+
+
+def _redeem(services: Services, token: str) -> Client:
+    grant = services.partner_clients.redeem(token)
+    return services.partner_clients.get(grant.partner_id, grant.account_id)
+
+
+def _client(services: Services, session: DashboardSession) -> Client:
+    client = services.partner_clients.get(session.partner_id, session.account_id)
+    services.partner_clients.ensure_not_suspended(client.id)
+    return client
+
+
+def _page(status: int, title: str, text: str) -> HTMLResponse:
+    """A plain page; `title` and `text` are already HTML-safe."""
+    body = (
+        '<!doctype html><html><head><meta charset="utf-8">'
+        f"<title>{title}</title></head><body><h1>{title}</h1><p>{text}</p></body></html>"
+    )
+    return HTMLResponse(body, status_code=status, headers=_PRIVATE)

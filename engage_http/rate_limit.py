@@ -1,0 +1,64 @@
+"""Rate limiting of the API (SPEC 5, SPEC 8): `limit` requests per window per key, 120 a minute
+by default.
+
+The bucket is what the key authenticates as, never the key itself: `account:<id>` for a workspace
+key, `partner:<id>` for a partner key (`workspace_bucket`, `partner_bucket`). Rotating a key does
+not reset its count, and no key is ever held in the limiter (nor in Redis).
+
+Applied right after authentication, so a request without a valid key is never counted (it is
+refused with 401 before any bucket is known). Every answer to an authenticated request carries
+`X-RateLimit-Limit`, `-Remaining` and `-Reset`, errors included; the request past the limit is 429
+with `Retry-After` as well, and the handler does not run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from starlette.responses import Response
+
+from engage_core.clock import Clock, SystemClock
+from engage_core.errors import EngageError
+from engage_core.ports import RateLimiter
+from engage_core.rate_limits import Decision, RateLimitPolicy
+from engage_http.errors import engage_error_response
+
+
+def workspace_bucket(account_id: int) -> str:
+    return f"account:{account_id}"
+
+
+def partner_bucket(partner_id: int) -> str:
+    return f"partner:{partner_id}"
+
+
+class RequestRateLimiter:
+    """A `RateLimiter` (in memory, or Redis for several processes) with the policy and clock."""
+
+    def __init__(self, limiter: RateLimiter, policy: RateLimitPolicy | None = None, clock: Clock | None = None) -> None:
+        self.limiter = limiter
+        self.policy = policy or RateLimitPolicy()
+        self._clock = clock or SystemClock()
+
+    def hit(self, bucket: str) -> Decision:
+        """Count one request of `bucket` and decide it."""
+        return self.limiter.hit(bucket, self.policy.limit, self.policy.window_seconds, self._clock.now())
+
+
+def limited(limiter: RequestRateLimiter | None, bucket: str, respond: Callable[[], Response]) -> Response:
+    """`respond()` within the rate limit of `bucket`, its response carrying the `X-RateLimit-*`
+    headers; past the limit, the 429 instead (with `Retry-After`). Domain errors raised by
+    `respond` become their responses here, so they carry the headers too. Without a limiter
+    (disabled), just `respond()`.
+
+    For partner routes: authenticate, then `limited(limiter, partner_bucket(partner.id), ...)`."""
+    if limiter is None:
+        return respond()
+    decision = limiter.hit(bucket)
+    try:
+        decision.raise_if_refused()
+        response = respond()
+    except EngageError as exc:
+        response = engage_error_response(exc)
+    response.headers.update(decision.headers())
+    return response

@@ -1,0 +1,184 @@
+"""Impersonation over HTTP: the login link, its landing route, the session cookie and the dashboard page."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import pytest
+from http_support import PartnerCaller
+from starlette.testclient import TestClient
+
+from engage_core.services import Services
+from engage_core.testing import FakeCipher, FakeClock
+from engage_http import access_log, create_app
+from engage_http.dashboard import SESSION_COOKIE, SessionCookies
+
+
+@pytest.fixture
+def browser(services: Services, clock: FakeClock) -> TestClient:
+    """A client of the app with the impersonation routes served; it keeps cookies like a browser."""
+    return TestClient(create_app(services, sessions=SessionCookies(FakeCipher(), clock)))
+
+
+@pytest.fixture
+def login_path(make_partner: Callable[..., PartnerCaller], make_client_workspace: Callable[..., int]) -> str:
+    """The path of a fresh login link to the `Acme` client of a new partner."""
+    partner = make_partner()
+    client_id = make_client_workspace(partner, "Acme")
+    url = partner.api.post(f"/partner/clients/{client_id}/impersonate").json()["data"]["login_url"]
+    return url[url.index("/impersonate/") :]
+
+
+def test_the_link_redirects_303_to_the_dashboard(browser: TestClient, login_path: str) -> None:
+    """The landing route answers 303 to the client's dashboard URL."""
+    response = browser.get(login_path, follow_redirects=False)
+
+    assert response.status_code == 303
+    assert response.headers["location"].endswith("/dashboard/acme")
+
+
+def test_the_session_cookie_is_httponly_and_samesite_lax(browser: TestClient, login_path: str) -> None:
+    """The session cookie is HttpOnly and SameSite=Lax (and not Secure over plain http)."""
+    cookie = browser.get(login_path, follow_redirects=False).headers["set-cookie"].lower()
+
+    assert cookie.startswith(SESSION_COOKIE + "=")
+    assert "httponly" in cookie
+    assert "samesite=lax" in cookie
+    assert "secure" not in cookie
+
+
+def test_the_session_cookie_is_secure_over_https(services: Services, clock: FakeClock, login_path: str) -> None:
+    """Over https the session cookie is also Secure."""
+    secure = TestClient(
+        create_app(services, sessions=SessionCookies(FakeCipher(), clock)), base_url="https://testserver"
+    )
+
+    cookie = secure.get(login_path, follow_redirects=False).headers["set-cookie"].lower()
+
+    assert "secure" in cookie
+
+
+def test_the_dashboard_shows_the_workspace_name(browser: TestClient, login_path: str) -> None:
+    """Following the redirect, the dashboard page names the workspace."""
+    location = browser.get(login_path, follow_redirects=False).headers["location"]
+
+    page = browser.get(location[location.index("/dashboard/") :])
+
+    assert page.status_code == 200
+    assert "Acme" in page.text
+
+
+def test_a_second_use_of_the_link_is_410(browser: TestClient, login_path: str) -> None:
+    """The link works once."""
+    browser.get(login_path, follow_redirects=False)
+
+    response = browser.get(login_path, follow_redirects=False)
+
+    assert response.status_code == 410
+
+
+def test_an_expired_link_is_410(browser: TestClient, login_path: str, clock: FakeClock) -> None:
+    """Five minutes after it was issued, the link is refused."""
+    clock.advance(minutes=5, seconds=1)
+
+    response = browser.get(login_path, follow_redirects=False)
+
+    assert response.status_code == 410
+
+
+def test_an_unknown_token_is_410(browser: TestClient) -> None:
+    """A made-up token is refused like a used one."""
+    response = browser.get("/impersonate/not-a-real-token", follow_redirects=False)
+
+    assert response.status_code == 410
+
+
+def test_the_dashboard_without_a_session_is_401(browser: TestClient) -> None:
+    """No cookie, no dashboard."""
+    response = browser.get("/dashboard/acme")
+
+    assert response.status_code == 401
+
+
+def test_a_forged_session_cookie_is_401(browser: TestClient) -> None:
+    """A cookie that is not a sealed session opens nothing."""
+    browser.cookies.set(SESSION_COOKIE, "Zm9yZ2Vk")
+
+    response = browser.get("/dashboard/acme")
+
+    assert response.status_code == 401
+
+
+def test_an_expired_session_is_401(browser: TestClient, login_path: str, clock: FakeClock) -> None:
+    """After the session's lifetime the dashboard asks to sign in again."""
+    browser.get(login_path, follow_redirects=False)
+    clock.advance(hours=8, seconds=1)
+
+    response = browser.get("/dashboard/acme")
+
+    assert response.status_code == 401
+
+
+def test_a_session_does_not_open_another_workspace(browser: TestClient, login_path: str) -> None:
+    """The session opens its own workspace's dashboard only."""
+    browser.get(login_path, follow_redirects=False)
+
+    response = browser.get("/dashboard/other")
+
+    assert response.status_code == 404
+
+
+def test_suspending_the_client_closes_its_dashboard(
+    browser: TestClient,
+    make_partner: Callable[..., PartnerCaller],
+    make_client_workspace: Callable[..., int],
+) -> None:
+    """A session of a client suspended since is refused with 403."""
+    partner = make_partner()
+    client_id = make_client_workspace(partner, "Acme")
+    url = partner.api.post(f"/partner/clients/{client_id}/impersonate").json()["data"]["login_url"]
+    browser.get(url[url.index("/impersonate/") :], follow_redirects=False)
+    partner.api.post(f"/partner/clients/{client_id}/suspend")
+
+    response = browser.get("/dashboard/acme")
+
+    assert response.status_code == 403
+
+
+def test_a_suspended_client_cannot_be_impersonated(
+    make_partner: Callable[..., PartnerCaller], make_client_workspace: Callable[..., int]
+) -> None:
+    """`POST .../impersonate` of a suspended client is 403."""
+    partner = make_partner()
+    client_id = make_client_workspace(partner)
+    partner.api.post(f"/partner/clients/{client_id}/suspend")
+
+    response = partner.api.post(f"/partner/clients/{client_id}/impersonate")
+
+    assert response.status_code == 403
+
+
+def test_the_access_log_line_never_shows_the_token(caplog: pytest.LogCaptureFixture) -> None:
+    """With the filter installed, uvicorn's access line for a login link has the token redacted."""
+    access_log.install()
+    token = "s3cr3t-token-value"
+    with caplog.at_level(logging.INFO, logger=access_log.ACCESS_LOGGER):
+        # the call uvicorn's protocols make for every request
+        logging.getLogger(access_log.ACCESS_LOGGER).info(
+            '%s - "%s %s HTTP/%s" %d', "127.0.0.1:5000", "GET", f"/impersonate/{token}?x=1", "1.1", 303
+        )
+
+    [record] = caplog.records
+    assert token not in record.getMessage()
+    assert "/impersonate/[redacted]?x=1" in record.getMessage()
+
+
+def test_installing_the_filter_twice_adds_it_once() -> None:
+    """`install` is idempotent."""
+    access_log.install()
+    access_log.install()
+
+    filters = logging.getLogger(access_log.ACCESS_LOGGER).filters
+
+    assert sum(isinstance(f, access_log.RedactImpersonationTokens) for f in filters) == 1

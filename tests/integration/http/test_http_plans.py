@@ -1,0 +1,150 @@
+"""Plans over HTTP: features gate the workspace API, limits refuse the write that would pass them,
+and a suspended workspace's key is refused (403 with a machine-readable `code` each)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from http_support import Api, PartnerCaller, Tenant
+
+from engage_core.plans import FEATURES
+from engage_core.services import Services
+from engage_core.services.plans import PlanPatch
+from engage_http.openapi import build_document
+from engage_http.routes import FEATURE_AREAS, OPERATIONS
+from engage_http.routing import API_PREFIX
+
+ClientApi = Callable[..., Api]
+
+
+@pytest.fixture
+def client_api(
+    make_partner: Callable[..., PartnerCaller],
+    make_client_workspace: Callable[..., int],
+    services_rotate: Callable[[int], str],
+    client_for: Callable[[Tenant], Api],
+) -> ClientApi:
+    """`client_api(plan="pro") -> Api` of a new client workspace on `plan`, with a fresh key."""
+    partner = make_partner()
+
+    def make(plan: str = "pro") -> Api:
+        account_id = make_client_workspace(partner, plan=plan)
+        return client_for(Tenant(account_id, services_rotate(account_id)))
+
+    return make
+
+
+@pytest.mark.parametrize(("feature", "area"), sorted({(f, tag) for tag, f in FEATURE_AREAS.items()}))
+def test_every_operation_of_a_gated_area_declares_its_feature(feature: str, area: str) -> None:
+    """Each operation tagged with a gated area needs that area's feature."""
+    operations = [op for op in OPERATIONS if op.tag == area]
+
+    assert operations and {op.feature for op in operations} == {feature}
+
+
+def test_every_declared_feature_is_a_plan_feature() -> None:
+    """No operation names a feature plans do not have."""
+    assert {op.feature for op in OPERATIONS if op.feature is not None} <= set(FEATURES)
+
+
+def test_the_document_shows_the_feature_of_each_gated_operation() -> None:
+    """OpenAPI has `x-plan-feature` exactly on the operations that need a feature."""
+    document = build_document(OPERATIONS, prefix=API_PREFIX)
+
+    documented = {
+        (method.upper(), path[len(API_PREFIX) :], spec.get("x-plan-feature"))
+        for path, methods in document["paths"].items()
+        for method, spec in methods.items()
+    }
+    assert documented == {(op.method, op.openapi_path, op.feature) for op in OPERATIONS}
+
+
+def test_a_plan_without_the_feature_is_403_feature_not_in_plan(client_api: ClientApi) -> None:
+    """A starter workspace (no `webhooks`) is refused on the webhook routes with the code."""
+    response = client_api("starter").get("/webhooks")
+
+    assert (response.status_code, response.json()["code"]) == (403, "feature_not_in_plan")
+
+
+def test_a_plan_with_the_feature_is_served(client_api: ClientApi) -> None:
+    """A pro workspace (with `webhooks`) lists its webhooks."""
+    assert client_api("pro").get("/webhooks").status_code == 200
+
+
+def test_ungated_routes_serve_every_plan(client_api: ClientApi) -> None:
+    """A starter workspace still reaches the areas no feature gates."""
+    assert client_api("starter").get("/contacts").status_code == 200
+
+
+def test_linkedin_without_the_feature_is_linkedin_upgrade_required(client_api: ClientApi) -> None:
+    """Pro has no `linkedin_access`: connecting LinkedIn is 403 `linkedin_upgrade_required`."""
+    response = client_api("pro").post("/channels/linkedin/connect", json={"username": "ada", "password": "secret"})
+
+    assert (response.status_code, response.json()["code"]) == (403, "linkedin_upgrade_required")
+
+
+def test_a_plan_without_api_access_is_refused_everywhere(api: Api, services: Services) -> None:
+    """Without `api_access` every workspace route is 403 `feature_not_in_plan`."""
+    services.plans.update("business", PlanPatch(features={"api_access": False}))
+
+    response = api.get("/contacts")
+
+    assert (response.status_code, response.json()["code"]) == (403, "feature_not_in_plan")
+
+
+def test_a_write_past_a_limit_is_403_naming_the_limit(api: Api, services: Services) -> None:
+    """A contact past the plan's `contacts` limit is 403 `plan_limit_reached`, its message naming it."""
+    services.plans.update("business", PlanPatch(limits={"contacts": 0}))
+
+    response = api.post("/contacts", json={"name": "Ada", "type": "instagram"})
+
+    assert (response.status_code, response.json()["code"], "contacts" in response.json()["message"]) == (
+        403,
+        "plan_limit_reached",
+        True,
+    )
+
+
+def test_a_write_refused_at_the_limit_stores_nothing(api: Api, services: Services) -> None:
+    """After the refusal the workspace has no contacts."""
+    services.plans.update("business", PlanPatch(limits={"contacts": 0}))
+
+    api.post("/contacts", json={"name": "Ada", "type": "instagram"})
+
+    assert api.get("/contacts").json()["data"] == []
+
+
+def test_a_suspended_workspace_key_is_403_workspace_suspended(
+    make_partner: Callable[..., PartnerCaller],
+    make_client_workspace: Callable[..., int],
+    services_rotate: Callable[[int], str],
+    client_for: Callable[[Tenant], Api],
+    services: Services,
+) -> None:
+    """While its client is suspended, a workspace's valid key is refused with `workspace_suspended`."""
+    partner = make_partner()
+    account_id = make_client_workspace(partner)
+    api = client_for(Tenant(account_id, services_rotate(account_id)))
+    services.partner_clients.suspend(partner.partner_id, account_id, "Unpaid")
+
+    response = api.get("/contacts")
+
+    assert (response.status_code, response.json()["code"]) == (403, "workspace_suspended")
+
+
+def test_a_reactivated_workspace_key_works_again(
+    make_partner: Callable[..., PartnerCaller],
+    make_client_workspace: Callable[..., int],
+    services_rotate: Callable[[int], str],
+    client_for: Callable[[Tenant], Api],
+    services: Services,
+) -> None:
+    """Reactivating the client lets the same key in again."""
+    partner = make_partner()
+    account_id = make_client_workspace(partner)
+    api = client_for(Tenant(account_id, services_rotate(account_id)))
+    services.partner_clients.suspend(partner.partner_id, account_id, "Unpaid")
+    services.partner_clients.reactivate(partner.partner_id, account_id)
+
+    assert api.get("/contacts").status_code == 200

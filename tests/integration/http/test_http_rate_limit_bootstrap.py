@@ -1,0 +1,132 @@
+"""Rate limiting and the default plan in the composition root: on by default, configured from
+`ENGAGE_RATE_LIMIT`, `ENGAGE_RATE_LIMIT_WINDOW`, `ENGAGE_REDIS_URL` and `ENGAGE_DEFAULT_PLAN`.
+
+The Redis test runs against the local Redis (127.0.0.1:6379, or `ENGAGE_TEST_REDIS_URL`) and is
+skipped with the reason when it is unreachable."""
+
+from __future__ import annotations
+
+import os
+import uuid
+import warnings
+from pathlib import Path
+
+import pytest
+import redis
+from starlette.exceptions import StarletteDeprecationWarning
+
+from engage_connectors.redis_rate_limiter import RedisRateLimiter
+from engage_core.settings import Settings
+from engage_core.testing import FakeClock
+from engage_http.bootstrap import build_app, rate_limiter
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", StarletteDeprecationWarning)
+    from starlette.testclient import TestClient
+
+REDIS_URL = os.environ.get("ENGAGE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+@pytest.fixture
+def database_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'engage.db'}"
+
+
+def statuses(settings: Settings, requests: int) -> list[int]:
+    """The statuses of `requests` GET /tags of one new workspace on an app built from `settings`."""
+    app = build_app(settings)
+    key = app.state.services.accounts.create("Acme").api_key
+    with TestClient(app) as client:
+        return [client.get("/api/v1/tags", headers={"X-Api-Key": key}).status_code for _ in range(requests)]
+
+
+def test_settings_read_the_rate_limit_and_default_plan_variables() -> None:
+    """The four variables land in their settings."""
+    settings = Settings.from_env(
+        {
+            "ENGAGE_RATE_LIMIT": "10",
+            "ENGAGE_RATE_LIMIT_WINDOW": "5",
+            "ENGAGE_REDIS_URL": "redis://cache:6379/1",
+            "ENGAGE_DEFAULT_PLAN": "Pro",
+        }
+    )
+
+    assert (settings.rate_limit, settings.rate_limit_window_seconds, settings.redis_url, settings.default_plan) == (
+        10,
+        5,
+        "redis://cache:6379/1",
+        "pro",
+    )
+
+
+def test_served_apps_are_rate_limited_by_default(database_url: str) -> None:
+    """`build_app` limits keys without being asked: 120 a minute."""
+    app = build_app(Settings(database_url=database_url))
+    key = app.state.services.accounts.create("Acme").api_key
+    with TestClient(app) as client:
+        response = client.get("/api/v1/tags", headers={"X-Api-Key": key})
+
+    assert response.headers["X-RateLimit-Limit"] == "120"
+
+
+def test_the_configured_limit_applies(database_url: str) -> None:
+    """With `rate_limit=2`, a key's third request of the window is 429."""
+    assert statuses(Settings(database_url=database_url, rate_limit=2), 3) == [200, 200, 429]
+
+
+def test_the_default_plan_setting_applies_to_workspaces_without_a_partner(database_url: str) -> None:
+    """`default_plan="starter"` leaves such workspaces without webhooks (403 `feature_not_in_plan`)."""
+    app = build_app(Settings(database_url=database_url, default_plan="starter"))
+    key = app.state.services.accounts.create("Acme").api_key
+    with TestClient(app) as client:
+        response = client.get("/api/v1/webhooks", headers={"X-Api-Key": key})
+
+    assert (response.status_code, response.json()["code"]) == (403, "feature_not_in_plan")
+
+
+def test_an_unknown_default_plan_refuses_to_start(database_url: str) -> None:
+    """A default plan that does not exist is refused when the app is built."""
+    with pytest.raises(ValueError, match="default plan"):
+        build_app(Settings(database_url=database_url, default_plan="platinum"))
+
+
+@pytest.fixture
+def redis_url() -> str:
+    """The local Redis's URL; the test is skipped with the reason when it is unreachable."""
+    client = redis.Redis.from_url(REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        pytest.skip(f"Redis at {REDIS_URL} is unreachable: {exc}")
+    finally:
+        client.close()
+    return REDIS_URL
+
+
+def test_a_redis_url_makes_limiters_that_share_one_count(redis_url: str) -> None:
+    """Two processes' limiters from the same `redis_url` count one bucket together."""
+    settings = Settings(rate_limit=2, redis_url=redis_url)
+    clock = FakeClock()  # all three hits in one window
+    first, second = rate_limiter(settings, clock), rate_limiter(settings, clock)
+    bucket = f"test:{uuid.uuid4().hex}"  # a bucket of its own: other runs share this Redis
+    try:
+        allowed = [limiter.hit(bucket).allowed for limiter in (first, second, first)]
+    finally:
+        for limiter in (first, second):
+            assert isinstance(limiter.limiter, RedisRateLimiter)
+            limiter.limiter.close()
+
+    assert allowed == [True, True, False]
+
+
+def test_an_app_with_a_redis_url_serves_limited_requests(database_url: str, redis_url: str) -> None:
+    """`build_app` with `redis_url` answers with the rate-limit headers, counted in Redis."""
+    app = build_app(Settings(database_url=database_url, redis_url=redis_url))
+    key = app.state.services.accounts.create("Acme").api_key
+    with TestClient(app) as client:
+        response = client.get("/api/v1/tags", headers={"X-Api-Key": key})
+
+    assert (isinstance(app.state.rate_limiter.limiter, RedisRateLimiter), response.headers["X-RateLimit-Limit"]) == (
+        True,
+        "120",
+    )

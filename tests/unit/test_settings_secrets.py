@@ -1,0 +1,27 @@
+"""Settings never show a secret when printed or logged."""
+
+from __future__ import annotations
+
+from engage_core.settings import Settings
+
+SECRETS = {
+    "ENGAGE_SECRET_KEY": "secret-key-value-0001",
+    "ENGAGE_STORE_TOKEN": "store-token-value-0002",
+    "ENGAGE_SMTP_PASSWORD": "smtp-password-value-0003",
+    "ENGAGE_CHANNELS_PROVIDER_KEY": "provider-key-value-0004",
+    "ENGAGE_CHANNELS_WEBHOOK_SECRET": "webhook-secret-value-0005",
+}
+
+
+def test_the_repr_of_settings_holds_no_secret() -> None:
+    """Every secret read from the environment is kept out of `repr(settings)`."""
+    text = repr(Settings.from_env(SECRETS))
+
+    assert [name for name, value in SECRETS.items() if value in text] == []
+
+
+def test_the_secrets_are_still_read() -> None:
+    """Hiding them from `repr` does not drop them: the settings still carry each value."""
+    settings = Settings.from_env(SECRETS)
+
+    assert settings.secret_key == SECRETS["ENGAGE_SECRET_KEY"]
