@@ -7,6 +7,10 @@ from urllib.parse import urlsplit
 
 import attrs
 
+from engage_core.errors import NotFound
+from engage_core.partners import suspended_refusal
+from engage_core.plans import Plan
+
 
 @attrs.frozen
 class Account:
@@ -19,6 +23,27 @@ class Account:
     key_hint: str
     created_at: datetime
     updated_at: datetime
+
+
+@attrs.frozen
+class Admission:
+    """What a workspace request needs to know before it runs, read in one go with its key
+    (`AccountService.admit`): the account, whether its workspace is suspended, and the plan in force
+    (None only when no plan of that slug is stored)."""
+
+    account: Account
+    suspended: bool
+    plan: Plan | None
+
+    def plan_to_run_on(self) -> Plan:
+        """The plan in force. Raises the 403 of a suspended workspace (`workspace_suspended`), then
+        NotFound for a plan not stored: the refusals, in the order `Entitlements.plan_of` after
+        `PartnerClientService.ensure_not_suspended` gives them."""
+        if self.suspended:
+            raise suspended_refusal()
+        if self.plan is None:
+            raise NotFound("Plan")
+        return self.plan
 
 
 def normalise_origin(value: str) -> str:

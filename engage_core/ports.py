@@ -12,7 +12,7 @@ from datetime import datetime
 from types import TracebackType
 from typing import Any, Protocol, Self
 
-from engage_core.accounts import Account
+from engage_core.accounts import Account, Admission
 from engage_core.booking_catalogue import BookingType, BookingTypeDraft, Resource, ResourceDraft
 from engage_core.bookings import Booking, BookingDraft, BookingFilter
 from engage_core.channel_gateway import (
@@ -57,6 +57,11 @@ class AccountRepository(Protocol):
 
     def by_key_digest(self, key_digest: str) -> tuple[Account, str] | None:
         """The account whose key has this digest, with the stored digest (compared again in constant time)."""
+
+    def admission(self, key_digest: str, now: datetime, default_plan: str) -> tuple[Admission, str] | None:
+        """`by_key_digest` with, in the same indexed read, whether the account's workspace is
+        suspended and its plan in force at `now` (its client's plan, the pending one from
+        `pending_from`, or `default_plan` without a partner)."""
 
     def list(self) -> Sequence[Account]: ...
 
@@ -863,6 +868,11 @@ class PlanRepository(Protocol):
         """Every plan, ascending id."""
 
     def by_slug(self, slug: str) -> Plan | None: ...
+
+    def in_force(self, account_id: int, now: datetime, default_plan: str) -> Plan | None:
+        """The plan in force at `now` for the workspace, in one read: its client row's pending plan
+        from `pending_from` on, else the client row's plan, else (no client row: a workspace without a
+        partner) `default_plan` (`ScheduledPlan.plan_at`). None only if that slug has no plan."""
 
     def update(self, plan: Plan) -> None:
         """Store `name`, `limits` and `features` of the plan with this slug."""

@@ -25,7 +25,7 @@ from typing import Any, Self
 
 import attrs
 
-from engage_core.accounts import Account
+from engage_core.accounts import Account, Admission
 from engage_core.booking_catalogue import BookingType, BookingTypeDraft, Resource, ResourceDraft
 from engage_core.bookings import Booking, BookingDraft, BookingFilter
 from engage_core.channels import ChannelAccount, ChannelDraft
@@ -235,6 +235,16 @@ class InMemoryAccountRepository:
             if row.key_digest == key_digest:
                 return row.account, row.key_digest
         return None
+
+    def admission(self, key_digest: str, now: datetime, default_plan: str) -> tuple[Admission, str] | None:
+        found = self.by_key_digest(key_digest)
+        if found is None:
+            return None
+        account, digest = found
+        client = self._s.clients.get(account.id)
+        slug = default_plan if client is None else client.plan_at(now)
+        suspended = client is not None and client.is_suspended
+        return Admission(account, suspended, self._s.plans.get(slug)), digest
 
     def list(self) -> Sequence[Account]:
         return sorted((r.account for r in self._s.accounts.values()), key=lambda a: a.id)
@@ -1643,6 +1653,10 @@ class InMemoryPlanRepository:
 
     def by_slug(self, slug: str) -> Plan | None:
         return self._s.plans.get(slug)
+
+    def in_force(self, account_id: int, now: datetime, default_plan: str) -> Plan | None:
+        client = self._s.clients.get(account_id)
+        return self._s.plans.get(default_plan if client is None else client.schedule.plan_at(now))
 
     def update(self, plan: Plan) -> None:
         current = self._s.plans.get(plan.slug)

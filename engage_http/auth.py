@@ -1,17 +1,18 @@
 """Workspace authentication (SPEC 5): the API key from `X-Api-Key` or `Authorization: Bearer`.
 
 The two headers are equivalent; `X-Api-Key` wins when both are sent. The core decides everything
-else (`AccountService.authenticate`): a missing, malformed or unknown key is one `Unauthenticated`
+else (`AccountService.admit`): a missing, malformed or unknown key is one `Unauthenticated`
 (one body, so a caller learns nothing about why), an inactive account or an unlisted `Origin` /
-`Referer` is `Forbidden` with a machine-readable code. Routes call this inside the same worker-thread
-hop as the handler, so authentication costs no extra context switch.
+`Referer` is `Forbidden` with a machine-readable code. The same read brings the workspace's
+suspension and plan in force, which routes refuse on. Routes call this inside the same
+worker-thread hop as the handler, so authentication costs no extra context switch.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engage_core.accounts import Account
+from engage_core.accounts import Admission
 from engage_core.services.accounts import AccountService
 
 API_KEY_HEADER = "x-api-key"
@@ -31,6 +32,8 @@ def api_key(headers: Mapping[str, str]) -> str | None:
     return token.strip() or None
 
 
-def authenticate(accounts: AccountService, headers: Mapping[str, str]) -> Account:
-    """The account the request acts for. Raises Unauthenticated (401) or Forbidden (403)."""
-    return accounts.authenticate(api_key(headers), origin=headers.get("origin"), referer=headers.get("referer"))
+def admit(accounts: AccountService, headers: Mapping[str, str]) -> Admission:
+    """The account the request acts for, with its workspace's suspension and plan in force (one read).
+    Raises Unauthenticated (401) or Forbidden (403); the caller refuses a suspended workspace
+    (`Admission.plan_to_run_on`)."""
+    return accounts.admit(api_key(headers), origin=headers.get("origin"), referer=headers.get("referer"))

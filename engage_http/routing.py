@@ -35,6 +35,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from engage_core.accounts import Admission
 from engage_core.channels import CHANNEL_TYPES
 from engage_core.errors import EngageError, ValidationFailed
 from engage_core.pagination import Page, PageRequest
@@ -141,17 +142,19 @@ class BoundOperation:
 
     def respond(self, request: Request, raw_body: bytes) -> Response:
         """Authenticate, parse, call the handler and render. Runs in a worker thread."""
-        account_id, partner_id = self._authenticate(request)
+        admission, partner_id = self._authenticate(request)
         if not self.operation.secured:
-            return self._handle(request, raw_body, account_id, partner_id)
-        bucket = partner_bucket(partner_id) if partner_id else workspace_bucket(account_id)
-        return limited(self.rate_limiter, bucket, lambda: self._handle(request, raw_body, account_id, partner_id))
+            return self._handle(request, raw_body, admission, partner_id)
+        bucket = partner_bucket(partner_id) if admission is None else workspace_bucket(admission.account.id)
+        return limited(self.rate_limiter, bucket, lambda: self._handle(request, raw_body, admission, partner_id))
 
-    def _handle(self, request: Request, raw_body: bytes, account_id: int, partner_id: int) -> Response:
+    def _handle(self, request: Request, raw_body: bytes, admission: Admission | None, partner_id: int) -> Response:
         """Admit the workspace, parse, call the handler and render."""
         op = self.operation
-        if account_id:
-            self._admit(account_id)
+        account_id = 0
+        if admission is not None:
+            self._admit(admission)
+            account_id = admission.account.id
         body = self._parse_body(request, raw_body)
         query, page = self._parse_query(request)
         call: Call[Any, Any] = Call(
@@ -165,24 +168,24 @@ class BoundOperation:
         )
         return self._render(op.handler(call))
 
-    def _admit(self, account_id: int) -> None:
+    def _admit(self, admission: Admission) -> None:
         """Refuse a suspended workspace, and a plan without API access or without the operation's
         feature (each a 403 with its `code`)."""
-        self.services.partner_clients.ensure_not_suspended(account_id)
-        plan = self.services.entitlements.plan_of(account_id)
+        plan = admission.plan_to_run_on()
         plan.require(API_ACCESS)
         if self.operation.feature is not None:
             plan.require(self.operation.feature)
 
-    def _authenticate(self, request: Request) -> tuple[int, int]:
-        """The caller's account id and partner id (0 for the scheme not used, both 0 when unsecured)."""
+    def _authenticate(self, request: Request) -> tuple[Admission | None, int]:
+        """The workspace's admission (its account, suspension and plan, read together) or the
+        partner id (0), for the scheme the operation uses; (None, 0) when unsecured."""
         op = self.operation
         if not op.secured:
-            return 0, 0
+            return None, 0
         if op.auth is AuthScheme.PARTNER:
-            return 0, partner_auth.authenticate(self.services.partners, request.headers).id
+            return None, partner_auth.authenticate(self.services.partners, request.headers).id
         partner_auth.refuse_partner_key(request.headers)
-        return auth.authenticate(self.services.accounts, request.headers).id, 0
+        return auth.admit(self.services.accounts, request.headers), 0
 
     def _parse_body(self, request: Request, raw: bytes) -> Any:
         """The body object: from JSON, or from a form when the operation takes `multipart/form-data`."""

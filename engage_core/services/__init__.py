@@ -125,7 +125,7 @@ class Services:
         messages = MessageService(uow, clock, gateway, entitlements)
         partner_clients = PartnerClientService(uow, clock, hasher, mailer or LoggingMailer(), app_url)
         return cls(
-            accounts=AccountService(uow, clock),
+            accounts=AccountService(uow, clock, default_plan),
             account_profile=AccountProfileService(uow, clock),
             contacts=ContactService(uow, clock, entitlements),
             tags=TagService(uow, clock),

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 import attrs
 
 from engage_core import api_keys
-from engage_core.accounts import Account, normalise_origin, origin_allowed
+from engage_core.accounts import Account, Admission, normalise_origin, origin_allowed
 from engage_core.clock import Clock
 from engage_core.errors import Forbidden, NotFound, Unauthenticated, ValidationFailed
+from engage_core.plans import DEFAULT_PLAN
 from engage_core.ports import AdminUnitOfWork, UnitOfWorkFactory
 from engage_core.validation import required_text
 
@@ -23,9 +24,10 @@ class NewKey:
 
 
 class AccountService:
-    def __init__(self, uow: UnitOfWorkFactory, clock: Clock) -> None:
+    def __init__(self, uow: UnitOfWorkFactory, clock: Clock, default_plan: str = DEFAULT_PLAN) -> None:
         self._uow = uow
         self._clock = clock
+        self._default_plan = default_plan  # of a workspace without a partner, as `Entitlements`'
 
     def create(self, name: str) -> NewKey:
         name = required_text("name", name, max_length=255)
@@ -88,12 +90,30 @@ class AccountService:
             found = uow.accounts.by_key_digest(digest)
         if found is None or not api_keys.digests_match(found[1], digest):
             raise Unauthenticated()
-        account = found[0]
-        if not account.is_active:
-            raise Forbidden("This account is inactive.", code="account_inactive")
-        if not origin_allowed(account.allowed_origins, origin, referer):
-            raise Forbidden("The request origin is not allowed for this account.", code="origin_not_allowed")
-        return account
+        return _allowed(found[0], origin, referer)
+
+    def admit(self, raw_key: str | None, *, origin: str | None = None, referer: str | None = None) -> Admission:
+        """`authenticate`, with what else a workspace request needs in the same read: whether the
+        workspace is suspended, and the plan in force (`Entitlements.plan_of`'s). The caller refuses
+        with `Admission.plan_to_run_on`."""
+        if not raw_key or not api_keys.is_well_formed(raw_key):
+            raise Unauthenticated()
+        digest = api_keys.digest_key(raw_key)
+        with self._uow.admin(readonly=True) as uow:
+            found = uow.accounts.admission(digest, self._clock.now(), self._default_plan)
+        if found is None or not api_keys.digests_match(found[1], digest):
+            raise Unauthenticated()
+        _allowed(found[0].account, origin, referer)
+        return found[0]
+
+
+def _allowed(account: Account, origin: str | None, referer: str | None) -> Account:
+    """`account`, unless it is inactive or the request comes from an origin it does not allow (403)."""
+    if not account.is_active:
+        raise Forbidden("This account is inactive.", code="account_inactive")
+    if not origin_allowed(account.allowed_origins, origin, referer):
+        raise Forbidden("The request origin is not allowed for this account.", code="origin_not_allowed")
+    return account
 
 
 def _require(uow: AdminUnitOfWork, account_id: int) -> Account:

@@ -372,8 +372,8 @@ class PartnerClientService:
         return grant
 
     def ensure_not_suspended(self, account_id: int) -> None:
-        """Raise the 403 of a suspended workspace (code `workspace_suspended`). The workspace
-        authentication calls it after a key is accepted, and sign-ins after the password is."""
+        """Raise the 403 of a suspended workspace (code `workspace_suspended`). Sign-ins call it after
+        the password is accepted (API requests read the suspension with their key: `AccountService.admit`)."""
         with self._uow.partners(readonly=True) as uow:
             client = uow.clients.of_account(account_id)
         if client is not None and client.is_suspended:

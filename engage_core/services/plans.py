@@ -82,7 +82,10 @@ class Entitlements:
     def plan_of(self, account_id: int) -> Plan:
         """The plan in force now for the workspace."""
         with self._uow.partners(readonly=True) as uow:
-            return _plan(uow, self._schedule(uow, account_id, None).plan_at(self._clock.now()))
+            plan = uow.plans.in_force(account_id, self._clock.now(), self._default)
+        if plan is None:
+            raise NotFound("Plan")
+        return plan
 
     def allows(self, account_id: int, feature: str) -> bool:
         return self.plan_of(account_id).has(feature)

@@ -6,12 +6,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, insert, select, update
+from sqlalchemy import Connection, String, bindparam, case, func, insert, select, update
 
-from engage_core.accounts import Account
+from engage_core.accounts import Account, Admission
+from engage_core.plans import Plan
 from engage_sql.driver import DriverStatement
-from engage_sql.tables import account_counters, accounts
-from engage_sql.types import AnyRow
+from engage_sql.tables import account_counters, accounts, partner_clients, plans
+from engage_sql.types import AnyRow, UTCDateTime
 
 _COLUMNS = (
     accounts.c.id,
@@ -29,6 +30,34 @@ _BY_KEY_DIGEST = DriverStatement(
     select(*_COLUMNS, accounts.c.key_digest).where(accounts.c.key_digest == bindparam("digest"))
 )
 """Authentication's one statement per request, straight to the driver (see `driver.py`)."""
+
+_PLAN_IN_FORCE = func.coalesce(
+    # `ScheduledPlan.plan_at`: the pending plan from its boundary on, else the client's plan, else
+    # (no client row: a workspace without a partner) the default plan.
+    case((partner_clients.c.pending_from <= bindparam("now", type_=UTCDateTime()), partner_clients.c.pending_plan)),
+    partner_clients.c.plan,
+    bindparam("default_plan", type_=String()),
+)
+_ADMISSION = DriverStatement(
+    select(
+        *_COLUMNS,
+        accounts.c.key_digest,
+        partner_clients.c.status,
+        plans.c.id,
+        plans.c.slug,
+        plans.c.name,
+        plans.c.limits,
+        plans.c.features,
+    )
+    .select_from(
+        accounts.outerjoin(partner_clients, partner_clients.c.account_id == accounts.c.id).outerjoin(
+            plans, plans.c.slug == _PLAN_IN_FORCE
+        )
+    )
+    .where(accounts.c.key_digest == bindparam("digest"))
+)
+"""Admission's one statement per workspace request (`AccountRepository.admission`): the key lookup
+with the client row (primary key) and the plan (unique slug) joined, straight to the driver."""
 
 
 def account_from_row(row: AnyRow | tuple[Any, ...]) -> Account:
@@ -66,6 +95,14 @@ class SqlAccountRepository:
     def by_key_digest(self, key_digest: str) -> tuple[Account, str] | None:
         row = _BY_KEY_DIGEST.first(self._conn, {"digest": key_digest})  # key_digest is UNIQUE
         return None if row is None else (account_from_row(row), row[7])
+
+    def admission(self, key_digest: str, now: datetime, default_plan: str) -> tuple[Admission, str] | None:
+        row = _ADMISSION.first(self._conn, {"digest": key_digest, "now": now, "default_plan": default_plan})
+        if row is None:
+            return None
+        plan_id, slug, name, limits, features = row[9:]
+        plan = None if plan_id is None else Plan(plan_id, slug, name, dict(limits), frozenset(features))
+        return Admission(account_from_row(row), row[8] == "suspended", plan), row[7]
 
     def list(self) -> Sequence[Account]:
         return [account_from_row(r) for r in self._conn.execute(select(*_COLUMNS).order_by(accounts.c.id))]

@@ -3,19 +3,45 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, String, bindparam, case, func, select, update
 
 from engage_core.plans import Plan
-from engage_sql.tables import plans
-from engage_sql.types import AnyRow
+from engage_sql.driver import DriverStatement
+from engage_sql.tables import partner_clients, plans
+from engage_sql.types import AnyRow, Id, UTCDateTime
 
 _COLUMNS = (plans.c.id, plans.c.slug, plans.c.name, plans.c.limits, plans.c.features)
 
 
-def plan_from_row(row: AnyRow) -> Plan:
-    return Plan(row.id, row.slug, row.name, dict(row.limits), frozenset(row.features))
+_CLIENT_PLAN = (
+    # `ScheduledPlan.plan_at`: the pending plan from its boundary on, else the client's plan.
+    select(
+        func.coalesce(
+            case(
+                (
+                    partner_clients.c.pending_from <= bindparam("now", type_=UTCDateTime()),
+                    partner_clients.c.pending_plan,
+                )
+            ),
+            partner_clients.c.plan,
+        )
+    )
+    .where(partner_clients.c.account_id == bindparam("account", type_=Id))
+    .scalar_subquery()
+)
+_IN_FORCE = DriverStatement(
+    select(*_COLUMNS).where(plans.c.slug == func.coalesce(_CLIENT_PLAN, bindparam("default_plan", type_=String())))
+)
+"""The plan limits of every limited write read it: one statement (client row by primary key, plan
+by its unique slug), straight to the driver."""
+
+
+def plan_from_row(row: AnyRow | tuple[Any, ...]) -> Plan:
+    id, slug, name, limits, features = row
+    return Plan(id, slug, name, dict(limits), frozenset(features))
 
 
 def plan_row(plan: Plan) -> dict[str, Any]:
@@ -38,6 +64,10 @@ class SqlPlanRepository:
 
     def by_slug(self, slug: str) -> Plan | None:
         row = self._conn.execute(select(*_COLUMNS).where(plans.c.slug == slug)).one_or_none()
+        return None if row is None else plan_from_row(row)
+
+    def in_force(self, account_id: int, now: datetime, default_plan: str) -> Plan | None:
+        row = _IN_FORCE.first(self._conn, {"account": account_id, "now": now, "default_plan": default_plan})
         return None if row is None else plan_from_row(row)
 
     def update(self, plan: Plan) -> None:

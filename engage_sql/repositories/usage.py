@@ -5,18 +5,30 @@ On PostgreSQL `lock()` takes the row lock of the account's `account_counters` ro
 has one from its creation), so limit-checked writes of one account queue there and each counts
 what the previous one committed. On SQLite the write transaction already holds the database's
 single write lock (`BEGIN IMMEDIATE`).
+
+Contacts are the one limit checked on a hot path (every `POST /contacts`), so their count is the
+`account_counters.contacts` total that every contact insert and delete keeps in the same
+transaction (exact under the lock), not a COUNT over the account's contacts; a missing counter row
+falls back to counting. Both statements are built once and run on the driver's cursor.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Table, case, func, literal, select
+from sqlalchemy import ColumnElement, Table, bindparam, case, func, literal, select
 
 from engage_core.plans import CHANNELS, CONTACTS, MESSAGES_PER_MONTH, TEAM_MEMBERS
 from engage_core.usage import WorkspaceUsage
+from engage_sql.driver import DriverStatement
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.tables import account_counters, bookings, channel_accounts, contacts, messages, team_members
+from engage_sql.types import Id
+
+_ACCOUNT = bindparam("account", type_=Id)
+_LOCK = DriverStatement(select(literal(1)).where(account_counters.c.account_id == _ACCOUNT).with_for_update())
+_CONTACTS_TOTAL = DriverStatement(select(account_counters.c.contacts).where(account_counters.c.account_id == _ACCOUNT))
+_CONTACTS_COUNTED = DriverStatement(select(func.count()).select_from(contacts).where(contacts.c.account_id == _ACCOUNT))
 
 
 def _tally(condition: ColumnElement[bool]) -> ColumnElement[int]:
@@ -27,11 +39,11 @@ def _tally(condition: ColumnElement[bool]) -> ColumnElement[int]:
 class SqlUsageRepository(WorkspaceRepository):
     def lock(self) -> None:
         if self._conn.dialect.name == "postgresql":
-            self._conn.execute(select(literal(1)).where(self.owned(account_counters)).with_for_update())
+            _LOCK.execute(self._conn, {"account": self._account_id})
 
     def count(self, limit: str, since: datetime) -> int:
         if limit == CONTACTS:
-            return self._rows(contacts)
+            return self._contacts()
         if limit == TEAM_MEMBERS:
             return self._rows(team_members)
         if limit == CHANNELS:
@@ -79,6 +91,15 @@ class SqlUsageRepository(WorkspaceRepository):
             team_members=self._rows(team_members),
             channels_connected=tuple(connected),
         )
+
+    def _contacts(self) -> int:
+        params = {"account": self._account_id}
+        row = _CONTACTS_TOTAL.first(self._conn, params)
+        if row is not None and row[0] is not None:
+            return int(row[0])
+        counted = _CONTACTS_COUNTED.first(self._conn, params)
+        assert counted is not None
+        return int(counted[0])
 
     def _rows(self, table: Table, *conditions: ColumnElement[bool]) -> int:
         query = select(func.count()).select_from(table).where(self.owned(table), *conditions)

@@ -1,0 +1,97 @@
+"""Admission in SQL: a workspace key, its suspension and its plan in force, in one statement."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+
+import pytest
+
+from engage_core.accounts import Admission
+from engage_core.errors import Forbidden
+from engage_core.services.accounts import AccountService
+from engage_core.services.partner_clients import ClientPatch
+from engage_core.testing import FakeClock
+from engage_sql import Database
+
+from .partner_support import PartnerServices, client_input, partner_services
+
+Admit = Callable[[int], Admission]
+
+
+@pytest.fixture
+def partner(database: Database, clock: FakeClock) -> PartnerServices:
+    return partner_services(database, clock)
+
+
+@pytest.fixture
+def accounts(database: Database, clock: FakeClock) -> AccountService:
+    return AccountService(database.uow, clock, "pro")
+
+
+@pytest.fixture
+def partner_id(partner: PartnerServices) -> int:
+    return partner.partners.create("Reseller", "ops@reseller.example").partner.id
+
+
+@pytest.fixture
+def admit(accounts: AccountService) -> Admit:
+    """`admit(account id) -> Admission`, through a freshly issued key of the account."""
+    return lambda account_id: accounts.admit(accounts.rotate_key(account_id).api_key)
+
+
+def test_admission_is_one_statement(accounts: AccountService, statements: list[str]) -> None:
+    """Admitting a key runs exactly one SQL statement, whatever the unit of work around it."""
+    key = accounts.create("Acme").api_key
+    statements.clear()
+
+    accounts.admit(key)
+
+    assert len(statements) == 1
+
+
+def test_a_workspace_without_a_partner_is_admitted_on_the_default_plan(accounts: AccountService, admit: Admit) -> None:
+    """No client row: the configured default plan, not suspended."""
+    account_id = accounts.create("Acme").account.id
+
+    admission = admit(account_id)
+
+    assert (admission.account.id, admission.suspended, admission.plan and admission.plan.slug) == (
+        account_id,
+        False,
+        "pro",
+    )
+
+
+def test_a_client_is_admitted_on_its_plan(partner: PartnerServices, partner_id: int, admit: Admit) -> None:
+    """A partner's client runs on its own plan, read whole from the plans table."""
+    client = partner.clients.create(partner_id, client_input(plan="starter")).client
+
+    assert admit(client.id).plan == partner.plans.get("starter")
+
+
+def test_a_pending_plan_waits_for_its_boundary(
+    partner: PartnerServices, partner_id: int, admit: Admit, clock: FakeClock
+) -> None:
+    """Before `pending_from` the current plan is in force; from that instant on, the pending one."""
+    client = partner.clients.create(partner_id, client_input(plan="starter")).client
+    pending = partner.clients.update(partner_id, client.id, ClientPatch(plan="business"))
+    assert pending.schedule.pending_from is not None
+    clock.set(pending.schedule.pending_from - timedelta(microseconds=1))
+    before = admit(client.id).plan
+    clock.set(pending.schedule.pending_from)
+
+    assert (before and before.slug, admit(client.id).plan) == ("starter", partner.plans.get("business"))
+
+
+def test_a_suspended_client_is_admitted_as_suspended(partner: PartnerServices, partner_id: int, admit: Admit) -> None:
+    """A suspended client's admission says so, and running on it is the 403 `workspace_suspended`."""
+    client = partner.clients.create(partner_id, client_input()).client
+    partner.clients.suspend(partner_id, client.id)
+
+    admission = admit(client.id)
+
+    assert admission.suspended
+    with pytest.raises(Forbidden) as refused:
+        admission.plan_to_run_on()
+    assert refused.value.code == "workspace_suspended"
