@@ -13,7 +13,8 @@ time to live is relative (Redis' clock), never an absolute instant from the call
 caller whose clock is off can never make a counter expire early; a counter that lives past its
 window is harmless, as its name holds the window's start.
 
-A Redis failure raises `redis.RedisError`; the caller decides whether to fail open or closed.
+A Redis failure (unreachable, timeout, an error answer) raises the core's `LimiterUnavailable`;
+the API then serves the request unlimited (`engage_http.rate_limit`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from datetime import datetime
 
 import redis
 
-from engage_core.rate_limits import Decision, decide, window_bounds
+from engage_core.rate_limits import Decision, LimiterUnavailable, decide, window_bounds
 
 DEFAULT_PREFIX = "engage:ratelimit:"
 EXPIRY_SLACK_MS = 5_000
@@ -52,7 +53,10 @@ class RedisRateLimiter:
     def hit(self, key: str, limit: int, window_seconds: int, now: datetime) -> Decision:
         start, reset_at = window_bounds(now, window_seconds)
         counter = f"{self._prefix}{key}:{window_seconds}:{start}"
-        count = int(self._hit(keys=[counter], args=[window_seconds * 1000 + EXPIRY_SLACK_MS]))
+        try:
+            count = int(self._hit(keys=[counter], args=[window_seconds * 1000 + EXPIRY_SLACK_MS]))
+        except redis.RedisError as exc:
+            raise LimiterUnavailable(f"Redis did not answer: {type(exc).__name__}") from exc
         return decide(count, limit, reset_at, now)
 
     def close(self) -> None:

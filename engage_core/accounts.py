@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from urllib.parse import urlsplit
 
 import attrs
 
-from engage_core.errors import NotFound
+from engage_core.errors import NotFound, ValidationFailed
 from engage_core.partners import suspended_refusal
 from engage_core.plans import Plan
+
+DEFAULT_LOCALE = "en"
 
 
 @attrs.frozen
@@ -23,6 +26,30 @@ class Account:
     key_hint: str
     created_at: datetime
     updated_at: datetime
+    locale: str = DEFAULT_LOCALE
+    """A BCP 47 language tag as `parse_locale` normalises it."""
+
+
+LOCALE_PATTERN = "^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?$"
+"""A BCP 47 language tag of the shape the workspace's locale may take: a language of 2-3 letters,
+an optional 4-letter script, an optional region of 2 letters or 3 digits (no variants, extensions
+or private use). Written for JSON Schema too: no `\\d`, `$` is the end of the string."""
+
+_LOCALE = re.compile(r"([A-Za-z]{2,3})(?:-([A-Za-z]{4}))?(?:-([A-Za-z]{2}|[0-9]{3}))?")
+
+
+def parse_locale(field: str, value: str) -> str:
+    """A language tag in its canonical case: `en-us` -> `en-US`, `ZH-hant-tw` -> `zh-Hant-TW`."""
+    match = _LOCALE.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        raise ValidationFailed.on(field, f"The {field} must be a language tag such as en, en-US or ar-SA.")
+    language, script, region = match.groups()
+    parts = [language.lower()]
+    if script is not None:
+        parts.append(script.title())
+    if region is not None:
+        parts.append(region.upper())
+    return "-".join(parts)
 
 
 @attrs.frozen

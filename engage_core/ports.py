@@ -73,6 +73,8 @@ class AccountRepository(Protocol):
 
     def rename(self, account_id: int, name: str, now: datetime) -> None: ...
 
+    def set_locale(self, account_id: int, locale: str, now: datetime) -> None: ...
+
 
 class ContactRepository(Protocol):
     def add(self, draft: ContactDraft, now: datetime) -> Contact: ...
@@ -1072,4 +1074,5 @@ class RateLimiter(Protocol):
     one key race, at most `limit` of a window are allowed."""
 
     def hit(self, key: str, limit: int, window_seconds: int, now: datetime) -> Decision:
-        """Count one hit of `key` in the window containing `now` and decide it."""
+        """Count one hit of `key` in the window containing `now` and decide it. A store that cannot
+        be asked raises `rate_limits.LimiterUnavailable`."""

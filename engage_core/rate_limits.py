@@ -26,6 +26,11 @@ DEFAULT_LIMIT = 120
 DEFAULT_WINDOW_SECONDS = 60
 
 
+class LimiterUnavailable(Exception):
+    """The limiter's shared store (Redis) could not be asked. The API then serves the request
+    unlimited rather than failing it: the limit protects the service, it is not a rule of the data."""
+
+
 @attrs.frozen
 class RateLimitPolicy:
     """How many hits a key gets per window (`ENGAGE_RATE_LIMIT`-style settings feed this)."""

@@ -266,6 +266,10 @@ class InMemoryAccountRepository:
         row = self._s.accounts[account_id]
         row.account = attrs.evolve(row.account, name=name, updated_at=now)
 
+    def set_locale(self, account_id: int, locale: str, now: datetime) -> None:
+        row = self._s.accounts[account_id]
+        row.account = attrs.evolve(row.account, locale=locale, updated_at=now)
+
 
 class InMemoryContactRepository(_Repo):
     def _with_tags(self, contact: Contact) -> Contact:

@@ -9,10 +9,17 @@ Applied right after authentication, so a request without a valid key is never co
 refused with 401 before any bucket is known). Every answer to an authenticated request carries
 `X-RateLimit-Limit`, `-Remaining` and `-Reset`, errors included; the request past the limit is 429
 with `Retry-After` as well, and the handler does not run.
+
+When the limiter's store cannot be asked (Redis down: `LimiterUnavailable`), requests are served
+unlimited and without the headers, and a warning is logged at most once a minute: an outage of the
+limiter must not become an outage of the API.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
 from collections.abc import Callable
 
 from starlette.responses import Response
@@ -20,8 +27,12 @@ from starlette.responses import Response
 from engage_core.clock import Clock, SystemClock
 from engage_core.errors import EngageError
 from engage_core.ports import RateLimiter
-from engage_core.rate_limits import Decision, RateLimitPolicy
+from engage_core.rate_limits import Decision, LimiterUnavailable, RateLimitPolicy
 from engage_http.errors import engage_error_response
+
+logger = logging.getLogger("engage.rate_limit")
+
+OUTAGE_WARNING_INTERVAL_SECONDS = 60.0
 
 
 def workspace_bucket(account_id: int) -> str:
@@ -39,10 +50,24 @@ class RequestRateLimiter:
         self.limiter = limiter
         self.policy = policy or RateLimitPolicy()
         self._clock = clock or SystemClock()
+        self._warned_at: float | None = None
+        self._warning_lock = threading.Lock()
 
-    def hit(self, bucket: str) -> Decision:
-        """Count one request of `bucket` and decide it."""
-        return self.limiter.hit(bucket, self.policy.limit, self.policy.window_seconds, self._clock.now())
+    def hit(self, bucket: str) -> Decision | None:
+        """Count one request of `bucket` and decide it; None when the limiter cannot be asked."""
+        try:
+            return self.limiter.hit(bucket, self.policy.limit, self.policy.window_seconds, self._clock.now())
+        except LimiterUnavailable as exc:
+            self._warn(exc)
+            return None
+
+    def _warn(self, exc: LimiterUnavailable) -> None:
+        now = time.monotonic()
+        with self._warning_lock:
+            if self._warned_at is not None and now - self._warned_at < OUTAGE_WARNING_INTERVAL_SECONDS:
+                return
+            self._warned_at = now
+        logger.warning("Rate limiting is off until its store answers again: %s", exc)
 
 
 def limited(limiter: RequestRateLimiter | None, bucket: str, respond: Callable[[], Response]) -> Response:
@@ -55,6 +80,8 @@ def limited(limiter: RequestRateLimiter | None, bucket: str, respond: Callable[[
     if limiter is None:
         return respond()
     decision = limiter.hit(bucket)
+    if decision is None:
+        return respond()
     try:
         decision.raise_if_refused()
         response = respond()

@@ -69,6 +69,8 @@ accounts = Table(
     Column("key_digest", String(64), nullable=False, unique=True),
     Column("key_hint", String(16), nullable=False),
     *_timestamps(),
+    # A BCP 47 language tag in canonical case (`engage_core.accounts.parse_locale`; migration 0009).
+    Column("locale", String(16), nullable=False, server_default="en"),
     sqlite_autoincrement=True,
 )
 

@@ -1,17 +1,17 @@
-"""The workspace's own profile (`GET /account`, `PATCH /account`): its name and its timezone.
+"""The workspace's own profile (`GET /account`, `PATCH /account`): its name, timezone and locale.
 
 The timezone is the one setting bookings' working hours are read in (`working_hours.WorkingHours
 .timezone`, `BookingSetupService.set_timezone`): one timezone per workspace, so changing it here
 or through the booking setup is the same change, and the weekly hours keep their wall-clock times.
-The name lives on the account (`admin` unit of work), the timezone in the workspace's working
-hours (`workspace` unit of work); both fields are validated before either is written.
+The name and the locale live on the account (`admin` unit of work), the timezone in the workspace's
+working hours (`workspace` unit of work); every field is validated before any is written.
 """
 
 from __future__ import annotations
 
 import attrs
 
-from engage_core.accounts import Account
+from engage_core.accounts import Account, parse_locale
 from engage_core.clock import Clock
 from engage_core.errors import NotFound
 from engage_core.ports import UnitOfWorkFactory
@@ -34,6 +34,7 @@ class ProfilePatch:
 
     name: str | Unset = UNSET
     timezone: str | Unset = UNSET
+    locale: str | Unset = UNSET
 
 
 class AccountProfileService:
@@ -51,7 +52,8 @@ class AccountProfileService:
         return AccountProfile(account, hours.timezone)
 
     def update(self, account_id: int, patch: ProfilePatch) -> AccountProfile:
-        """Rename the workspace and/or move it to another IANA timezone (422 names each bad field)."""
+        """Rename the workspace, move it to another IANA timezone and/or set its locale (a BCP 47
+        tag, stored in canonical case); 422 names each bad field and then nothing is written."""
         errors = ErrorCollector()
         name = (
             None
@@ -59,13 +61,18 @@ class AccountProfileService:
             else errors.run(lambda: required_text("name", str(patch.name), max_length=NAME_MAX))
         )
         zone = None if patch.timezone is UNSET else errors.run(lambda: parse_timezone("timezone", str(patch.timezone)))
+        locale = None if patch.locale is UNSET else errors.run(lambda: parse_locale("locale", str(patch.locale)))
         errors.raise_if_any()
         now = self._clock.now()
-        if name is not None:
+        if name is not None or locale is not None:
             with self._uow.admin() as admin:
-                if admin.accounts.get(account_id) is None:
+                account = admin.accounts.get(account_id)
+                if account is None:
                     raise NotFound("Account")
-                admin.accounts.rename(account_id, name, now)
+                if name is not None:
+                    admin.accounts.rename(account_id, name, now)
+                if locale is not None and locale != account.locale:
+                    admin.accounts.set_locale(account_id, locale, now)
                 admin.commit()
         if zone is not None:
             with self._uow.workspace(account_id) as uow:

@@ -1,6 +1,6 @@
 """The workspace's own account (SPEC 4, Account): its profile, its plan and use, its channels.
 
-`PATCH /account` changes the name and the timezone: the one setting bookings' working hours are
+`PATCH /account` changes the name, the locale and the timezone: the one setting bookings' working hours are
 read in, so it is the same change as `PUT /bookings/working-hours/timezone`.
 """
 
@@ -46,7 +46,7 @@ OPERATIONS: tuple[Operation, ...] = (
         message="Account updated.",
         body=AccountUpdate,
         errors=RULES,
-        description="Name and timezone; the timezone is the one bookings' working hours are read in.",
+        description="Name, timezone and locale; the timezone is the one bookings' working hours are read in.",
     ),
     Operation(
         "GET",

@@ -4,15 +4,27 @@ SPEC shows none)."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 import attrs
 
+from engage_core.accounts import LOCALE_PATTERN
 from engage_core.services.account_profile import AccountProfile, ProfilePatch
 from engage_core.services.plans import AccountSubscription
 from engage_core.unset import UNSET, Unset
+from engage_http.constraints import Doc, Text
 from engage_http.schemas.booking_setup import Timezone
 from engage_http.schemas.common import Name
 from engage_http.schemas.partners import Plan, PlanLimits
+
+Locale = Annotated[
+    str,
+    Text(pattern=LOCALE_PATTERN, message="The {field} must be a language tag such as en, en-US or ar-SA."),
+    Doc(
+        description="A BCP 47 language tag: language, optional script, optional region; stored in canonical case.",
+        example="en-US",
+    ),
+]
 
 
 @attrs.frozen
@@ -22,6 +34,7 @@ class Account:
     id: int
     name: str
     timezone: str = attrs.field(metadata={"description": "IANA timezone name; `UTC` until set."})
+    locale: str = attrs.field(metadata={"description": "BCP 47 language tag such as `en-US`; `en` until set."})
     is_active: bool
     allowed_origins: tuple[str, ...] = attrs.field(
         metadata={"description": "Origins allowed to call with the key; empty or `*`: every origin."}
@@ -37,6 +50,7 @@ class Account:
             id=account.id,
             name=account.name,
             timezone=profile.timezone,
+            locale=account.locale,
             is_active=account.is_active,
             allowed_origins=account.allowed_origins,
             api_key_hint=account.key_hint,
@@ -48,13 +62,15 @@ class Account:
 @attrs.frozen
 class AccountUpdate:
     """Any subset of the fields; fields left out keep their value. A new `timezone` keeps the
-    working hours' wall-clock times (they are then read in the new zone)."""
+    working hours' wall-clock times (they are then read in the new zone). A `locale` is stored in
+    canonical case (`en-us` becomes `en-US`)."""
 
     name: Name | Unset = UNSET
     timezone: Timezone | Unset = UNSET
+    locale: Locale | Unset = UNSET
 
     def to_patch(self) -> ProfilePatch:
-        return ProfilePatch(name=self.name, timezone=self.timezone)
+        return ProfilePatch(name=self.name, timezone=self.timezone, locale=self.locale)
 
 
 @attrs.frozen
@@ -101,4 +117,4 @@ class Subscription:
         )
 
 
-__all__ = ["Account", "AccountUpdate", "BillingCycle", "PendingPlan", "Subscription"]
+__all__ = ["Account", "AccountUpdate", "BillingCycle", "Locale", "PendingPlan", "Subscription"]

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import Connection, String, bindparam, case, func, insert, select, update
 
-from engage_core.accounts import Account, Admission
+from engage_core.accounts import DEFAULT_LOCALE, Account, Admission
 from engage_core.plans import Plan
 from engage_sql.driver import DriverStatement
 from engage_sql.tables import account_counters, accounts, partner_clients, plans
@@ -22,6 +22,7 @@ _COLUMNS = (
     accounts.c.key_hint,
     accounts.c.created_at,
     accounts.c.updated_at,
+    accounts.c.locale,
 )
 
 
@@ -62,8 +63,8 @@ with the client row (primary key) and the plan (unique slug) joined, straight to
 
 def account_from_row(row: AnyRow | tuple[Any, ...]) -> Account:
     """An account from a row of `_COLUMNS` (by position)."""
-    id, name, is_active, allowed_origins, key_hint, created_at, updated_at = row[:7]
-    return Account(id, name, is_active, tuple(allowed_origins), key_hint, created_at, updated_at)
+    id, name, is_active, allowed_origins, key_hint, created_at, updated_at, locale = row[:8]
+    return Account(id, name, is_active, tuple(allowed_origins), key_hint, created_at, updated_at, locale)
 
 
 class SqlAccountRepository:
@@ -79,6 +80,7 @@ class SqlAccountRepository:
                 allowed_origins=[],
                 key_digest=key_digest,
                 key_hint=key_hint,
+                locale=DEFAULT_LOCALE,
                 created_at=now,
                 updated_at=now,
             )
@@ -94,15 +96,15 @@ class SqlAccountRepository:
 
     def by_key_digest(self, key_digest: str) -> tuple[Account, str] | None:
         row = _BY_KEY_DIGEST.first(self._conn, {"digest": key_digest})  # key_digest is UNIQUE
-        return None if row is None else (account_from_row(row), row[7])
+        return None if row is None else (account_from_row(row), row[8])
 
     def admission(self, key_digest: str, now: datetime, default_plan: str) -> tuple[Admission, str] | None:
         row = _ADMISSION.first(self._conn, {"digest": key_digest, "now": now, "default_plan": default_plan})
         if row is None:
             return None
-        plan_id, slug, name, limits, features = row[9:]
+        plan_id, slug, name, limits, features = row[10:]
         plan = None if plan_id is None else Plan(plan_id, slug, name, dict(limits), frozenset(features))
-        return Admission(account_from_row(row), row[8] == "suspended", plan), row[7]
+        return Admission(account_from_row(row), row[9] == "suspended", plan), row[8]
 
     def list(self) -> Sequence[Account]:
         return [account_from_row(r) for r in self._conn.execute(select(*_COLUMNS).order_by(accounts.c.id))]
@@ -118,6 +120,9 @@ class SqlAccountRepository:
 
     def rename(self, account_id: int, name: str, now: datetime) -> None:
         self._set(account_id, name=name, updated_at=now)
+
+    def set_locale(self, account_id: int, locale: str, now: datetime) -> None:
+        self._set(account_id, locale=locale, updated_at=now)
 
     def _set(self, account_id: int, **values: object) -> None:
         self._conn.execute(update(accounts).where(accounts.c.id == account_id).values(**values))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import socket
 import threading
 import uuid
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ import pytest
 import redis
 
 from engage_connectors.redis_rate_limiter import EXPIRY_SLACK_MS, RedisRateLimiter
-from engage_core.rate_limits import InMemoryRateLimiter
+from engage_core.rate_limits import InMemoryRateLimiter, LimiterUnavailable
 
 REDIS_URL = os.environ.get("ENGAGE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 WINDOW_START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -116,3 +117,14 @@ def test_processes_never_exceed_the_limit(prefix: str) -> None:
     with context.Pool(4) as pool:
         allowed = pool.starmap(_hammer_from_a_process, [(prefix, 60)] * 4)
     assert sum(allowed) == 120
+
+
+def test_an_unreachable_redis_is_limiter_unavailable() -> None:
+    """A Redis nobody listens on raises the core's LimiterUnavailable, within the timeout."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # bound, never listening: connections are refused
+        limiter = RedisRateLimiter.from_url(f"redis://127.0.0.1:{port}/0", timeout=0.5)
+        with pytest.raises(LimiterUnavailable):
+            limiter.hit("account:1", 120, 60, datetime.now(UTC))
+    limiter.close()

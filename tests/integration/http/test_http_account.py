@@ -114,3 +114,26 @@ def test_account_channels_of_another_workspace_are_not_shown(
     connect_channel(make_tenant("Acme"), "whatsapp")
 
     assert client_for(make_tenant("Globex")).get("/account/channels").json()["data"] == []
+
+
+def test_a_new_account_has_locale_en(api: Api) -> None:
+    """`GET /account` shows locale `en` until one is set."""
+    assert api.get("/account").json()["data"]["locale"] == "en"
+
+
+def test_patch_account_stores_the_locale_in_canonical_case(api: Api) -> None:
+    """`PATCH /account` with `ar-sa` answers, and later reads, `ar-SA`."""
+    patched = api.request("PATCH", "/account", json={"locale": "ar-sa"}).json()["data"]["locale"]
+
+    assert (patched, api.get("/account").json()["data"]["locale"]) == ("ar-SA", "ar-SA")
+
+
+def test_a_malformed_locale_is_422_and_changes_nothing(api: Api) -> None:
+    """A locale that is no language tag is a 422 on `locale`; the name sent with it is not stored."""
+    response = api.request("PATCH", "/account", json={"name": "Renamed", "locale": "en_US"})
+
+    assert (response.status_code, list(response.json()["errors"]), api.get("/account").json()["data"]["name"]) == (
+        422,
+        ["locale"],
+        "Acme",
+    )

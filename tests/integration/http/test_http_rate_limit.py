@@ -6,14 +6,16 @@ shared fixtures serve the app unlimited)."""
 
 from __future__ import annotations
 
+import logging
 import warnings
 from collections.abc import Callable
+from datetime import datetime
 
 import pytest
 from http_support import Api, PartnerCaller, Tenant
 from starlette.exceptions import StarletteDeprecationWarning
 
-from engage_core.rate_limits import InMemoryRateLimiter, RateLimitPolicy
+from engage_core.rate_limits import Decision, InMemoryRateLimiter, LimiterUnavailable, RateLimitPolicy
 from engage_core.services import Services
 from engage_core.testing import FakeClock
 from engage_http import create_app
@@ -153,3 +155,39 @@ def test_partner_keys_are_limited_per_partner(
     response = api.get("/partner/profile")
 
     assert (response.status_code, response.headers["X-RateLimit-Limit"]) == (429, str(LIMIT))
+
+
+class UnreachableLimiter:
+    """A limiter whose shared store is down: every hit raises `LimiterUnavailable`."""
+
+    def hit(self, key: str, limit: int, window_seconds: int, now: datetime) -> Decision:
+        raise LimiterUnavailable("Redis did not answer: ConnectionError")
+
+
+@pytest.fixture
+def outage_caller(services: Services, clock: FakeClock) -> Callable[[Tenant], Api]:
+    limiter = RequestRateLimiter(UnreachableLimiter(), RateLimitPolicy(LIMIT, WINDOW), clock)
+    client = TestClient(create_app(services, rate_limiter=limiter))
+    return lambda tenant: Api(client, tenant.headers)
+
+
+def test_a_limiter_outage_serves_requests_unlimited(outage_caller: Callable[[Tenant], Api], tenant: Tenant) -> None:
+    """With the limiter's store down, requests beyond the limit still succeed, without the headers."""
+    api = outage_caller(tenant)
+
+    responses = [api.get("/tags") for _ in range(LIMIT + 2)]
+
+    assert [(r.status_code, "X-RateLimit-Limit" in r.headers) for r in responses] == [(200, False)] * (LIMIT + 2)
+
+
+def test_a_limiter_outage_is_logged_once_a_minute(
+    outage_caller: Callable[[Tenant], Api], tenant: Tenant, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Many requests during an outage log one warning, not one per request."""
+    api = outage_caller(tenant)
+    with caplog.at_level(logging.WARNING, logger="engage.rate_limit"):
+        spend(api, 5)
+
+    assert [r.getMessage() for r in caplog.records if r.name == "engage.rate_limit"] == [
+        "Rate limiting is off until its store answers again: Redis did not answer: ConnectionError"
+    ]

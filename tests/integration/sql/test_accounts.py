@@ -8,6 +8,7 @@ import pytest
 
 from engage_core.errors import Forbidden, Unauthenticated
 from engage_core.services import Services
+from engage_core.services.account_profile import ProfilePatch
 from engage_sql import Database
 
 from .conftest import START
@@ -101,3 +102,22 @@ def test_authentication_reads_the_account_as_get_does(services: Services) -> Non
     assert authenticated == services.accounts.get(issued.account.id)
     assert authenticated.allowed_origins == ("https://b.example", "https://a.example")
     assert authenticated.created_at.tzinfo is UTC
+
+
+def test_a_new_account_is_stored_with_the_default_locale(services: Services) -> None:
+    """An account created through the repository reads back with locale `en`."""
+    account = services.accounts.create("Acme").account
+
+    assert (account.locale, services.accounts.get(account.id).locale) == ("en", "en")
+
+
+def test_the_locale_round_trips(services: Services) -> None:
+    """A locale set through the profile service is read back by `get`, by the key lookup and by admission."""
+    issued = services.accounts.create("Acme")
+    services.account_profile.update(issued.account.id, ProfilePatch(locale="zh-hant-tw"))
+
+    assert (
+        services.accounts.get(issued.account.id).locale,
+        services.accounts.authenticate(issued.api_key).locale,
+        services.accounts.admit(issued.api_key).account.locale,
+    ) == ("zh-Hant-TW", "zh-Hant-TW", "zh-Hant-TW")
