@@ -119,11 +119,17 @@ class Services:
         assert hasher is not None
         entitlements = Entitlements(uow, clock, default_plan)
         # The plan's feature gate unless the caller gives another; limits always follow the plan.
+        partner_clients = PartnerClientService(uow, clock, hasher, mailer or LoggingMailer(), app_url)
         channels = ChannelService(
-            uow, clock, gateway, campaigns or NoActiveCampaigns(), features or entitlements, entitlements
+            uow,
+            clock,
+            gateway,
+            campaigns or NoActiveCampaigns(),
+            features or entitlements,
+            entitlements,
+            relay=partner_clients.relay_channel_event,
         )
         messages = MessageService(uow, clock, gateway, entitlements)
-        partner_clients = PartnerClientService(uow, clock, hasher, mailer or LoggingMailer(), app_url)
         return cls(
             accounts=AccountService(uow, clock, default_plan),
             account_profile=AccountProfileService(uow, clock),

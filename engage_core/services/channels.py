@@ -114,8 +114,12 @@ class ChannelService:
         campaigns: CampaignGuard,
         features: FeatureGate,
         entitlements: Entitlements | None = None,
+        relay: Callable[[int, DomainEvent], None] | None = None,
     ) -> None:
-        """`entitlements` enforces the `channels` limit on new channel settings (none without it)."""
+        """`entitlements` enforces the `channels` limit on new channel settings (none without it).
+        `relay` is told each committed `channel.*` event (a partner's client workspace passes
+        `channel.connected`/`channel.disconnected` on to its partner), after the commit."""
+        self._relay = relay
         self._uow = uow
         self._clock = clock
         self._gateway = gateway
@@ -244,9 +248,11 @@ class ChannelService:
             if stored is None:
                 return
             uow.channels.delete(stored.id)
-            for event in removal(stored, now, DISCONNECT_REASON):
+            events = list(removal(stored, now, DISCONNECT_REASON))
+            for event in events:
                 uow.emit(event)
             uow.commit()
+        self._relay_all(account_id, events)
 
     def status_changed(self, account_id: int, change: StatusChange) -> ChannelAccount | None:
         """A provider status callback. Moves the table does not have are ignored (callbacks arrive
@@ -354,6 +360,7 @@ class ChannelService:
             for event in events:
                 uow.emit(event)
             uow.commit()
+        self._relay_all(account_id, events)
         self._forget(replaced)
 
     def _authenticated(self, account_id: int, outcome: Authenticated) -> ChannelAccount | None:
@@ -391,17 +398,41 @@ class ChannelService:
     ) -> ChannelAccount | None:
         """Apply one provider-reported move to the setting of `provider_account_id`, if it still
         exists; a move the table does not have changes nothing."""
+        account, events = self._apply_move(
+            account_id, provider_account_id, trigger, detail=detail, username=username, refreshed=refreshed
+        )
+        self._relay_all(account_id, events)
+        return account
+
+    def _relay_all(self, account_id: int, events: Sequence[DomainEvent]) -> None:
+        """Pass committed events to `relay`; never inside a unit of work (it opens its own)."""
+        if self._relay is not None:
+            for event in events:
+                self._relay(account_id, event)
+
+    def _apply_move(
+        self,
+        account_id: int,
+        provider_account_id: str,
+        trigger: Trigger | None,
+        *,
+        detail: str | None = None,
+        username: str | None = None,
+        refreshed: bool = False,
+    ) -> tuple[ChannelAccount | None, Sequence[DomainEvent]]:
+        """`_move` within one unit of work: the setting afterwards and the events committed."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             current = uow.channels.by_provider_account(provider_account_id)
             if current is None:
-                return None
+                return None, ()
             if trigger == "remove":
                 uow.channels.delete(current.id)
-                for event in removal(current, now, detail or PROVIDER_DELETED_REASON):
+                removed = list(removal(current, now, detail or PROVIDER_DELETED_REASON))
+                for event in removed:
                     uow.emit(event)
                 uow.commit()
-                return None
+                return None, removed
             changed = current
             if username and username != current.username:
                 changed = attrs.evolve(changed, username=username, updated_at=now)
@@ -413,12 +444,12 @@ class ChannelService:
             if refreshed and changed.is_connected:
                 changed = attrs.evolve(changed, last_synced_at=now, updated_at=now)
             if changed == current:
-                return current
+                return current, ()
             uow.channels.update(changed)
             for event in events:
                 uow.emit(event)
             uow.commit()
-        return changed
+        return changed, events
 
     @staticmethod
     def _ask(call: Callable[[], StatusReport]) -> StatusReport:
