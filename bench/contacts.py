@@ -20,12 +20,21 @@ import argparse
 import json
 import statistics
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 
-from bench.harness import ENGAGE, bare_server, cpu_seconds, free_port, process, wait_until_up, wrk
+from bench.harness import (
+    ENGAGE,
+    Run,
+    bare_server,
+    free_port,
+    measure_rounds,
+    print_cpu_per_request,
+    process,
+    wait_until_up,
+    wrk,
+)
 from engage_core.clock import SystemClock
 from engage_core.contacts import ContactDraft
 from engage_core.services import Services
@@ -77,7 +86,7 @@ def main() -> None:
             bare_pids: list[int] = []
             with bare_server(get_body, post_body, bare_pids) as bare:
                 c = args.connections
-                runs: dict[str, tuple[int, Callable[[int], float]]] = {
+                runs: dict[str, Run] = {
                     "bare_get": (bare_pids[0], lambda s: wrk(bare + "/bench", seconds=s, connections=c)),
                     "engage_get": (
                         engage_server.pid,
@@ -89,18 +98,7 @@ def main() -> None:
                         lambda s: wrk(base + "/contacts", seconds=s, connections=c, headers=headers, body=post),
                     ),
                 }
-                for _, run in runs.values():  # warm-up
-                    run(2)
-                rounds: dict[str, list[float]] = {name: [] for name in runs}
-                cpu: dict[str, list[float]] = {name: [] for name in runs}
-                for _ in range(args.rounds):
-                    for name, (pid, run) in runs.items():
-                        before = cpu_seconds(pid)
-                        rps = run(args.seconds)
-                        after = cpu_seconds(pid)
-                        rounds[name].append(rps)
-                        if before is not None and after is not None:
-                            cpu[name].append(round((after - before) / (rps * args.seconds) * 1e6, 1))
+                rounds, cpu = measure_rounds(runs, rounds=args.rounds, seconds=args.seconds)
     results = {name: round(statistics.median(values), 1) for name, values in rounds.items()}
     ratios = {}
     for label, name, target in (("GET ", "get", 0.40), ("POST", "post", 0.20)):
@@ -110,12 +108,7 @@ def main() -> None:
             f"{label} /contacts  engage {engage:8.0f} rps  bare {bare:8.0f} rps"
             f"  ratio {engage / bare:.2f} (target {target})"
         )
-    if all(cpu.values()):
-        per_request = {name: statistics.median(values) for name, values in cpu.items()}
-        print(
-            "Server CPU per request (median, µs): "
-            + ", ".join(f"{name} {value:.0f}" for name, value in per_request.items())
-        )
+    print_cpu_per_request(cpu)
     print(json.dumps({**results, **ratios, "rounds": rounds, "cpu_us_per_request": cpu}))
 
 

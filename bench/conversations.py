@@ -36,7 +36,17 @@ from typing import Any
 import httpx
 from sqlalchemy import Connection, bindparam, event, insert, update
 
-from bench.harness import ENGAGE, Run, bare_server, free_port, measure_rounds, process, wait_until_up, wrk
+from bench.harness import (
+    ENGAGE,
+    Run,
+    bare_server,
+    free_port,
+    measure_rounds,
+    print_cpu_per_request,
+    process,
+    wait_until_up,
+    wrk,
+)
 from engage_core.clock import SystemClock
 from engage_core.contacts import CONTACT_TYPES
 from engage_core.conversations import ConversationFilter
@@ -233,9 +243,7 @@ def serve_and_measure(url: str, key: str, seconds: int, connections: int, rounds
     results = {name: round(statistics.median(values), 1) for name, values in rounds.items()}
     engage, bare_rps = results["engage_get"], results["bare_get"]
     print(f"GET /conversations  engage {engage:8.0f} rps  bare {bare_rps:8.0f} rps  ratio {engage / bare_rps:.2f}")
-    if all(cpu.values()):
-        per_request = {name: statistics.median(values) for name, values in cpu.items()}
-        print("Server CPU per request (median, µs): " + ", ".join(f"{n} {v:.0f}" for n, v in per_request.items()))
+    print_cpu_per_request(cpu)
     print(json.dumps({**results, "ratio": round(engage / bare_rps, 3), "rounds": rounds, "cpu_us_per_request": cpu}))
 
 

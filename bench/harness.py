@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -144,3 +145,10 @@ def measure_rounds(
             if before is not None and after is not None:
                 cpu[name].append(round((after - before) / (rate * seconds) * 1e6, 1))
     return rps, cpu
+
+
+def print_cpu_per_request(cpu: Mapping[str, list[float]]) -> None:
+    """The servers' median CPU µs per request, where /proc gave them."""
+    if all(cpu.values()):
+        medians = {name: statistics.median(values) for name, values in cpu.items()}
+        print("Server CPU per request (median, µs): " + ", ".join(f"{n} {v:.0f}" for n, v in medians.items()))

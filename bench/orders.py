@@ -23,7 +23,17 @@ from pathlib import Path
 
 import httpx
 
-from bench.harness import ENGAGE, Run, bare_server, free_port, measure_rounds, process, wait_until_up, wrk
+from bench.harness import (
+    ENGAGE,
+    Run,
+    bare_server,
+    free_port,
+    measure_rounds,
+    print_cpu_per_request,
+    process,
+    wait_until_up,
+    wrk,
+)
 from engage_core.services import Services
 from engage_core.services.products import CatalogInput
 from engage_sql import Database
@@ -85,9 +95,7 @@ def main() -> None:
     results = {name: round(statistics.median(values), 1) for name, values in rounds.items()}
     engage, bare = results["engage_post"], results["bare_post"]
     print(f"POST /orders (3 items)  engage {engage:8.0f} rps  bare {bare:8.0f} rps  ratio {engage / bare:.2f}")
-    if all(cpu.values()):
-        per_request = {name: statistics.median(values) for name, values in cpu.items()}
-        print("Server CPU per request (median, µs): " + ", ".join(f"{n} {v:.0f}" for n, v in per_request.items()))
+    print_cpu_per_request(cpu)
     print(json.dumps({**results, "ratio": round(engage / bare, 3), "rounds": rounds, "cpu_us_per_request": cpu}))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Connection, bindparam, insert, select
 
@@ -62,25 +63,32 @@ def queue_deliveries(connection: Connection, account_id: int, pending: Sequence[
     """
     subscriptions = active_subscriptions(connection, account_id)
     rows = [
-        {
-            "kind": WORKSPACE,
-            "owner_id": account_id,
-            "account_id": account_id,
-            "webhook_id": subscription.id,
-            "delivery_id": str(uuid.uuid4()),
-            "event_type": event.name,
-            "payload": dict(event.payload),
-            "attempt_number": 1,
-            "status": "pending",
-            "due_at": event.occurred_at,
-            "created_at": event.occurred_at,
-        }
+        first_attempt(WORKSPACE, account_id, account_id, subscription.id, event)
         for event in pending
         for subscription in subscriptions
         if subscription.wants(event.name)
     ]
     if rows:
         connection.execute(insert(webhook_attempts), rows)
+
+
+def first_attempt(
+    kind: str, owner_id: int, account_id: int | None, webhook_id: int, event: DomainEvent
+) -> dict[str, Any]:
+    """The `webhook_attempts` row of attempt 1 of a new delivery of `event`, due at once."""
+    return {
+        "kind": kind,
+        "owner_id": owner_id,
+        "account_id": account_id,
+        "webhook_id": webhook_id,
+        "delivery_id": str(uuid.uuid4()),
+        "event_type": event.name,
+        "payload": dict(event.payload),
+        "attempt_number": 1,
+        "status": "pending",
+        "due_at": event.occurred_at,
+        "created_at": event.occurred_at,
+    }
 
 
 def read(connection: Connection, account_id: int | None = None) -> list[DomainEvent]:

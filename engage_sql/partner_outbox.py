@@ -4,14 +4,13 @@ it (`webhook_attempts` kind `partner`: the same delivery log and worker as the w
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy import Connection, insert, select
 
 from engage_core.events import DomainEvent
-from engage_sql.outbox import event_from_row
+from engage_sql.outbox import event_from_row, first_attempt
 from engage_sql.repositories.partner_webhooks import PARTNER, active_partner_subscriptions
 from engage_sql.tables import partner_events, webhook_attempts
 
@@ -37,19 +36,7 @@ def record(connection: Connection, pending: Sequence[tuple[int, DomainEvent]], n
     for partner_id in dict.fromkeys(partner_id for partner_id, _ in pending):  # one SELECT per partner
         subscriptions = active_partner_subscriptions(connection, partner_id)
         attempts += [
-            {
-                "kind": PARTNER,
-                "owner_id": partner_id,
-                "account_id": None,
-                "webhook_id": subscription.id,
-                "delivery_id": str(uuid.uuid4()),
-                "event_type": event.name,
-                "payload": dict(event.payload),
-                "attempt_number": 1,
-                "status": "pending",
-                "due_at": event.occurred_at,
-                "created_at": event.occurred_at,
-            }
+            first_attempt(PARTNER, partner_id, None, subscription.id, event)
             for owner, event in pending
             if owner == partner_id
             for subscription in subscriptions

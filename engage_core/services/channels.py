@@ -398,58 +398,40 @@ class ChannelService:
     ) -> ChannelAccount | None:
         """Apply one provider-reported move to the setting of `provider_account_id`, if it still
         exists; a move the table does not have changes nothing."""
-        account, events = self._apply_move(
-            account_id, provider_account_id, trigger, detail=detail, username=username, refreshed=refreshed
-        )
+        now = self._clock.now()
+        events: list[DomainEvent] = []
+        with self._uow.workspace(account_id) as uow:
+            current = uow.channels.by_provider_account(provider_account_id)
+            if current is None:
+                return None
+            changed: ChannelAccount | None
+            if trigger == "remove":
+                uow.channels.delete(current.id)
+                changed, events = None, list(removal(current, now, detail or PROVIDER_DELETED_REASON))
+            else:
+                changed = current
+                if username and username != current.username:
+                    changed = attrs.evolve(changed, username=username, updated_at=now)
+                if trigger is not None and next_phase(changed.phase, trigger) is not None:
+                    if trigger == "fail" and detail is None:
+                        detail = ATTEMPT_FAILED
+                    changed, events = advance(changed, trigger, now, detail=detail)
+                if refreshed and changed.is_connected:
+                    changed = attrs.evolve(changed, last_synced_at=now, updated_at=now)
+                if changed == current:
+                    return current
+                uow.channels.update(changed)
+            for event in events:
+                uow.emit(event)
+            uow.commit()
         self._relay_all(account_id, events)
-        return account
+        return changed
 
     def _relay_all(self, account_id: int, events: Sequence[DomainEvent]) -> None:
         """Pass committed events to `relay`; never inside a unit of work (it opens its own)."""
         if self._relay is not None:
             for event in events:
                 self._relay(account_id, event)
-
-    def _apply_move(
-        self,
-        account_id: int,
-        provider_account_id: str,
-        trigger: Trigger | None,
-        *,
-        detail: str | None = None,
-        username: str | None = None,
-        refreshed: bool = False,
-    ) -> tuple[ChannelAccount | None, Sequence[DomainEvent]]:
-        """`_move` within one unit of work: the setting afterwards and the events committed."""
-        now = self._clock.now()
-        with self._uow.workspace(account_id) as uow:
-            current = uow.channels.by_provider_account(provider_account_id)
-            if current is None:
-                return None, ()
-            if trigger == "remove":
-                uow.channels.delete(current.id)
-                removed = list(removal(current, now, detail or PROVIDER_DELETED_REASON))
-                for event in removed:
-                    uow.emit(event)
-                uow.commit()
-                return None, removed
-            changed = current
-            if username and username != current.username:
-                changed = attrs.evolve(changed, username=username, updated_at=now)
-            events: list[DomainEvent] = []
-            if trigger is not None and next_phase(changed.phase, trigger) is not None:
-                if trigger == "fail" and detail is None:
-                    detail = ATTEMPT_FAILED
-                changed, events = advance(changed, trigger, now, detail=detail)
-            if refreshed and changed.is_connected:
-                changed = attrs.evolve(changed, last_synced_at=now, updated_at=now)
-            if changed == current:
-                return current, ()
-            uow.channels.update(changed)
-            for event in events:
-                uow.emit(event)
-            uow.commit()
-        return changed, events
 
     @staticmethod
     def _ask(call: Callable[[], StatusReport]) -> StatusReport:

@@ -13,21 +13,11 @@ from datetime import datetime
 from sqlalchemy import ColumnElement, Connection, delete, insert, select, update
 
 from engage_core.webhooks import Subscription
-from engage_sql.repositories.webhooks import subscription_from_row
+from engage_sql.repositories.webhooks import SUBSCRIPTION_COLUMNS, subscription_from_row
 from engage_sql.tables import webhooks
 
 PARTNER = "partner"
 """`webhook_attempts.kind` of a partner's subscriptions."""
-
-_COLUMNS = (
-    webhooks.c.id,
-    webhooks.c.name,
-    webhooks.c.url,
-    webhooks.c.events,
-    webhooks.c.is_active,
-    webhooks.c.created_at,
-    webhooks.c.updated_at,
-)
 
 
 def _this(partner_id: int, webhook_id: int) -> ColumnElement[bool]:
@@ -37,7 +27,9 @@ def _this(partner_id: int, webhook_id: int) -> ColumnElement[bool]:
 def active_partner_subscriptions(connection: Connection, partner_id: int) -> Sequence[Subscription]:
     """A partner's active subscriptions, oldest first (the partner outbox fans events out to these)."""
     rows = connection.execute(
-        select(*_COLUMNS).where(webhooks.c.partner_id == partner_id, webhooks.c.is_active).order_by(webhooks.c.id)
+        select(*SUBSCRIPTION_COLUMNS)
+        .where(webhooks.c.partner_id == partner_id, webhooks.c.is_active)
+        .order_by(webhooks.c.id)
     )
     return [subscription_from_row(row) for row in rows]
 
@@ -68,17 +60,19 @@ class SqlPartnerWebhookRepository:
                 created_at=now,
                 updated_at=now,
             )
-            .returning(*_COLUMNS)
+            .returning(*SUBSCRIPTION_COLUMNS)
         ).one()
         return subscription_from_row(row)
 
     def get(self, partner_id: int, webhook_id: int) -> Subscription | None:
-        row = self._conn.execute(select(*_COLUMNS).where(_this(partner_id, webhook_id))).one_or_none()
+        row = self._conn.execute(select(*SUBSCRIPTION_COLUMNS).where(_this(partner_id, webhook_id))).one_or_none()
         return None if row is None else subscription_from_row(row)
 
     def list(self, partner_id: int) -> Sequence[Subscription]:
         """Oldest first."""
-        rows = self._conn.execute(select(*_COLUMNS).where(webhooks.c.partner_id == partner_id).order_by(webhooks.c.id))
+        rows = self._conn.execute(
+            select(*SUBSCRIPTION_COLUMNS).where(webhooks.c.partner_id == partner_id).order_by(webhooks.c.id)
+        )
         return [subscription_from_row(row) for row in rows]
 
     def update(self, partner_id: int, subscription: Subscription) -> None:

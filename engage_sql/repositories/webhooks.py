@@ -19,7 +19,7 @@ from engage_sql.types import AnyRow, Id, UTCDateTime
 WORKSPACE = "workspace"
 """`webhook_attempts.kind` of an account's own subscriptions."""
 
-_COLUMNS = (
+SUBSCRIPTION_COLUMNS = (
     webhooks.c.id,
     webhooks.c.name,
     webhooks.c.url,
@@ -89,17 +89,17 @@ class SqlWebhookRepository(WorkspaceRepository):
                 created_at=now,
                 updated_at=now,
             )
-            .returning(*_COLUMNS)
+            .returning(*SUBSCRIPTION_COLUMNS)
         ).one()
         return subscription_from_row(row)
 
     def get(self, webhook_id: int) -> Subscription | None:
-        row = self._conn.execute(select(*_COLUMNS).where(self._this(webhook_id))).one_or_none()
+        row = self._conn.execute(select(*SUBSCRIPTION_COLUMNS).where(self._this(webhook_id))).one_or_none()
         return None if row is None else subscription_from_row(row)
 
     def list(self) -> Sequence[Subscription]:
         """Oldest first."""
-        rows = self._conn.execute(select(*_COLUMNS).where(self.owned(webhooks)).order_by(webhooks.c.id))
+        rows = self._conn.execute(select(*SUBSCRIPTION_COLUMNS).where(self.owned(webhooks)).order_by(webhooks.c.id))
         return [subscription_from_row(row) for row in rows]
 
     def active(self) -> Sequence[Subscription]:
@@ -233,7 +233,7 @@ class SqlWebhookRepository(WorkspaceRepository):
 
 
 _ACTIVE = DriverStatement(
-    select(*_COLUMNS)
+    select(*SUBSCRIPTION_COLUMNS)
     .where(webhooks.c.account_id == bindparam("account", type_=Id), webhooks.c.is_active.is_(True))
     .order_by(webhooks.c.id)
 )
