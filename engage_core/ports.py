@@ -43,7 +43,7 @@ from engage_core.segments import Segment, SegmentRules
 from engage_core.tags import Tag
 from engage_core.team import MemberDraft, TeamMember
 from engage_core.tickets import ReplyDraft, Ticket, TicketDraft, TicketFilter, TicketReply
-from engage_core.usage import WorkspaceUsage
+from engage_core.usage import UsageCounts, WorkspaceUsage
 from engage_core.webhooks import Attempt, Claim, Completion, NextStep, Outcome, Subscription
 from engage_core.working_hours import Schedule, WorkingHours
 
@@ -233,8 +233,8 @@ class ProductRepository(Protocol):
     """Products of one account. Each belongs to one `product_catalog` knowledge-base entry.
 
     Stock moves only through `take_stock` and `restore_stock`, each a single conditional `UPDATE`
-    (never a read followed by a write), so concurrent orders can never drive tracked stock below
-    zero on either engine. Stock moves do not change `updated_at`."""
+    (never a read followed by a write), so concurrent orders and restocks can never drive tracked
+    stock below zero or above `STOCK_MAX` on either engine. Stock moves do not change `updated_at`."""
 
     def add_many(self, knowledge_base_id: int, drafts: Sequence[ProductDraft], now: datetime) -> Sequence[Product]:
         """Store the products in the catalog entry; ids ascend in the order given."""
@@ -262,9 +262,16 @@ class ProductRepository(Protocol):
         account_id = :account AND id = :id AND (stock_quantity IS NULL OR stock_quantity >= :q)`,
         True when it matched a row (NULL minus q stays NULL)."""
 
-    def restore_stock(self, product_id: int, quantity: int) -> None:
-        """Put `quantity` (at least 1) back: `SET stock_quantity = stock_quantity + :q` where the stock is
-        tracked. Cancellations, item reductions and restocks use it. Untracked or absent: nothing."""
+    def restore_stock(self, product_id: int, quantity: int) -> bool:
+        """Add `quantity` (at least 1) to the product's stock unless that would pass `STOCK_MAX`.
+        True when added, or when the stock is untracked (nothing changes); False when the sum would
+        pass the maximum or the product does not exist (nothing changes). Cancellations, item
+        reductions and restocks use it.
+
+        Atomic, one statement: `UPDATE products SET stock_quantity = stock_quantity + :q WHERE
+        account_id = :account AND id = :id AND (stock_quantity IS NULL OR stock_quantity <=
+        :ceiling)`, with `ceiling = STOCK_MAX - q` (so the database never computes a sum that
+        overflows its integer), True when it matched a row."""
 
 
 class OrderRepository(Protocol):
@@ -492,7 +499,13 @@ class ChannelAccountRepository(Protocol):
         """The setting of this channel type, if any."""
 
     def by_provider_account(self, provider_account_id: str) -> ChannelAccount | None:
-        """The setting whose `provider_account_id` is this, if it is this account's."""
+        """The setting whose `provider_account_id` is this, if it is this account's.
+
+        Concurrency: in a write unit of work, from this call until the transaction ends, no other
+        write unit of work reads the setting (here or through `by_type`), so the provider callbacks
+        of one channel apply one after the other, each seeing what the previous ones committed.
+        SQLite gets this from `BEGIN IMMEDIATE` (one writer at a time), PostgreSQL from a read
+        `FOR UPDATE`."""
 
     def list(self) -> Sequence[ChannelAccount]:
         """Every setting, ascending id."""
@@ -970,6 +983,12 @@ class ClientRepository(Protocol):
 
     def list(self, partner_id: int) -> Sequence[Client]:
         """Every client of the partner, ascending id (the usage summary)."""
+
+    def usage(self, partner_id: int, start: datetime, end: datetime) -> Mapping[int, UsageCounts]:
+        """For every client of the partner, by client id, what its `UsageRepository.report(start,
+        end)` gives for `messages_sent`, `contacts_total` and `ai_agent_sessions` (the same
+        definitions). In a constant number of statements whatever the number of clients: the
+        counts are grouped by account over the partner's clients, never read one client at a time."""
 
     def count(self, partner_id: int) -> int:
         """Seats used: the partner's clients in any status."""

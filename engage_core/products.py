@@ -10,8 +10,9 @@ Rules:
   Prices are exact `Decimal`s, see `engage_core.money`.
 - **Stock.** `stock_quantity` is the number on hand, or None when the product's stock is not
   tracked: an untracked product is never out of stock, taking stock from it always succeeds and
-  restoring is a no-op. Tracked stock never goes below zero: `ProductRepository.take_stock` is a
-  conditional decrement, so two concurrent orders for the last unit cannot both get it.
+  restoring is a no-op. Tracked stock stays within 0 to `STOCK_MAX`: `ProductRepository.take_stock`
+  is a conditional decrement, so two concurrent orders for the last unit cannot both get it, and
+  `restore_stock` a conditional increment, so two concurrent restocks cannot together pass the maximum.
 - **`in_stock`** is derived: available, and either untracked or at least one on hand.
 - **Orderable** means available, priced, and (when tracked) enough stock; see `engage_core.orders`.
 - **`purchase_url`** is read from `product_attributes.purchase_url` (a string, or absent).
@@ -178,6 +179,11 @@ def parse_stock(field: str, value: int | str | None) -> int | None:
     if value > STOCK_MAX:
         raise ValidationFailed.on(field, f"The {field} may not be greater than {STOCK_MAX}.")
     return value
+
+
+def stock_over_maximum(product: Product) -> str:
+    """The message for an addition to `product`'s stock that `restore_stock` refused."""
+    return f"The stock of {product.name} may not be greater than {STOCK_MAX}."
 
 
 def optional_url(field: str, value: str | None) -> str | None:

@@ -18,6 +18,7 @@ import hmac
 import itertools
 import threading
 import uuid
+from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
@@ -44,12 +45,12 @@ from engage_core.pagination import Page, PageRequest, paginate
 from engage_core.partners import Client, ClientDraft, ClientFilter, Impersonation, Partner, PartnerDraft
 from engage_core.partners import email_key as partner_email_key
 from engage_core.plans import SEED_PLANS, Plan, ScheduledPlan
-from engage_core.products import Product, ProductDraft, ProductFilter
+from engage_core.products import STOCK_MAX, Product, ProductDraft, ProductFilter
 from engage_core.segments import Segment, SegmentRules, is_member
 from engage_core.tags import Tag, title_key
 from engage_core.team import MemberDraft, TeamMember, email_key
 from engage_core.tickets import ReplyDraft, Ticket, TicketDraft, TicketFilter, TicketReply
-from engage_core.usage import WorkspaceUsage
+from engage_core.usage import UsageCounts, WorkspaceUsage
 from engage_core.webhooks import Attempt, Claim, Completion, NextStep, Outcome, Subscription, excerpt
 from engage_core.working_hours import Schedule, WorkingHours
 
@@ -698,13 +699,19 @@ class InMemoryProductRepository(_Repo):
         )
         return True
 
-    def restore_stock(self, product_id: int, quantity: int) -> None:
+    def restore_stock(self, product_id: int, quantity: int) -> bool:
         product = self.get(product_id)
-        if product is not None and product.stock_quantity is not None:
-            self._s.products[product_id] = (
-                self._account,
-                attrs.evolve(product, stock_quantity=product.stock_quantity + quantity),
-            )
+        if product is None:
+            return False
+        if product.stock_quantity is None:
+            return True
+        if product.stock_quantity > STOCK_MAX - quantity:
+            return False
+        self._s.products[product_id] = (
+            self._account,
+            attrs.evolve(product, stock_quantity=product.stock_quantity + quantity),
+        )
+        return True
 
 
 class InMemoryOrderRepository(_Repo):
@@ -1740,6 +1747,16 @@ class InMemoryClientRepository:
 
     def list(self, partner_id: int) -> Sequence[Client]:
         return self._of(partner_id)
+
+    def usage(self, partner_id: int, start: datetime, end: datetime) -> Mapping[int, UsageCounts]:
+        ids = {c.id for c in self._of(partner_id)}
+        contacts = Counter(a for a, _ in self._s.contacts.values() if a in ids)
+        sent = Counter(
+            a
+            for a, m in self._s.messages.values()
+            if a in ids and start <= m.created_at < end and m.direction == "outbound" and m.status != "failed"
+        )
+        return {i: UsageCounts(messages_sent=sent[i], contacts_total=contacts[i]) for i in sorted(ids)}
 
     def count(self, partner_id: int) -> int:
         return len(self._of(partner_id))

@@ -4,6 +4,9 @@ Periods are calendar months, UTC (`plans.month_of`, `plans.parse_period`): `curr
 "In the period" counts records created in `[start, end)`; totals (`contacts.total`,
 `bookings.total`, `team_members`, `channels_connected`) are as they stand now. Campaigns and AI
 agent sessions are counted once those areas store records; until then they are zero.
+
+`UsageCounts` is the part of a report the partner usage summary lists for each client
+(`ClientRepository.usage`), counted for all of a partner's clients at once.
 """
 
 from __future__ import annotations
@@ -57,3 +60,12 @@ class WorkspaceUsage:
             "team_members": self.team_members,
             "channels_connected": list(self.channels_connected),
         }
+
+
+@attrs.frozen
+class UsageCounts:
+    """One client's line of `GET /partner/usage`: the fields of the same name of its `WorkspaceUsage`."""
+
+    messages_sent: int = 0
+    contacts_total: int = 0
+    ai_agent_sessions: int = 0

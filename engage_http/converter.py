@@ -21,7 +21,7 @@ import functools
 import json
 import re
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
@@ -306,10 +306,15 @@ converter = make_converter()
 # -- errors ---------------------------------------------------------------------------------------
 
 
-def error_map(exc: BaseException) -> dict[str, list[str]]:
-    """Field path -> messages, from a (possibly nested) cattrs validation error."""
+def error_map(exc: BaseException, names: Mapping[str, str] | None = None) -> dict[str, list[str]]:
+    """Field path -> messages, from a (possibly nested) cattrs validation error. `names` renames
+    top-level attributes (a query parameter named `from`), in the paths and in the messages."""
     errors: dict[str, list[str]] = {}
-    _collect(exc, (), errors)
+    if names and isinstance(exc, ClassValidationError):
+        for sub in exc.exceptions:
+            _collect(sub, tuple(names.get(step, step) for step in _step(sub)), errors)
+    else:
+        _collect(exc, (), errors)
     return errors
 
 
@@ -355,12 +360,13 @@ def load_json(raw: bytes) -> Any:
         raise ValidationFailed.on(BODY, "The request body is not valid JSON.") from None
 
 
-def structure(data: Any, cls: type[T]) -> T:
-    """Structure parsed JSON into `cls`, or raise ValidationFailed naming every bad field."""
+def structure(data: Any, cls: type[T], names: Mapping[str, str] | None = None) -> T:
+    """Structure parsed JSON into `cls`, or raise ValidationFailed naming every bad field (a
+    top-level attribute by `names[attribute]` when given)."""
     try:
         return converter.structure(data, cls)
     except (ClassValidationError, IterableValidationError, Invalid) as exc:
-        errors = error_map(exc)
+        errors = error_map(exc, names)
         if errors == {BODY: [f"The {BODY} must be an object."]}:
             errors = {BODY: ["The request body must be a JSON object."]}
         raise ValidationFailed(errors) from None

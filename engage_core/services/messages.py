@@ -158,9 +158,14 @@ class MessageService:
 
     def receive(self, account_id: int, inbound: InboundMessage) -> Message:
         """Store an inbound message (once: the same provider message again returns the stored
-        one, with no event), creating its contact if new; emits `message.received`."""
+        one, with no event), creating its contact if new; emits `message.received`.
+
+        Copies racing each other (a provider retry, two processes handed the same callback) are
+        stored once too: `_channel` holds the channel's setting until the transaction ends, so they
+        run one after the other and every later one finds the message, before creating a contact."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
+            # First: the look-up below is only safe once the setting is held (see the docstring).
             channel = _channel(uow, inbound.provider_account_id)
             existing = uow.messages.by_provider_id(channel.type, inbound.provider_message_id)
             if existing is not None:

@@ -50,6 +50,7 @@ from engage_core.orders import (
 from engage_core.pagination import Page, PageRequest
 from engage_core.phones import to_e164
 from engage_core.ports import StorePlatform, UnitOfWorkFactory, WorkspaceUnitOfWork
+from engage_core.products import stock_over_maximum
 from engage_core.unset import UNSET, Unset
 from engage_core.validation import ErrorCollector, one_of, optional_email, optional_text, required_text
 
@@ -327,7 +328,7 @@ class OrderService:
             if not events:
                 return current  # nothing changed: no write, no event
             if changed.status == "cancelled" and current.status in RESTORES_STOCK and not current.is_store_order:
-                _move_stock(uow, (), restore=_quantities(current.items))
+                _move_stock(uow, (), restore=_quantities(current.items), field="status")
             uow.orders.update(changed)
             for event in events:
                 uow.emit(event)
@@ -399,12 +400,15 @@ def _move_stock(
     *,
     take: Mapping[int, int] | None = None,
     restore: Mapping[int, int] | None = None,
+    field: str = "items",
 ) -> None:
     """Take `take[product_id]` units of each product and put back `restore[product_id]`, in
     ascending product id: a database that locks each changed row until commit (PostgreSQL) then
     sees every transaction lock products in the same order, so concurrent orders never deadlock.
     The first refused take (another order took the stock since it was checked) is a 422 on that
-    line of `items`, and the transaction is abandoned."""
+    line of `items`, and the transaction is abandoned; so is the first refused put-back (it would
+    pass `STOCK_MAX`), on its line or, for a product no line names, on `field`. A product deleted
+    since the order took it has nowhere to go back to: nothing is put back."""
     take, restore = take or {}, restore or {}
     lines = {item.product_id: index for index, item in enumerate(items)}
     for product_id in sorted(take.keys() | restore.keys()):
@@ -415,8 +419,11 @@ def _move_stock(
                 "The selected product does not exist." if product is None else insufficient_stock(product, available)
             )
             raise ValidationFailed.on(f"items.{lines[product_id]}.quantity", message)
-        if restore.get(product_id):
-            uow.products.restore_stock(product_id, restore[product_id])
+        if restore.get(product_id) and not uow.products.restore_stock(product_id, restore[product_id]):
+            product = uow.products.get(product_id)
+            if product is not None:
+                path = f"items.{lines[product_id]}.quantity" if product_id in lines else field
+                raise ValidationFailed.on(path, stock_over_maximum(product))
 
 
 def _order(uow: WorkspaceUnitOfWork, order_id: int) -> Order:

@@ -56,7 +56,7 @@ from engage_core.ports import Mailer, PartnerUnitOfWork, PasswordHasher, UnitOfW
 from engage_core.services.plans import check_plan_slug
 from engage_core.team import MemberDraft, required_email
 from engage_core.unset import UNSET, Unset
-from engage_core.usage import WorkspaceUsage
+from engage_core.usage import UsageCounts, WorkspaceUsage
 from engage_core.validation import ErrorCollector, one_of, optional_text, required_text
 from engage_core.working_hours import parse_timezone
 
@@ -301,25 +301,26 @@ class PartnerClientService:
         return ClientUsage(client_id, format_period(start), report)
 
     def usage_summary(self, partner_id: int, period: str | None, page: PageRequest) -> UsageSummary:
-        """`GET /partner/usage`: totals over every client, lines for one page (ascending id)."""
+        """`GET /partner/usage`: totals over every client, lines for one page (ascending id). One
+        read of the clients and one of their counts, however many clients the partner has."""
         start, end = self._period(period)
         now = self._clock.now()
         with self._uow.partners(readonly=True) as uow:
             clients = uow.clients.list(partner_id)
+            counts = uow.clients.usage(partner_id, start, end)
         lines: list[UsageLine] = []
         active = 0
         for client in clients:
-            with self._uow.workspace(client.id, readonly=True) as workspace:
-                report = workspace.usage.report(start, end)
+            used = counts.get(client.id, UsageCounts())  # a client added between the two reads used nothing
             active += client.status == "active"
             lines.append(
                 UsageLine(
                     client.id,
                     client.company_name,
                     client.plan_at(now),
-                    report.messages_sent,
-                    report.contacts_total,
-                    report.ai_agent_sessions,
+                    used.messages_sent,
+                    used.contacts_total,
+                    used.ai_agent_sessions,
                 )
             )
         return UsageSummary(

@@ -28,6 +28,7 @@ from engage_core.products import (
     ProductDraft,
     ProductFilter,
     ProductInput,
+    stock_over_maximum,
     validate_product,
 )
 from engage_core.validation import ErrorCollector, one_of, optional_text, required_text
@@ -143,9 +144,11 @@ class ProductService:
             product = _product(uow, product_id)
             if product.stock_quantity is None:
                 raise ValidationFailed.on("quantity", f"The stock of {product.name} is not tracked.")
-            if product.stock_quantity + quantity > STOCK_MAX:
-                raise ValidationFailed.on("quantity", f"The stock may not be greater than {STOCK_MAX}.")
-            uow.products.restore_stock(product_id, quantity)
+            # The repository checks the maximum on the row it changes: a concurrent restock may have
+            # added to the stock read above.
+            if not uow.products.restore_stock(product_id, quantity):
+                _product(uow, product_id)  # deleted since it was read: 404
+                raise ValidationFailed.on("quantity", stock_over_maximum(product))
             restocked = _product(uow, product_id)
             uow.commit()
         return restocked

@@ -3,7 +3,7 @@ names the partner, so another partner's client is simply not found."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from sqlalchemy import ColumnElement, Connection, case, delete, exists, func, insert, literal, or_, select, update
@@ -11,6 +11,8 @@ from sqlalchemy import ColumnElement, Connection, case, delete, exists, func, in
 from engage_core.pagination import Page, PageRequest
 from engage_core.partners import Client, ClientDraft, ClientFilter, PrimaryUser, email_key
 from engage_core.plans import ScheduledPlan
+from engage_core.usage import UsageCounts
+from engage_sql.repositories.usage import client_counts
 from engage_sql.tables import accounts, partner_clients, partners
 from engage_sql.text import fold
 from engage_sql.types import AnyRow
@@ -146,6 +148,9 @@ class SqlClientRepository:
     def list(self, partner_id: int) -> Sequence[Client]:
         rows = self._conn.execute(select(*_COLUMNS).where(_c.partner_id == partner_id).order_by(_c.account_id))
         return [client_from_row(row) for row in rows]
+
+    def usage(self, partner_id: int, start: datetime, end: datetime) -> Mapping[int, UsageCounts]:
+        return client_counts(self._conn, partner_id, start, end)
 
     def count(self, partner_id: int) -> int:
         query = select(func.count()).select_from(partner_clients).where(_c.partner_id == partner_id)

@@ -3,7 +3,9 @@
 `take_stock` is one conditional UPDATE: the condition `stock_quantity >= :quantity` is checked by
 the database on the row it changes, so two transactions can never both take the last unit. On
 PostgreSQL the second waits for the first's row lock and then re-checks the condition against the
-committed row (READ COMMITTED); on SQLite writers run one at a time anyway.
+committed row (READ COMMITTED); on SQLite writers run one at a time anyway. `restore_stock` is its
+mirror, `stock_quantity <= STOCK_MAX - :quantity`, so two restocks can never together pass the
+maximum (on PostgreSQL the sum would overflow the `INTEGER` column: an error, not a refusal).
 
 The statements every order placement runs (reading its products, moving their stock) are built
 once and run on the driver's cursor (`DriverStatement`): SQLAlchemy's building and execution of
@@ -20,7 +22,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Connection, Integer, bindparam, delete, func, insert, or_, select, update
 
 from engage_core.pagination import Page, PageRequest
-from engage_core.products import Product, ProductDraft, ProductFilter
+from engage_core.products import STOCK_MAX, Product, ProductDraft, ProductFilter
 from engage_sql.driver import DriverStatement
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.tables import products
@@ -48,6 +50,8 @@ _COLUMNS = (
 _ACCOUNT = bindparam("account", type_=Id)
 _PRODUCT = bindparam("product", type_=Id)
 _QUANTITY = bindparam("quantity", type_=Integer())
+_CEILING = bindparam("ceiling", type_=Integer())
+"""`STOCK_MAX - quantity`, computed here: `stock_quantity + :quantity <= STOCK_MAX` would overflow in SQL."""
 
 _TAKE_STOCK = DriverStatement(
     update(products)
@@ -60,8 +64,12 @@ _TAKE_STOCK = DriverStatement(
 )
 _RESTORE_STOCK = DriverStatement(
     update(products)
-    .where(products.c.account_id == _ACCOUNT, products.c.id == _PRODUCT, products.c.stock_quantity.is_not(None))
-    .values(stock_quantity=products.c.stock_quantity + _QUANTITY)
+    .where(
+        products.c.account_id == _ACCOUNT,
+        products.c.id == _PRODUCT,
+        or_(products.c.stock_quantity.is_(None), products.c.stock_quantity <= _CEILING),
+    )
+    .values(stock_quantity=products.c.stock_quantity + _QUANTITY)  # NULL (untracked) stays NULL
 )
 """They run for every line of every order placed, changed or cancelled."""
 
@@ -187,8 +195,9 @@ class SqlProductRepository(WorkspaceRepository):
         params = {"account": self._account_id, "product": product_id, "quantity": quantity}
         return _TAKE_STOCK.execute(self._conn, params) == 1
 
-    def restore_stock(self, product_id: int, quantity: int) -> None:
-        _RESTORE_STOCK.execute(self._conn, {"account": self._account_id, "product": product_id, "quantity": quantity})
+    def restore_stock(self, product_id: int, quantity: int) -> bool:
+        params = {"account": self._account_id, "product": product_id, "quantity": quantity}
+        return _RESTORE_STOCK.execute(self._conn, {**params, "ceiling": STOCK_MAX - quantity}) == 1
 
     # -- helpers ---------------------------------------------------------------------------------
 

@@ -10,25 +10,38 @@ Contacts are the one limit checked on a hot path (every `POST /contacts`), so th
 `account_counters.contacts` total that every contact insert and delete keeps in the same
 transaction (exact under the lock), not a COUNT over the account's contacts; a missing counter row
 falls back to counting. Both statements are built once and run on the driver's cursor.
+
+`client_counts` is the partner usage summary's part of the report for all of a partner's clients
+in one statement, with the report's own definitions.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Table, bindparam, case, func, literal, select
+from sqlalchemy import ColumnElement, Connection, Table, bindparam, case, func, literal, select
 
 from engage_core.plans import CHANNELS, CONTACTS, MESSAGES_PER_MONTH, TEAM_MEMBERS
-from engage_core.usage import WorkspaceUsage
+from engage_core.usage import UsageCounts, WorkspaceUsage
 from engage_sql.driver import DriverStatement
 from engage_sql.repositories.base import WorkspaceRepository
-from engage_sql.tables import account_counters, bookings, channel_accounts, contacts, messages, team_members
+from engage_sql.tables import (
+    account_counters,
+    bookings,
+    channel_accounts,
+    contacts,
+    messages,
+    partner_clients,
+    team_members,
+)
 from engage_sql.types import Id
 
 _ACCOUNT = bindparam("account", type_=Id)
 _LOCK = DriverStatement(select(literal(1)).where(account_counters.c.account_id == _ACCOUNT).with_for_update())
 _CONTACTS_TOTAL = DriverStatement(select(account_counters.c.contacts).where(account_counters.c.account_id == _ACCOUNT))
 _CONTACTS_COUNTED = DriverStatement(select(func.count()).select_from(contacts).where(contacts.c.account_id == _ACCOUNT))
+_SENT = (messages.c.direction == "outbound") & (messages.c.status != "failed")
+"""A message the report counts as sent (among those created in the period)."""
 
 
 def _tally(condition: ColumnElement[bool]) -> ColumnElement[int]:
@@ -63,7 +76,7 @@ class SqlUsageRepository(WorkspaceRepository):
         ).one()
         message_row = self._conn.execute(
             select(
-                _tally((m.direction == "outbound") & (m.status != "failed")),
+                _tally(_SENT),
                 _tally(m.direction == "inbound"),
                 _tally(m.status == "failed"),
             ).where(self.owned(messages), m.created_at >= start, m.created_at < end)
@@ -104,3 +117,30 @@ class SqlUsageRepository(WorkspaceRepository):
     def _rows(self, table: Table, *conditions: ColumnElement[bool]) -> int:
         query = select(func.count()).select_from(table).where(self.owned(table), *conditions)
         return int(self._conn.execute(query).scalar_one())
+
+
+def client_counts(connection: Connection, partner_id: int, start: datetime, end: datetime) -> dict[int, UsageCounts]:
+    """`ClientRepository.usage`: `report`'s sent messages and contacts total of every client of the
+    partner, in one statement. Each count is grouped by account over the partner's client accounts
+    (so the same indexes serve it as serve `report`), then outer-joined to the client rows so that
+    a client with nothing counted reads zero."""
+    pc, c, m = partner_clients.c, contacts.c, messages.c
+    accounts = select(pc.account_id).where(pc.partner_id == partner_id)
+    contacts_of = (
+        select(c.account_id, func.count().label("n")).where(c.account_id.in_(accounts)).group_by(c.account_id)
+    ).subquery()
+    sent_of = (
+        select(m.account_id, func.count().label("n"))
+        .where(m.account_id.in_(accounts), _SENT, m.created_at >= start, m.created_at < end)
+        .group_by(m.account_id)
+    ).subquery()
+    rows = connection.execute(
+        select(pc.account_id, func.coalesce(sent_of.c.n, 0), func.coalesce(contacts_of.c.n, 0))
+        .select_from(
+            partner_clients.outerjoin(sent_of, sent_of.c.account_id == pc.account_id).outerjoin(
+                contacts_of, contacts_of.c.account_id == pc.account_id
+            )
+        )
+        .where(pc.partner_id == partner_id)
+    )
+    return {int(row[0]): UsageCounts(messages_sent=int(row[1]), contacts_total=int(row[2])) for row in rows}

@@ -16,7 +16,7 @@ from engage_core.errors import NotFound, ValidationFailed
 from engage_core.events import DomainEvent
 from engage_core.orders import ItemRequest, Order, OrderFilter
 from engage_core.pagination import PageRequest
-from engage_core.products import Product
+from engage_core.products import STOCK_MAX, Product
 from engage_core.services import Services
 from engage_core.services.orders import OrderInput, OrderPatch, PlacedOrder
 from engage_core.testing import FakeClock, InMemoryStore
@@ -509,6 +509,21 @@ def test_cancel_restores_the_stock(
     order = advance(services, account_id, new_order((product, 4)), *path)
     cancelled = services.orders.cancel(account_id, order.id, "Changed mind")
     assert (cancelled.status, stock(services, account_id, product)) == ("cancelled", 5)
+
+
+def test_cancel_refuses_to_put_the_stock_past_the_maximum(
+    services: Services, account_id: int, new_product: NewProduct, new_order: NewOrder
+) -> None:
+    """A cancellation whose stock no longer fits under STOCK_MAX is a 422 on status; nothing changes."""
+    product = new_product(stock_quantity=STOCK_MAX)
+    order = new_order((product, 4))
+    services.products.restock(account_id, product.id, 4)
+
+    assert list(errors_of(lambda: services.orders.cancel(account_id, order.id))) == ["status"]
+    assert (services.orders.get(account_id, order.id).status, stock(services, account_id, product)) == (
+        "pending",
+        STOCK_MAX,
+    )
 
 
 def test_cancel_emits_updated_then_cancelled(

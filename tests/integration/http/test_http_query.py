@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Annotated
 
+import attrs
 import pytest
 from http_support import Api, Tenant
 
 from engage_core.contacts import Contact
 from engage_core.errors import ValidationFailed
+from engage_http.constraints import Integer, Text
 from engage_http.query import QueryParser
 from engage_http.schemas.contacts import ContactFilters
 
 PARSER = QueryParser(ContactFilters)
+
+
+@attrs.frozen
+class RequiredQuery:
+    """Required parameters declared without `| None`, one renamed."""
+
+    code: Annotated[str, Text(pattern="^[A-Z]{3}$")]
+    start: Annotated[int, Integer(minimum=1)] = attrs.field(metadata={"query_name": "from"})
 
 
 @pytest.mark.parametrize(("raw", "expected"), [("true", True), ("1", True), ("false", False), ("0", False)])
@@ -39,6 +50,22 @@ def test_an_unknown_type_is_refused() -> None:
 def test_absent_filters_are_none() -> None:
     """No query string means no filter."""
     assert PARSER.parse({}) == ContactFilters()
+
+
+def test_a_required_parameter_publishes_its_constraints() -> None:
+    """The OpenAPI schema of a required parameter carries its `Annotated` constraints."""
+    code, start = (p.openapi() for p in QueryParser(RequiredQuery).parameters)
+
+    assert code["schema"] == {"type": "string", "pattern": "^[A-Z]{3}$"}
+    assert (start["name"], start["required"], start["schema"]) == ("from", True, {"type": "integer", "minimum": 1})
+
+
+def test_a_required_parameter_breaking_its_constraint_is_a_422_on_its_name() -> None:
+    """A required parameter out of bounds is a 422 keyed and worded by its query name."""
+    with pytest.raises(ValidationFailed) as caught:
+        QueryParser(RequiredQuery).parse({"code": "ABC", "from": "0"})
+
+    assert caught.value.errors == {"from": ["The from must be at least 1."]}
 
 
 def test_the_search_filter_matches_name_email_or_phone(

@@ -12,7 +12,8 @@ from datetime import timedelta
 import attrs
 import pytest
 
-from engage_core.contacts import Contact
+from engage_core.channel_gateway import InboundMessage
+from engage_core.contacts import Contact, ContactFilter
 from engage_core.events import DomainEvent
 from engage_core.messages import Message, MessageDraft, apply_receipt
 from engage_core.pagination import PageRequest
@@ -23,6 +24,7 @@ from engage_core.services.messages import SendInput
 from engage_core.testing import FakeClock
 from engage_sql import Database
 
+from .concurrency import at_once, outcome
 from .conftest import START
 
 PHONE = "+966501234567"
@@ -385,6 +387,23 @@ def test_the_same_inbound_message_twice_is_stored_once(
     pid = _connect_whatsapp(messaging, sandbox, account)
     sandbox.inject_message(pid, PHONE, "Hi", provider_message_id="wamid-1")
     sandbox.inject_message(pid, PHONE, "Hi", provider_message_id="wamid-1")
+    assert len(_events(database, account, "message.received")) == 1
+
+
+def test_identical_inbound_messages_racing_are_stored_once(
+    database: Database, account: int, messaging: Services, sandbox: SandboxGateway
+) -> None:
+    """Ten copies of a new sender's message received at once: every one returns the one message
+    stored, with one contact and one `message.received`."""
+    inbound = InboundMessage(_connect_whatsapp(messaging, sandbox, account), "wamid-1", PHONE, "Hi", START)
+
+    results = at_once(10, lambda _n: messaging.messages.receive(account, inbound))
+
+    assert [outcome(r) for r in results] == ["ok"] * 10
+    returned = {r.id for r in results if isinstance(r, Message)}
+    contacts = messaging.contacts.find(account, ContactFilter(), PageRequest()).items
+    stored = [m.id for c in contacts for m in messaging.messages.for_contact(account, c.id, None, PageRequest()).items]
+    assert (len(contacts), stored) == (1, list(returned))
     assert len(_events(database, account, "message.received")) == 1
 
 

@@ -8,11 +8,9 @@ the turns before it committed.
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
@@ -20,27 +18,13 @@ from engage_core.contacts import Contact
 from engage_core.errors import ValidationFailed
 from engage_core.orders import ItemRequest, OrderFilter
 from engage_core.pagination import PageRequest
-from engage_core.products import Product, ProductInput
+from engage_core.products import STOCK_MAX, Product, ProductInput
 from engage_core.services import Services
 from engage_core.services.orders import OrderInput, StoreOrderInput, StoreOrderItemInput
 from engage_core.services.products import CatalogInput
 from engage_sql import Database
 
-T = TypeVar("T")
-DEADLINE_SECONDS = 120.0
-
-
-def _at_once(threads: int, work: Callable[[int], T]) -> list[T | BaseException]:
-    """Run `work(n)` for n in range(threads), all released together; each result or exception."""
-    start = threading.Barrier(threads)
-
-    def run(n: int) -> T:
-        start.wait(timeout=30)
-        return work(n)
-
-    with ThreadPoolExecutor(threads) as pool:
-        futures = [pool.submit(run, n) for n in range(threads)]
-        return [future.exception(timeout=DEADLINE_SECONDS) or future.result() for future in futures]
+from .concurrency import at_once
 
 
 def _product(services: Services, account: int, name: str, stock: int | None) -> Product:
@@ -69,7 +53,7 @@ def test_fifty_buyers_of_the_last_unit_make_one_order(services: Services, accoun
     """Of 50 concurrent orders for the last unit, one is placed; the 49 others are refused for stock."""
     last = _product(services, account, "Last one", stock=1)
 
-    results = _at_once(
+    results = at_once(
         50,
         lambda n: services.orders.create(account, OrderInput([ItemRequest(last.id, 1)], customer_name=f"Buyer {n}")),
     )
@@ -82,7 +66,7 @@ def test_concurrent_buyers_never_oversell(services: Services, account: int) -> N
     """30 buyers of two units each, from 25 on hand: exactly 12 orders, one unit left."""
     stocked = _product(services, account, "Stocked", stock=25)
 
-    results = _at_once(
+    results = at_once(
         30,
         lambda n: services.orders.create(account, OrderInput([ItemRequest(stocked.id, 2)], customer_name=f"B{n}")),
     )
@@ -99,7 +83,7 @@ def test_identical_concurrent_orders_make_one_order(
     contact = make_contact()
     data = OrderInput([ItemRequest(tea.id, 3)], contact_id=contact.id)
 
-    results: list[Any] = _at_once(20, lambda _n: services.orders.create(account, data))
+    results: list[Any] = at_once(20, lambda _n: services.orders.create(account, data))
 
     assert Counter(_outcome(r) for r in results) == {"placed": 1, "duplicate": 19}
     assert len({r.order.id for r in results}) == 1
@@ -110,7 +94,7 @@ def test_concurrent_imports_of_one_store_order_make_one_order(services: Services
     """20 imports of the same store reference at once store it once; the others return it."""
     data = StoreOrderInput("shop-42", "Ada", [StoreOrderItemInput("Mug", 1, "12.00")])
 
-    results: list[Any] = _at_once(20, lambda _n: services.orders.import_store_order(account, data))
+    results: list[Any] = at_once(20, lambda _n: services.orders.import_store_order(account, data))
 
     assert Counter(_outcome(r) for r in results) == {"placed": 1, "duplicate": 19}
     assert len({r.order.id for r in results}) == 1
@@ -128,7 +112,7 @@ def test_orders_listing_products_in_opposite_orders_do_not_deadlock(
         lines = [ItemRequest(tea.id, 1), ItemRequest(cake.id, 1)]
         return services.orders.create(account, OrderInput(lines[:: 1 if n % 2 else -1], customer_name=f"C{n}"))
 
-    results = _at_once(threads, place)
+    results = at_once(threads, place)
 
     assert Counter(_outcome(r) for r in results) == {"placed": threads}
     assert (_stock(services, account, tea), _stock(services, account, cake)) == (1000 - threads, 1000 - threads)
@@ -139,11 +123,21 @@ def test_concurrent_cancellations_restore_stock_once(services: Services, account
     tea = _product(services, account, "Tea", stock=10)
     order = services.orders.create(account, OrderInput([ItemRequest(tea.id, 4)], customer_name="Ada")).order
 
-    results = _at_once(10, lambda _n: services.orders.cancel(account, order.id))
+    results = at_once(10, lambda _n: services.orders.cancel(account, order.id))
 
     assert Counter(_outcome(r) for r in results) == {"placed": 1, "refused status": 9}
     assert _stock(services, account, tea) == 10
     assert [e.name for e in database.outbox_events(account)].count("order.cancelled") == 1
+
+
+def test_concurrent_restocks_never_pass_the_maximum(services: Services, account: int) -> None:
+    """Of eight concurrent restocks of 3 with room for 10, three are added; the others are a 422."""
+    tea = _product(services, account, "Tea", stock=STOCK_MAX - 10)
+
+    results = at_once(8, lambda _n: services.products.restock(account, tea.id, 3))
+
+    assert Counter(_outcome(r) for r in results) == {"placed": 3, "refused quantity": 5}
+    assert _stock(services, account, tea) == STOCK_MAX - 1
 
 
 def test_concurrent_item_replacements_move_stock_once(services: Services, account: int) -> None:
@@ -151,7 +145,7 @@ def test_concurrent_item_replacements_move_stock_once(services: Services, accoun
     tea = _product(services, account, "Tea", stock=10)
     order = services.orders.create(account, OrderInput([ItemRequest(tea.id, 3)], customer_name="Ada")).order
 
-    results = _at_once(10, lambda _n: services.orders.replace_items(account, order.id, [ItemRequest(tea.id, 5)]))
+    results = at_once(10, lambda _n: services.orders.replace_items(account, order.id, [ItemRequest(tea.id, 5)]))
 
     assert Counter(_outcome(r) for r in results) == {"placed": 10}
     assert (_stock(services, account, tea), services.orders.get(account, order.id).items[0].quantity) == (5, 5)

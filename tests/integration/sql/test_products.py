@@ -69,10 +69,11 @@ def _take(database: Database, account: int, product_id: int, quantity: int) -> b
     return taken
 
 
-def _restore(database: Database, account: int, product_id: int, quantity: int) -> None:
+def _restore(database: Database, account: int, product_id: int, quantity: int) -> bool:
     with database.uow.workspace(account) as uow:
-        uow.products.restore_stock(product_id, quantity)
+        restored = uow.products.restore_stock(product_id, quantity)
         uow.commit()
+    return restored
 
 
 # -- storing and reading ---------------------------------------------------------------------------
@@ -350,6 +351,14 @@ def test_restore_stock_adds_to_tracked_stock(database: Database, account: int, c
     _restore(database, account, product.id, 4)
 
     assert _stock(database, account, product.id) == 5
+
+
+def test_restore_stock_past_the_maximum_is_refused(database: Database, account: int, catalog: int) -> None:
+    """Adding 3 to STOCK_MAX - 2 is refused and leaves the stock as it was."""
+    (product,) = _add(database, account, catalog, ProductDraft("Tea", stock_quantity=STOCK_MAX - 2))
+
+    assert _restore(database, account, product.id, 3) is False
+    assert _stock(database, account, product.id) == STOCK_MAX - 2
 
 
 def test_restore_stock_leaves_untracked_and_foreign_products_alone(

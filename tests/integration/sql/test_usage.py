@@ -169,6 +169,75 @@ def test_usage_summary_totals_every_client(database: Database, clock: FakeClock)
     assert (summary.total_clients, summary.total_messages_sent, summary.total_contacts) == (2, 2, 2)
 
 
+def _client_with(
+    partner: PartnerServices,
+    database: Database,
+    partner_id: int,
+    n: int,
+    contacts: int,
+    traffic: list[tuple[str, str, datetime]],
+) -> int:
+    """A client of the partner with `contacts` contacts and one message per (direction, status, when)."""
+    client = partner.clients.create(partner_id, client_input(f"Client {n}", f"a@{n}.example")).client
+    people = [_contact(database, client.id, f"Contact {i}", MARCH - timedelta(days=40 * i)) for i in range(contacts)]
+    for direction, status, when in traffic:
+        _message(database, client.id, people[0], direction, status, when)
+    return client.id
+
+
+def test_usage_summary_lines_equal_each_clients_report(database: Database, clock: FakeClock) -> None:
+    """Each line of the summary has the messages sent, contacts and AI sessions of its client's own report."""
+    partner = partner_services(database, clock)
+    partner_id = partner.partners.create("Reseller", "ops@reseller.example").partner.id
+    other_id = partner.partners.create("Rival", "ops@rival.example").partner.id
+    _client_with(partner, database, other_id, 0, 2, [("outbound", "sent", MARCH)])  # another partner's
+    clients = [
+        _client_with(
+            partner, database, partner_id, 1, 3,
+            [
+                ("outbound", "sent", MARCH),
+                ("outbound", "delivered", MARCH_START),
+                ("outbound", "failed", MARCH),
+                ("inbound", "delivered", MARCH),
+                ("outbound", "sent", APRIL_START),  # the next period
+                ("outbound", "sent", MARCH_START - timedelta(microseconds=1)),  # the previous one
+            ],
+        ),
+        _client_with(partner, database, partner_id, 2, 1, [("inbound", "read", MARCH), ("outbound", "read", MARCH)]),
+        _client_with(partner, database, partner_id, 3, 0, []),
+    ]  # fmt: skip
+
+    summary = partner.clients.usage_summary(partner_id, "2026-03", PageRequest())
+
+    lines = [
+        (line.client_id, line.messages_sent, line.contacts, line.ai_agent_sessions) for line in summary.clients.items
+    ]
+    reports = [(client, _report(database, client)) for client in clients]
+    expected = [(client, r.messages_sent, r.contacts_total, r.ai_agent_sessions) for client, r in reports]
+    assert lines == expected == [(clients[0], 2, 3, 0), (clients[1], 1, 1, 0), (clients[2], 0, 0, 0)]
+
+
+def test_usage_summary_runs_as_many_statements_for_six_clients_as_for_two(
+    database: Database, clock: FakeClock, statements: list[str]
+) -> None:
+    """The summary's statements do not grow with the number of clients."""
+    partner = partner_services(database, clock)
+    partner_id = partner.partners.create("Reseller", "ops@reseller.example").partner.id
+
+    def statements_of_summary() -> int:
+        statements.clear()
+        partner.clients.usage_summary(partner_id, "2026-03", PageRequest())
+        return len(statements)
+
+    for n in range(2):
+        _client_with(partner, database, partner_id, n, 1, [("outbound", "sent", MARCH)])
+    with_two = statements_of_summary()
+    for n in range(2, 6):
+        _client_with(partner, database, partner_id, n, 1, [("outbound", "sent", MARCH)])
+
+    assert statements_of_summary() == with_two
+
+
 def _plan_with(limit: str, maximum: int) -> Plan:
     return attrs.evolve(SEED_PLANS[2], limits={**SEED_PLANS[2].limits, limit: maximum})
 
