@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
 from alembic.util.exc import CommandError
 from sqlalchemy import exc as sa_exc
 
-from engage_core.errors import EngageError, ValidationFailed
+from engage_core.errors import EngageError, NotFound, ValidationFailed
 
 _PASSWORD_IN_URL = re.compile(r"(://[^/:@\s]*:)[^@\s]*@")
 _POSTGRES_DRIVERS = frozenset({"psycopg", "psycopg2", "psycopg_binary"})
@@ -34,6 +36,17 @@ class EngageGroup(click.Group):
             if _debug() and describe(exc, _database_url(ctx)) is None:
                 raise
             raise click.ClickException(message_for(exc, _database_url(ctx))) from exc
+
+
+@contextmanager
+def naming_missing(resource: str, ident: int) -> Iterator[None]:
+    """Name the missing `resource` in the error: `Account 7 not found.`; other misses pass through."""
+    try:
+        yield
+    except NotFound as exc:
+        if exc.resource != resource:
+            raise
+        raise click.ClickException(f"{resource} {ident} not found.") from exc
 
 
 def message_for(exc: Exception, database_url: str | None = None) -> str:

@@ -28,15 +28,14 @@ import itertools
 import json
 import secrets
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any, Literal, Self
+from typing import Any, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import httpx
+from loopback import Closing, LoopbackHandler, LoopbackServer
 
 from engage_connectors.hosted_messaging import AccountStatus, Provider
 
@@ -112,7 +111,7 @@ class ApiError(Exception):
         self.detail = detail
 
 
-class FakeProvider:
+class FakeProvider(Closing):
     """The provider's API on an ephemeral port of 127.0.0.1."""
 
     def __init__(self, *, api_key: str = "fake-provider-key-0123456789") -> None:
@@ -130,33 +129,18 @@ class FakeProvider:
         self._outage_seconds = 0.0
         self._ids = itertools.count(1)
         self._lock = threading.RLock()
-        self._closed = threading.Event()
-        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server = _Server(_Handler)
         self._server.provider = self
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
+        self._server.start()
 
     @property
     def url(self) -> str:
         """The base URL (the tenant's DSN) to give the client."""
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"http://127.0.0.1:{self._server.port}"
 
     def close(self) -> None:
         """Stop listening (idempotent): later connections are refused; waiting handlers give up."""
-        if self._closed.is_set():
-            return
-        self._closed.set()
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
+        self._server.close()
 
     # -- what a test controls ----------------------------------------------------------------------
 
@@ -545,32 +529,17 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
+class _Server(LoopbackServer):
     provider: FakeProvider
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Clients that time out and hang up are expected here; keep the test output quiet."""
 
-
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(LoopbackHandler):
     server: _Server
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""
-
-    def do_GET(self) -> None:
-        self._handle()
-
-    def do_POST(self) -> None:
-        self._handle()
 
     def do_DELETE(self) -> None:
-        self._handle()
+        self.handle_request()
 
-    def _handle(self) -> None:
+    def handle_request(self) -> None:
         provider = self.server.provider
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
@@ -581,7 +550,7 @@ class _Handler(BaseHTTPRequestHandler):
         if mode == "reset":
             self.close_connection = True
             return
-        if mode == "hang" and provider._closed.wait(seconds):
+        if mode == "hang" and self.server.closed.wait(seconds):
             return
         if mode == "error":
             self._answer(500, _problem(500, "errors/unexpected_error", "An unexpected error occurred."), 0.0)
@@ -614,20 +583,12 @@ class _Handler(BaseHTTPRequestHandler):
             f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
         ).encode()
         if drip:
-            for byte in _bytes(head):
-                if self.server.provider._closed.wait(drip):
-                    return
-                self.wfile.write(byte)
-                self.wfile.flush()
+            if not self.drip(head, drip):
+                return
         else:
             self.wfile.write(head)
         self.wfile.write(payload)
         self.wfile.flush()
-
-
-def _bytes(data: bytes) -> Iterator[bytes]:
-    for index in range(len(data)):
-        yield data[index : index + 1]
 
 
 def _form(content_type: str, raw: bytes) -> dict[str, Any]:

@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 from urllib.parse import unquote
 
+from loopback import Closing
 from receiver import Answer, Received, Receiver
 
 TOKEN = "store-token-9f2c71d0"
@@ -43,7 +43,7 @@ class StoreCall:
     """The parsed JSON body (None when it is not JSON)."""
 
 
-class FakeStore:
+class FakeStore(Closing):
     """A store connector on 127.0.0.1 that records requests and answers status pushes as told."""
 
     def __init__(self, *, token: str = TOKEN) -> None:
@@ -89,14 +89,6 @@ class FakeStore:
 
     def close(self) -> None:
         self._receiver.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def _respond(self, request: Received) -> Answer:
         if request.header("authorization") != f"Bearer {self.token}":

@@ -26,11 +26,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 import trustme
+from loopback import Closing, LoopbackHandler, LoopbackServer
 
 
 def server_context(authority: trustme.CA) -> ssl.SSLContext:
@@ -83,7 +82,7 @@ class _Stats:
     body_aborted: bool = False
 
 
-class Receiver:
+class Receiver(Closing):
     """A threaded server on 127.0.0.1 that records requests and answers as told."""
 
     def __init__(self, *, tls: ssl.SSLContext | None = None) -> None:
@@ -93,16 +92,14 @@ class Receiver:
         self._answers: list[Answer] = [Answer()]
         self._respond: Callable[[Received], Answer] | None = None
         self._lock = threading.Condition()
-        self._closed = threading.Event()
         self._tls = tls
-        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server = _Server(_Handler)
         self._server.receiver = self
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
+        self._server.start()
 
     @property
     def port(self) -> int:
-        return int(self._server.server_address[1])
+        return self._server.port
 
     def url(self, path: str = "/hook", *, host: str = "127.0.0.1") -> str:
         scheme = "https" if self._tls is not None else "http"
@@ -128,20 +125,7 @@ class Receiver:
 
     def close(self) -> None:
         """Stop listening (idempotent); handlers still waiting give up."""
-        if self._closed.is_set():
-            return
-        self._closed.set()
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
+        self._server.close()
 
     # -- used by the handler ---------------------------------------------------------------------
 
@@ -174,9 +158,7 @@ class Receiver:
             return None
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
+class _Server(LoopbackServer):
     receiver: Receiver
 
     def finish_request(self, request: Any, client_address: Any) -> None:
@@ -189,27 +171,14 @@ class _Server(ThreadingHTTPServer):
             if wrapped is not request:
                 wrapped.close()
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Clients that hang up mid-answer are expected here; keep the test output quiet."""
 
-
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(LoopbackHandler):
     server: _Server
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""
-
-    def do_GET(self) -> None:
-        self._handle()
-
-    def do_POST(self) -> None:
-        self._handle()
 
     def do_PUT(self) -> None:
-        self._handle()
+        self.handle_request()
 
-    def _handle(self) -> None:
+    def handle_request(self) -> None:
         receiver = self.server.receiver
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
@@ -220,7 +189,7 @@ class _Handler(BaseHTTPRequestHandler):
         request = Received(self.command, self.path, {k.lower(): v for k, v in raw}, raw, body)
         arrived_at = time.monotonic()
         answer = receiver._record(request)
-        if answer.delay and receiver._closed.wait(answer.delay):
+        if answer.delay and self.server.closed.wait(answer.delay):
             return
         if answer.drip:
             self._drip(answer)
@@ -238,12 +207,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _drip(self, answer: Answer) -> None:
         head = f"HTTP/1.1 {answer.status} OK\r\nContent-Length: {len(answer.body)}\r\nX-Drip: " + "." * 200 + "\r\n\r\n"
-        for byte in head.encode():
-            if self.server.receiver._closed.wait(answer.drip):
-                return
-            self.wfile.write(bytes([byte]))
-            self.wfile.flush()
-        self.wfile.write(answer.body)
+        if self.drip(head.encode(), answer.drip):
+            self.wfile.write(answer.body)
 
     def _huge(self, answer: Answer) -> None:
         stats = self.server.receiver.stats
@@ -252,7 +217,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         chunk = b"x" * 65536
         try:
-            while stats.body_bytes_written < answer.huge_body and not self.server.receiver._closed.is_set():
+            while stats.body_bytes_written < answer.huge_body and not self.server.closed.is_set():
                 self.wfile.write(chunk)
                 stats.body_bytes_written += len(chunk)
         except OSError:

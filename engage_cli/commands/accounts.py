@@ -5,15 +5,13 @@ Every command applies pending migrations first, so it works on a fresh database.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import click
 
 from engage_cli.context import CliState, pass_state
-from engage_cli.output import account_table, describe_origins, echo_new_key
+from engage_cli.errors import naming_missing
+from engage_cli.output import ACCOUNT_KEY, account_table, describe_origins, echo_new_key
 from engage_core.accounts import Account
-from engage_core.errors import NotFound
+from engage_core.services.accounts import NewKey
 
 _JSON = click.option("--json", "as_json", is_flag=True, help='Print only {"account_id": ..., "api_key": "..."}.')
 
@@ -30,7 +28,7 @@ def accounts() -> None:
 def create(state: CliState, name: str, as_json: bool) -> None:
     """Create an account and print its API key once."""
     issued = state.services().accounts.create(name)
-    echo_new_key(issued, as_json=as_json, headline=f"Created account {_label(issued.account)}.")
+    _echo_new_key(issued, as_json=as_json, headline=f"Created account {_label(issued.account)}.")
 
 
 @accounts.command(name="list")
@@ -53,10 +51,10 @@ def list_accounts(state: CliState) -> None:
 @pass_state
 def rotate_key(state: CliState, account_id: int, as_json: bool) -> None:
     """Issue a new API key; the old key stops working immediately."""
-    with _named(account_id):
+    with naming_missing("Account", account_id):
         issued = state.services().accounts.rotate_key(account_id)
     headline = f"Rotated the key of account {_label(issued.account)}; the old key no longer works."
-    echo_new_key(issued, as_json=as_json, headline=headline)
+    _echo_new_key(issued, as_json=as_json, headline=headline)
 
 
 @accounts.command()
@@ -64,7 +62,7 @@ def rotate_key(state: CliState, account_id: int, as_json: bool) -> None:
 @pass_state
 def deactivate(state: CliState, account_id: int) -> None:
     """Block the account: its key then gets 403 on every request."""
-    with _named(account_id):
+    with naming_missing("Account", account_id):
         account = state.services().accounts.set_active(account_id, False)
     click.echo(f"Account {_label(account)} is now inactive.")
 
@@ -74,7 +72,7 @@ def deactivate(state: CliState, account_id: int) -> None:
 @pass_state
 def activate(state: CliState, account_id: int) -> None:
     """Unblock the account."""
-    with _named(account_id):
+    with naming_missing("Account", account_id):
         account = state.services().accounts.set_active(account_id, True)
     click.echo(f"Account {_label(account)} is now active.")
 
@@ -89,7 +87,7 @@ def set_origins(state: CliState, account_id: int, origins: tuple[str, ...]) -> N
     Each ORIGIN is like `https://app.example.com` (a path is ignored, a default port dropped).
     Requests naming an unlisted origin in `Origin` or `Referer` get 403.
     """
-    with _named(account_id):
+    with naming_missing("Account", account_id):
         account = state.services().accounts.set_origins(account_id, origins)
     allowed = describe_origins(account.allowed_origins)
     if allowed == "*":
@@ -98,15 +96,9 @@ def set_origins(state: CliState, account_id: int, origins: tuple[str, ...]) -> N
         click.echo(f"Account {_label(account)} accepts requests only from: {allowed}")
 
 
-@contextmanager
-def _named(account_id: int) -> Iterator[None]:
-    """Name the missing account in the error: `Account 7 not found.`"""
-    try:
-        yield
-    except NotFound as exc:
-        if exc.resource != "Account":
-            raise
-        raise click.ClickException(f"Account {account_id} not found.") from exc
+def _echo_new_key(issued: NewKey, *, as_json: bool, headline: str) -> None:
+    """The key once; with `as_json`, stdout is exactly `{"account_id": ..., "api_key": "..."}`."""
+    echo_new_key(ACCOUNT_KEY, issued.account.id, issued.api_key, as_json=as_json, headline=headline)
 
 
 def _label(account: Account) -> str:

@@ -6,14 +6,11 @@ A partner key is shown once, when issued (create, rotate-key); it is only accept
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-
 import click
 
 from engage_cli.context import CliState, pass_state
-from engage_core.errors import NotFound
+from engage_cli.errors import naming_missing
+from engage_cli.output import PARTNER_KEY, echo_new_key, table
 from engage_core.partners import PARTNER_PLANS, Partner
 from engage_core.services.partners import NewPartnerKey
 
@@ -47,7 +44,8 @@ def list_partners(state: CliState) -> None:
     if not found:
         click.echo("No partners yet. Create one with: engage partners create --company NAME --email EMAIL")
         return
-    click.echo(_table(found))
+    rows = [(str(p.id), p.company_name, p.email, p.plan, p.status, str(p.client_seats_max), p.key_hint) for p in found]
+    click.echo(table(_COLUMNS, rows))
 
 
 @partners.command(name="rotate-key")
@@ -56,7 +54,7 @@ def list_partners(state: CliState) -> None:
 @pass_state
 def rotate_key(state: CliState, partner_id: int, as_json: bool) -> None:
     """Issue a new partner key; the old key stops working immediately."""
-    with _named(partner_id):
+    with naming_missing("Partner", partner_id):
         issued = state.services().partners.rotate_key(partner_id)
     headline = f"Rotated the key of partner {_label(issued.partner)}; the old key no longer works."
     _echo_new_key(issued, as_json=as_json, headline=headline)
@@ -67,7 +65,7 @@ def rotate_key(state: CliState, partner_id: int, as_json: bool) -> None:
 @pass_state
 def suspend(state: CliState, partner_id: int) -> None:
     """Refuse the partner's key (403) until activated; its clients keep working."""
-    with _named(partner_id):
+    with naming_missing("Partner", partner_id):
         partner = state.services().partners.suspend(partner_id)
     click.echo(f"Partner {_label(partner)} is now suspended.")
 
@@ -77,44 +75,14 @@ def suspend(state: CliState, partner_id: int) -> None:
 @pass_state
 def activate(state: CliState, partner_id: int) -> None:
     """Accept the partner's key again."""
-    with _named(partner_id):
+    with naming_missing("Partner", partner_id):
         partner = state.services().partners.activate(partner_id)
     click.echo(f"Partner {_label(partner)} is now active.")
 
 
 def _echo_new_key(issued: NewPartnerKey, *, as_json: bool, headline: str) -> None:
     """The key once; with `as_json`, stdout is exactly `{"partner_id": ..., "partner_key": "..."}`."""
-    if as_json:
-        click.echo(json.dumps({"partner_id": issued.partner.id, "partner_key": issued.partner_key}))
-        return
-    click.echo(headline)
-    click.echo(f"Partner key: {issued.partner_key}")
-    click.echo(
-        "Store this key now: it is shown only once and cannot be retrieved later "
-        f"(`engage partners rotate-key {issued.partner.id}` issues a new one). Send it in X-Partner-Key.",
-        err=True,
-    )
-
-
-def _table(found: Sequence[Partner]) -> str:
-    rows = [_COLUMNS] + [
-        (str(p.id), p.company_name, p.email, p.plan, p.status, str(p.client_seats_max), p.key_hint) for p in found
-    ]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(_COLUMNS))]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
-    )
-
-
-@contextmanager
-def _named(partner_id: int) -> Iterator[None]:
-    """Name the missing partner in the error: `Partner 7 not found.`"""
-    try:
-        yield
-    except NotFound as exc:
-        if exc.resource != "Partner":
-            raise
-        raise click.ClickException(f"Partner {partner_id} not found.") from exc
+    echo_new_key(PARTNER_KEY, issued.partner.id, issued.partner_key, as_json=as_json, headline=headline)
 
 
 def _label(partner: Partner) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from engage_core.events import PARTNER_CATALOGUE
 from engage_http.operations import AuthScheme, Call, Operation, Shape
-from engage_http.schemas.partner_webhooks import PartnerWebhookCreate, PartnerWebhookUpdate, with_secret
+from engage_http.schemas.partner_webhooks import PartnerWebhookCreate, PartnerWebhookUpdate
 from engage_http.schemas.webhooks import Webhook, WebhookWithSecret
 
 TAG = "Partner webhooks"
@@ -27,7 +27,7 @@ def index(call: Call[None, None]) -> Sequence[Webhook]:
 
 
 def store(call: Call[PartnerWebhookCreate, None]) -> WebhookWithSecret:
-    return with_secret(call.services.partners.create_webhook(call.partner_id, call.body.to_input()))
+    return WebhookWithSecret.from_revealed(call.services.partners.create_webhook(call.partner_id, call.body.to_input()))
 
 
 def update(call: Call[PartnerWebhookUpdate, None]) -> Webhook:

@@ -35,7 +35,7 @@ def index(call: Call[None, None]) -> Sequence[Webhook]:
 
 
 def store(call: Call[WebhookCreate, None]) -> WebhookWithSecret:
-    return WebhookWithSecret.from_domain(call.services.webhooks.create(call.account_id, call.body.to_input()))
+    return WebhookWithSecret.from_revealed(call.services.webhooks.create(call.account_id, call.body.to_input()))
 
 
 def show(call: Call[None, None]) -> Webhook:
@@ -62,7 +62,7 @@ def deliveries(call: Call[None, DeliveryFilters]) -> Page[Delivery]:
 
 
 def regenerate_secret(call: Call[None, None]) -> WebhookWithSecret:
-    return WebhookWithSecret.from_domain(call.services.webhooks.regenerate_secret(call.account_id, call.path["id"]))
+    return WebhookWithSecret.from_revealed(call.services.webhooks.regenerate_secret(call.account_id, call.path["id"]))
 
 
 def redeliver(call: Call[None, None]) -> Delivery:

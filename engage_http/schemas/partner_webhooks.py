@@ -12,11 +12,11 @@ from typing import Annotated, Any
 import attrs
 
 from engage_core.events import PARTNER_CATALOGUE
-from engage_core.services.partners import PartnerWebhookInput, PartnerWebhookPatch, RevealedPartnerSecret
+from engage_core.services.partners import PartnerWebhookInput, PartnerWebhookPatch
 from engage_core.unset import UNSET, Unset
 from engage_http.constraints import Doc, Text
 from engage_http.schemas.common import Name
-from engage_http.schemas.webhooks import TargetUrl, WebhookWithSecret
+from engage_http.schemas.webhooks import TargetUrl
 
 PARTNER_EVENT_PATTERN = "^(" + "|".join(re.escape(name) for name in PARTNER_CATALOGUE) + ")$"
 PartnerEventName = Annotated[
@@ -56,17 +56,3 @@ class PartnerWebhookUpdate:
 
     def to_patch(self) -> PartnerWebhookPatch:
         return PartnerWebhookPatch(name=self.name, is_active=self.is_active)
-
-
-def with_secret(revealed: RevealedPartnerSecret) -> WebhookWithSecret:
-    subscription = revealed.subscription
-    return WebhookWithSecret(
-        id=subscription.id,
-        name=subscription.name,
-        url=subscription.url,
-        events=subscription.events,
-        is_active=subscription.is_active,
-        created_at=subscription.created_at,
-        updated_at=subscription.updated_at,
-        secret=revealed.secret,
-    )

@@ -198,19 +198,9 @@ class ClientSummary:
 
 
 @attrs.frozen
-class ClientDetail:
+class ClientDetail(ClientSummary):
     """One client workspace (`GET /partner/clients/{id}`, and the answer of a change)."""
 
-    id: int
-    partner_id: int
-    company_name: str
-    slug: str
-    plan: PlanSlug = attrs.field(metadata={"description": "The plan in force now."})
-    status: ClientStatus
-    primary_user: PrimaryUser
-    usage: ClientUsageCounts
-    created_at: datetime
-    suspended_at: datetime | None
     branding_inherited: bool = attrs.field(metadata={"description": "Always true: clients show the partner's."})
     pending_plan: PlanSlug | None = attrs.field(
         metadata={"description": "Addition: the plan a non-immediate change moves to at `pending_plan_from`."}
@@ -223,18 +213,10 @@ class ClientDetail:
 
     @classmethod
     def from_domain(cls, client: domain.Client, usage: WorkspaceUsage, now: datetime) -> ClientDetail:
+        summary = ClientSummary.from_domain(client, usage, now)
         schedule = client.schedule.settled(now)
         return cls(
-            id=client.id,
-            partner_id=client.partner_id,
-            company_name=client.company_name,
-            slug=client.slug,
-            plan=client.plan_at(now),  # type: ignore[arg-type]
-            status=client.status,  # type: ignore[arg-type]
-            primary_user=_primary_user(client.primary_user),
-            usage=ClientUsageCounts.from_domain(usage),
-            created_at=client.created_at,
-            suspended_at=client.suspended_at,
+            **attrs.asdict(summary, recurse=False),
             branding_inherited=True,
             pending_plan=schedule.pending_plan,  # type: ignore[arg-type]
             pending_plan_from=schedule.pending_from,

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 import attrs
 
 from engage_core import webhooks as domain
+from engage_core.services.partners import RevealedPartnerSecret
 from engage_core.services.webhooks import RevealedSecret, WebhookInput, WebhookPatch, WebhookService
 from engage_core.unset import UNSET, Unset
 from engage_http.constraints import Doc, Text
@@ -151,16 +152,9 @@ class Webhook:
 
 
 @attrs.frozen
-class WebhookWithSecret:
+class WebhookWithSecret(Webhook):
     """A subscription with its signing secret: only in the responses of create and regenerate-secret."""
 
-    id: int
-    name: str
-    url: str
-    events: tuple[str, ...] = attrs.field(metadata={"description": "Empty: every event."})
-    is_active: bool
-    created_at: datetime
-    updated_at: datetime
     secret: str = attrs.field(
         metadata={"description": "The 64-character HMAC-SHA256 signing secret. Store it now: it is not shown again."}
     )
@@ -171,18 +165,10 @@ class WebhookWithSecret:
         return schema
 
     @classmethod
-    def from_domain(cls, revealed: RevealedSecret) -> WebhookWithSecret:
-        subscription = revealed.subscription
-        return cls(
-            id=subscription.id,
-            name=subscription.name,
-            url=subscription.url,
-            events=subscription.events,
-            is_active=subscription.is_active,
-            created_at=subscription.created_at,
-            updated_at=subscription.updated_at,
-            secret=revealed.secret,
-        )
+    def from_revealed(cls, revealed: RevealedSecret | RevealedPartnerSecret) -> WebhookWithSecret:
+        """A workspace's or a partner's subscription, with the secret it was just given."""
+        base = Webhook.from_domain(revealed.subscription)
+        return cls(**attrs.asdict(base, recurse=False), secret=revealed.secret)
 
 
 @attrs.frozen

@@ -10,10 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Connection, delete, insert, select, update
+from sqlalchemy import ColumnElement, Connection, delete, select
 
 from engage_core.webhooks import Subscription
-from engage_sql.repositories.webhooks import SUBSCRIPTION_COLUMNS, subscription_from_row
+from engage_sql.repositories.webhooks import (
+    SUBSCRIPTION_COLUMNS,
+    insert_subscription,
+    subscription_from_row,
+    update_subscription,
+)
 from engage_sql.tables import webhooks
 
 PARTNER = "partner"
@@ -48,21 +53,8 @@ class SqlPartnerWebhookRepository:
         secret_ciphertext: str,
         now: datetime,
     ) -> Subscription:
-        row = self._conn.execute(
-            insert(webhooks)
-            .values(
-                partner_id=partner_id,
-                name=name,
-                url=url,
-                events=list(events),
-                is_active=is_active,
-                secret_ciphertext=secret_ciphertext,
-                created_at=now,
-                updated_at=now,
-            )
-            .returning(*SUBSCRIPTION_COLUMNS)
-        ).one()
-        return subscription_from_row(row)
+        owner = {"partner_id": partner_id}
+        return insert_subscription(self._conn, owner, name, url, events, is_active, secret_ciphertext, now)
 
     def get(self, partner_id: int, webhook_id: int) -> Subscription | None:
         row = self._conn.execute(select(*SUBSCRIPTION_COLUMNS).where(_this(partner_id, webhook_id))).one_or_none()
@@ -76,17 +68,7 @@ class SqlPartnerWebhookRepository:
         return [subscription_from_row(row) for row in rows]
 
     def update(self, partner_id: int, subscription: Subscription) -> None:
-        self._conn.execute(
-            update(webhooks)
-            .where(_this(partner_id, subscription.id))
-            .values(
-                name=subscription.name,
-                url=subscription.url,
-                events=list(subscription.events),
-                is_active=subscription.is_active,
-                updated_at=subscription.updated_at,
-            )
-        )
+        update_subscription(self._conn, _this(partner_id, subscription.id), subscription)
 
     def delete(self, partner_id: int, webhook_id: int) -> None:
         # The delivery log goes with it (ON DELETE CASCADE), pending attempts included.

@@ -56,6 +56,49 @@ def subscription_from_row(row: AnyRow) -> Subscription:
     )
 
 
+def insert_subscription(
+    connection: Connection,
+    owner: Mapping[str, int],
+    name: str,
+    url: str,
+    events: tuple[str, ...],
+    is_active: bool,
+    secret_ciphertext: str,
+    now: datetime,
+) -> Subscription:
+    """Store a subscription of `owner` (`{"account_id": ...}` or `{"partner_id": ...}`)."""
+    row = connection.execute(
+        insert(webhooks)
+        .values(
+            **owner,
+            name=name,
+            url=url,
+            events=list(events),
+            is_active=is_active,
+            secret_ciphertext=secret_ciphertext,
+            created_at=now,
+            updated_at=now,
+        )
+        .returning(*SUBSCRIPTION_COLUMNS)
+    ).one()
+    return subscription_from_row(row)
+
+
+def update_subscription(connection: Connection, this: ColumnElement[bool], subscription: Subscription) -> None:
+    """Write the subscription's settings to the row `this` selects (its owner's, or none)."""
+    connection.execute(
+        update(webhooks)
+        .where(this)
+        .values(
+            name=subscription.name,
+            url=subscription.url,
+            events=list(subscription.events),
+            is_active=subscription.is_active,
+            updated_at=subscription.updated_at,
+        )
+    )
+
+
 def attempt_from_row(row: AnyRow) -> Attempt:
     return Attempt(
         id=row.id,
@@ -77,21 +120,8 @@ class SqlWebhookRepository(WorkspaceRepository):
     def add(
         self, name: str, url: str, events: tuple[str, ...], is_active: bool, secret_ciphertext: str, now: datetime
     ) -> Subscription:
-        row = self._conn.execute(
-            insert(webhooks)
-            .values(
-                account_id=self._account_id,
-                name=name,
-                url=url,
-                events=list(events),
-                is_active=is_active,
-                secret_ciphertext=secret_ciphertext,
-                created_at=now,
-                updated_at=now,
-            )
-            .returning(*SUBSCRIPTION_COLUMNS)
-        ).one()
-        return subscription_from_row(row)
+        owner = {"account_id": self._account_id}
+        return insert_subscription(self._conn, owner, name, url, events, is_active, secret_ciphertext, now)
 
     def get(self, webhook_id: int) -> Subscription | None:
         row = self._conn.execute(select(*SUBSCRIPTION_COLUMNS).where(self._this(webhook_id))).one_or_none()
@@ -107,18 +137,7 @@ class SqlWebhookRepository(WorkspaceRepository):
         return active_subscriptions(self._conn, self._account_id)
 
     def update(self, subscription: Subscription) -> None:
-        self._conn.execute(
-            update(webhooks)
-            .where(self._this(subscription.id))
-            .values(
-                name=subscription.name,
-                url=subscription.url,
-                events=list(subscription.events),
-                is_active=subscription.is_active,
-                created_at=subscription.created_at,
-                updated_at=subscription.updated_at,
-            )
-        )
+        update_subscription(self._conn, self._this(subscription.id), subscription)
 
     def delete(self, webhook_id: int) -> None:
         # The delivery log goes with it (ON DELETE CASCADE), pending attempts included.

@@ -1,8 +1,8 @@
 """Factories for end-to-end tests: real `engage` processes on loopback, always stopped afterwards.
 
 `start_server()` runs `engage serve`; `start_worker(database_url)` runs `engage worker`, trusting the
-test CA and allowed to reach 127.0.0.1; `make_outbox(database_url, receiver, events)` queues
-`contact.created` deliveries for a subscription to a local receiver through the real services.
+test CA and allowed to reach 127.0.0.1; `make_outbox(events)` queues `contact.created` deliveries, in
+a database of their own, for a subscription to a local receiver through the real services.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 import attrs
 import httpx
 import pytest
-from receiver import Receiver
+from receiver import Answer, MakeReceiver, Receiver
 
 from engage_core.clock import SystemClock
 from engage_core.contacts import ContactDraft
@@ -215,6 +215,8 @@ def start_worker(tmp_path: Path, ca_file: Path) -> Iterator[StartWorker]:
 class Outbox:
     """An account whose subscription to a local receiver has deliveries queued."""
 
+    database_url: str
+    receiver: Receiver
     database: Database
     account_id: int
     webhook_id: int
@@ -247,13 +249,17 @@ def _settings(database: Database) -> Settings:
 
 
 @pytest.fixture
-def make_outbox() -> Iterator[MakeOutbox]:
-    """`make_outbox(database_url, receiver, events) -> Outbox`: a new account subscribed to
-    `receiver.url("/hook")` for `contact.created`, then `events` contacts added in one unit of work,
-    each emitting `contact.created`, so `events` deliveries are queued at once."""
+def make_outbox(make_database_url: Callable[..., str], make_receiver: MakeReceiver) -> Iterator[MakeOutbox]:
+    """`make_outbox(events=1, delay=0.0) -> Outbox`: a new database and an HTTPS receiver answering 200
+    after `delay` seconds; in the database a new account subscribed to `receiver.url("/hook")` for
+    `contact.created`, then `events` contacts added in one unit of work, each emitting
+    `contact.created`, so `events` deliveries are queued at once."""
     opened: list[Database] = []
 
-    def make(database_url: str, receiver: Receiver, events: int) -> Outbox:
+    def make(events: int = 1, *, delay: float = 0.0) -> Outbox:
+        receiver = make_receiver()
+        receiver.answer_with(Answer(200, delay=delay))
+        database_url = make_database_url()
         database = Database.connect(database_url)
         opened.append(database)
         services = build_services(_settings(database), database)
@@ -268,7 +274,7 @@ def make_outbox() -> Iterator[MakeOutbox]:
                 contact = uow.contacts.add(ContactDraft(name=name, type="instagram"), now)
                 uow.emit(DomainEvent("contact.created", contact.event_payload(), now))
             uow.commit()
-        return Outbox(database, account_id, hook.subscription.id, hook.secret, names)
+        return Outbox(database_url, receiver, database, account_id, hook.subscription.id, hook.secret, names)
 
     yield make
     for database in opened:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from conftest import MakeOutbox, Outbox, StartWorker, WorkerProcess
-from receiver import Answer, MakeReceiver, Receiver
+from receiver import Receiver
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -64,17 +64,10 @@ def _stop(worker: WorkerProcess) -> None:
     assert worker.wait() == 0, worker.output()
 
 
-def test_sigkilled_workers_lose_no_event(
-    make_database_url: Callable[..., str],
-    make_receiver: MakeReceiver,
-    make_outbox: MakeOutbox,
-    start_worker: StartWorker,
-) -> None:
+def test_sigkilled_workers_lose_no_event(make_outbox: MakeOutbox, start_worker: StartWorker) -> None:
     """1,000 events, the worker SIGKILLed 20 times mid-send and restarted: every one arrives, duplicates agree."""
-    receiver = make_receiver()
-    receiver.answer_with(Answer(200, delay=0.1))
-    url = make_database_url()
-    outbox = make_outbox(url, receiver, EVENTS)
+    outbox = make_outbox(EVENTS, delay=0.1)
+    receiver, url = outbox.receiver, outbox.database_url
     seed = random.randrange(2**32)
     rng = random.Random(seed)
     deadline = time.monotonic() + TIME_LIMIT
@@ -98,20 +91,13 @@ def test_sigkilled_workers_lose_no_event(
     assert sum(len(copies) > 1 for copies in received.values()) > 0, "no kill landed while a send was in flight"
 
 
-def test_two_workers_never_send_one_attempt_twice(
-    make_database_url: Callable[..., str],
-    make_receiver: MakeReceiver,
-    make_outbox: MakeOutbox,
-    start_worker: StartWorker,
-) -> None:
+def test_two_workers_never_send_one_attempt_twice(make_outbox: MakeOutbox, start_worker: StartWorker) -> None:
     """Two workers draining one queue: each attempt is in flight once, and sent once, and both send.
 
     On PostgreSQL their claims run at once (SKIP LOCKED); on SQLite, where `engage serve --workers N`
     runs N in-process workers, the write lock takes them in turn."""
-    receiver = make_receiver()
-    receiver.answer_with(Answer(200, delay=0.02))
-    url = make_database_url()
-    outbox = make_outbox(url, receiver, EVENTS)
+    outbox = make_outbox(EVENTS, delay=0.02)
+    receiver, url = outbox.receiver, outbox.database_url
     deadline = time.monotonic() + TIME_LIMIT
 
     workers = [start_worker(url, env=WORKER_ENV), start_worker(url, env=WORKER_ENV)]

@@ -9,7 +9,6 @@ from collections.abc import Callable
 
 import pytest
 from conftest import MakeOutbox, StartWorker
-from receiver import Answer, MakeReceiver
 
 from engage_core.signatures import sign_body
 
@@ -24,39 +23,24 @@ def _wait_until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
         time.sleep(0.05)
 
 
-def test_the_worker_delivers_a_queued_event_signed(
-    make_database_url: Callable[..., str],
-    make_receiver: MakeReceiver,
-    make_outbox: MakeOutbox,
-    start_worker: StartWorker,
-) -> None:
+def test_the_worker_delivers_a_queued_event_signed(make_outbox: MakeOutbox, start_worker: StartWorker) -> None:
     """A queued contact.created reaches the receiver, signed with the subscription's secret."""
-    receiver = make_receiver()
-    url = make_database_url()
-    outbox = make_outbox(url, receiver, 1)
-    start_worker(url)
-    [request] = receiver.wait_for(1, timeout=30)
+    outbox = make_outbox()
+    start_worker(outbox.database_url)
+    [request] = outbox.receiver.wait_for(1, timeout=30)
     assert request.header("X-Service-Signature-256") == sign_body(outbox.secret, request.body)
     assert json.loads(request.body)["data"]["name"] == outbox.contact_names[0]
 
 
-def test_sigterm_finishes_the_send_in_progress_and_exits_0(
-    make_database_url: Callable[..., str],
-    make_receiver: MakeReceiver,
-    make_outbox: MakeOutbox,
-    start_worker: StartWorker,
-) -> None:
+def test_sigterm_finishes_the_send_in_progress_and_exits_0(make_outbox: MakeOutbox, start_worker: StartWorker) -> None:
     """SIGTERM during a slow send: the answer is awaited and recorded, then the worker exits 0."""
-    receiver = make_receiver()
-    receiver.answer_with(Answer(200, delay=1.5))
-    url = make_database_url()
-    outbox = make_outbox(url, receiver, 1)
-    worker = start_worker(url)
-    receiver.wait_for(1, timeout=30)
+    outbox = make_outbox(delay=1.5)
+    worker = start_worker(outbox.database_url)
+    outbox.receiver.wait_for(1, timeout=30)
     worker.signal(signal.SIGTERM)
     assert worker.wait() == 0, worker.output()
     assert [(a.status, a.response_status_code) for a in outbox.log()] == [("delivered", 200)]
-    assert len(receiver.requests) == 1
+    assert len(outbox.receiver.requests) == 1
 
 
 def test_sigint_stops_the_worker_like_sigterm(make_database_url: Callable[..., str], start_worker: StartWorker) -> None:
@@ -67,19 +51,11 @@ def test_sigint_stops_the_worker_like_sigterm(make_database_url: Callable[..., s
     assert worker.wait() == 0, worker.output()
 
 
-def test_a_second_signal_exits_at_once_with_status_1(
-    make_database_url: Callable[..., str],
-    make_receiver: MakeReceiver,
-    make_outbox: MakeOutbox,
-    start_worker: StartWorker,
-) -> None:
+def test_a_second_signal_exits_at_once_with_status_1(make_outbox: MakeOutbox, start_worker: StartWorker) -> None:
     """A second SIGTERM does not wait for a send in progress: the attempt stays pending for its lease."""
-    receiver = make_receiver()
-    receiver.answer_with(Answer(200, delay=20))
-    url = make_database_url()
-    outbox = make_outbox(url, receiver, 1)
-    worker = start_worker(url)
-    receiver.wait_for(1, timeout=30)
+    outbox = make_outbox(delay=20)
+    worker = start_worker(outbox.database_url)
+    outbox.receiver.wait_for(1, timeout=30)
     worker.signal(signal.SIGTERM)
     _wait_until(lambda: "Stopping" in worker.output())
     worker.signal(signal.SIGTERM)
@@ -88,17 +64,12 @@ def test_a_second_signal_exits_at_once_with_status_1(
 
 
 def test_each_attempt_is_logged_by_delivery_id_without_secrets_or_body(
-    make_database_url: Callable[..., str],
-    make_receiver: MakeReceiver,
-    make_outbox: MakeOutbox,
-    start_worker: StartWorker,
+    make_outbox: MakeOutbox, start_worker: StartWorker
 ) -> None:
     """One log line names the event, delivery_id, attempt and status; no secret, signature, URL or body."""
-    receiver = make_receiver()
-    url = make_database_url()
-    outbox = make_outbox(url, receiver, 1)
-    worker = start_worker(url)
-    [request] = receiver.wait_for(1, timeout=30)
+    outbox = make_outbox()
+    worker = start_worker(outbox.database_url)
+    [request] = outbox.receiver.wait_for(1, timeout=30)
     _wait_until(lambda: "outcome=delivered" in worker.output())
     worker.signal(signal.SIGTERM)
     worker.wait()

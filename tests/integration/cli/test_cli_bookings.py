@@ -261,11 +261,11 @@ def test_complete_marks_a_started_booking_completed(
     run_cli: RunCli, account_id: int, services_at: Callable[[datetime], Services], open_services: OpenServices
 ) -> None:
     """`complete` moves a confirmed booking that has started to completed and records `booking.completed`."""
-    past = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=3)
-    then = services_at(past)
+    start = _noon(days_from_today=-1)  # an hour that lies within one day, whenever the test runs
+    then = services_at(start - timedelta(hours=1))
     contact = then.contacts.create(account_id, ContactInput(name="Ada Lovelace", type="instagram"))
     booking_type = then.booking_setup.create_type(account_id, BookingTypeInput("Consultation", 60))
-    booking = then.bookings.create(account_id, BookingInput(contact.id, booking_type.id, past + timedelta(hours=1)))
+    booking = then.bookings.create(account_id, BookingInput(contact.id, booking_type.id, start))
 
     result = run_cli("bookings", "complete", str(account_id), str(booking.id))
 
@@ -283,9 +283,13 @@ def test_completing_a_future_booking_is_one_line(
     services = open_services()
     contact = services.contacts.create(account_id, ContactInput(name="Ada", type="instagram"))
     booking_type = services.booking_setup.create_type(account_id, BookingTypeInput("Consultation", 60))
-    tomorrow = datetime.now(UTC) + timedelta(days=1)
-    booking = services.bookings.create(account_id, BookingInput(contact.id, booking_type.id, tomorrow))
+    booking = services.bookings.create(account_id, BookingInput(contact.id, booking_type.id, _noon(days_from_today=1)))
 
     result = run_cli("bookings", "complete", str(account_id), str(booking.id))
 
     assert "can be completed once it has started" in one_line_error(result)
+
+
+def _noon(*, days_from_today: int) -> datetime:
+    """Noon (UTC) of a day relative to today: a one-hour booking then never crosses midnight."""
+    return (datetime.now(UTC) + timedelta(days=days_from_today)).replace(hour=12, minute=0, second=0, microsecond=0)

@@ -4,13 +4,14 @@ from the fake provider's webhooks (registered through the client) to a local rec
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from fake_provider import FakeProvider
-from receiver import MakeReceiver, Received
+from receiver import MakeReceiver, Received, Receiver
 
 from engage_connectors.hosted_messaging import (
     CALLBACK_SECRET_HEADER,
@@ -27,6 +28,7 @@ from engage_connectors.hosted_messaging import (
     Provider,
     Receipt,
     ReceiptKind,
+    SentMessage,
     parse_callback,
 )
 from engage_connectors.hosted_messaging.callbacks import MAX_CALLBACK_BYTES
@@ -253,6 +255,48 @@ def client(provider: FakeProvider) -> Iterator[HostedMessagingClient]:
     client.close()
 
 
+@pytest.fixture
+def listen(client: HostedMessagingClient, make_receiver: MakeReceiver) -> Callable[..., Receiver]:
+    """`listen(source, secret=SECRET)`: a local receiver, registered as the webhook of `source`."""
+
+    def listen(source: str, *, secret: str = SECRET) -> Receiver:
+        receiver = make_receiver(tls=False)
+        client.register_webhook(receiver.url(), source, {CALLBACK_SECRET_HEADER: secret}, name="engage")
+        return receiver
+
+    return listen
+
+
+@pytest.fixture
+def connect(provider: FakeProvider, client: HostedMessagingClient) -> Callable[..., str]:
+    """`connect(network=Provider.WHATSAPP)`: the id of a new account whose QR code the owner scanned."""
+
+    def connect(network: Provider = Provider.WHATSAPP) -> str:
+        challenge = client.connect_qr(network)
+        provider.scan(challenge.account_id)
+        return challenge.account_id
+
+    return connect
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """A message sent from a connected account, and the receiver of the account's `messaging` callbacks."""
+
+    receiver: Receiver
+    account_id: str
+    sent: SentMessage
+
+
+@pytest.fixture
+def outgoing(client: HostedMessagingClient, listen: Callable[..., Receiver], connect: Callable[..., str]) -> Outgoing:
+    """`hello` sent to +966512345678 from a connected WhatsApp account whose `messaging` webhook is listened to."""
+    receiver = listen(SOURCE_MESSAGING)
+    account_id = connect()
+    sent = client.send_message(Provider.WHATSAPP, account_id, "+966512345678", "hello")
+    return Outgoing(receiver, account_id, sent)
+
+
 def read(request: Received, authenticator: CallbackAuthenticator) -> object:
     """What the callback route does with a request: authenticate, then parse."""
     authenticator.authenticate(request.raw_headers)
@@ -271,42 +315,36 @@ def test_registering_webhooks_sends_the_secret_header(
 
 
 def test_a_status_callback_arrives_authenticated_and_parsed(
-    provider: FakeProvider, client: HostedMessagingClient, make_receiver: MakeReceiver
+    listen: Callable[..., Receiver], connect: Callable[..., str]
 ) -> None:
     """Scanning a QR code posts CREATION_SUCCESS, which authenticates and parses on our side."""
-    receiver = make_receiver(tls=False)
-    client.register_webhook(receiver.url(), SOURCE_ACCOUNT_STATUS, {CALLBACK_SECRET_HEADER: SECRET}, name="status")
-    challenge = client.connect_qr(Provider.WHATSAPP)
-    provider.scan(challenge.account_id)
+    receiver = listen(SOURCE_ACCOUNT_STATUS)
+    account_id = connect()
     [request] = receiver.wait_for(1)
     change = read(request, CallbackAuthenticator(SECRET))
     assert change == AccountStatusChange(
-        challenge.account_id, "WHATSAPP", AccountStatus.CREATION_SUCCESS, AccountStatus.CREATION_SUCCESS.description
+        account_id, "WHATSAPP", AccountStatus.CREATION_SUCCESS, AccountStatus.CREATION_SUCCESS.description
     )
 
 
 def test_a_session_ending_posts_credentials(
-    provider: FakeProvider, client: HostedMessagingClient, make_receiver: MakeReceiver
+    provider: FakeProvider, listen: Callable[..., Receiver], connect: Callable[..., str]
 ) -> None:
     """An account whose session ends is announced as CREDENTIALS, needing a reconnect."""
-    receiver = make_receiver(tls=False)
-    client.register_webhook(receiver.url(), SOURCE_ACCOUNT_STATUS, {CALLBACK_SECRET_HEADER: SECRET}, name="status")
-    challenge = client.connect_qr(Provider.TELEGRAM)
-    provider.scan(challenge.account_id)
-    provider.set_status(challenge.account_id, AccountStatus.CREDENTIALS)
+    receiver = listen(SOURCE_ACCOUNT_STATUS)
+    account_id = connect(Provider.TELEGRAM)
+    provider.set_status(account_id, AccountStatus.CREDENTIALS)
     change = read(receiver.wait_for(2)[1], CallbackAuthenticator(SECRET))
     assert isinstance(change, AccountStatusChange) and change.status.needs_reconnect
 
 
 def test_an_inbound_message_arrives_parsed(
-    provider: FakeProvider, client: HostedMessagingClient, make_receiver: MakeReceiver
+    provider: FakeProvider, listen: Callable[..., Receiver], connect: Callable[..., str]
 ) -> None:
     """A message written to the account reaches the messaging webhook as an InboundMessage."""
-    receiver = make_receiver(tls=False)
-    client.register_webhook(receiver.url(), SOURCE_MESSAGING, {CALLBACK_SECRET_HEADER: SECRET}, name="messages")
-    challenge = client.connect_qr(Provider.WHATSAPP)
-    provider.scan(challenge.account_id)
-    message_id, [delivery] = provider.receive_message(challenge.account_id, "966512345678@s.whatsapp.net", "Hi there")
+    receiver = listen(SOURCE_MESSAGING)
+    account_id = connect()
+    message_id, [delivery] = provider.receive_message(account_id, "966512345678@s.whatsapp.net", "Hi there")
     assert delivery.status == 200
     message = read(receiver.wait_for(1)[0], CallbackAuthenticator(SECRET))
     assert isinstance(message, InboundMessage)
@@ -317,32 +355,19 @@ def test_an_inbound_message_arrives_parsed(
     )
 
 
-def test_our_own_message_from_the_phone_is_ignored(
-    provider: FakeProvider, client: HostedMessagingClient, make_receiver: MakeReceiver
-) -> None:
+def test_our_own_message_from_the_phone_is_ignored(provider: FakeProvider, outgoing: Outgoing) -> None:
     """The owner's message typed on the phone comes back as a callback that is ignored."""
-    receiver = make_receiver(tls=False)
-    client.register_webhook(receiver.url(), SOURCE_MESSAGING, {CALLBACK_SECRET_HEADER: SECRET}, name="messages")
-    challenge = client.connect_qr(Provider.WHATSAPP)
-    provider.scan(challenge.account_id)
-    sent = client.send_message(Provider.WHATSAPP, challenge.account_id, "+966512345678", "hello")
-    provider.echo_own_message(challenge.account_id, sent.chat_id, "typed on the phone")
-    assert isinstance(read(receiver.wait_for(1)[0], CallbackAuthenticator(SECRET)), IgnoredCallback)
+    provider.echo_own_message(outgoing.account_id, outgoing.sent.chat_id, "typed on the phone")
+    assert isinstance(read(outgoing.receiver.wait_for(1)[0], CallbackAuthenticator(SECRET)), IgnoredCallback)
 
 
-def test_receipts_name_the_sent_message(
-    provider: FakeProvider, client: HostedMessagingClient, make_receiver: MakeReceiver
-) -> None:
+def test_receipts_name_the_sent_message(provider: FakeProvider, outgoing: Outgoing) -> None:
     """Delivered then read receipts carry the message id send_message returned."""
-    receiver = make_receiver(tls=False)
-    client.register_webhook(receiver.url(), SOURCE_MESSAGING, {CALLBACK_SECRET_HEADER: SECRET}, name="messages")
-    challenge = client.connect_qr(Provider.WHATSAPP)
-    provider.scan(challenge.account_id)
-    sent = client.send_message(Provider.WHATSAPP, challenge.account_id, "+966512345678", "hello")
+    sent = outgoing.sent
     assert sent.message_id is not None
     provider.receipt(sent.message_id, "message_delivered")
     provider.receipt(sent.message_id, "message_read")
-    receipts = [read(request, CallbackAuthenticator(SECRET)) for request in receiver.wait_for(2)]
+    receipts = [read(request, CallbackAuthenticator(SECRET)) for request in outgoing.receiver.wait_for(2)]
     assert [(r.provider_message_id, r.kind) for r in receipts if isinstance(r, Receipt)] == [
         (sent.message_id, ReceiptKind.DELIVERED),
         (sent.message_id, ReceiptKind.READ),
@@ -350,14 +375,10 @@ def test_receipts_name_the_sent_message(
 
 
 def test_a_callback_with_the_wrong_secret_is_refused(
-    provider: FakeProvider, client: HostedMessagingClient, make_receiver: MakeReceiver
+    listen: Callable[..., Receiver], connect: Callable[..., str]
 ) -> None:
     """A webhook registered with another secret delivers callbacks our authenticator refuses."""
-    receiver = make_receiver(tls=False)
-    client.register_webhook(
-        receiver.url(), SOURCE_ACCOUNT_STATUS, {CALLBACK_SECRET_HEADER: "an-attackers-guess-123"}, name="x"
-    )
-    challenge = client.connect_qr(Provider.WHATSAPP)
-    provider.scan(challenge.account_id)
+    receiver = listen(SOURCE_ACCOUNT_STATUS, secret="an-attackers-guess-123")
+    connect()
     with pytest.raises(CallbackRefused):
         read(receiver.wait_for(1)[0], CallbackAuthenticator(SECRET))

@@ -8,12 +8,9 @@ turn sees what the turns before it committed.
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
-from typing import TypeVar
 
 import pytest
 
@@ -26,25 +23,11 @@ from engage_core.services import Services
 from engage_core.services.bookings import BookingInput, BookingPatch
 from engage_sql import Database
 
+from .concurrency import at_once
 from .conftest import START
 
-T = TypeVar("T")
-DEADLINE_SECONDS = 120.0
 THREADS = 16
 SLOT = START.replace(hour=10) + timedelta(days=1)
-
-
-def _at_once(threads: int, work: Callable[[int], T]) -> list[T | BaseException]:
-    """Run `work(n)` for n in range(threads), all released together; each result or exception."""
-    start = threading.Barrier(threads)
-
-    def run(n: int) -> T:
-        start.wait(timeout=30)
-        return work(n)
-
-    with ThreadPoolExecutor(threads) as pool:
-        futures = [pool.submit(run, n) for n in range(threads)]
-        return [future.exception(timeout=DEADLINE_SECONDS) or future.result() for future in futures]
 
 
 def _outcome(result: object) -> str:
@@ -85,7 +68,7 @@ def test_racing_bookings_of_one_resource_make_one(
     [resource] = _resources(services, account, 1)
     data = BookingInput(contact.id, booking_type, SLOT, resource_id=resource)
 
-    results = _at_once(THREADS, lambda n: services.bookings.create(account, data))
+    results = at_once(THREADS, lambda n: services.bookings.create(account, data))
 
     assert Counter(_outcome(r) for r in results) == {"booked": 1, "refused starts_at": THREADS - 1}
     assert [(b.resource_id, b.starts_at) for b in _live(services, account)] == [(resource, SLOT)]
@@ -100,7 +83,7 @@ def test_racing_bookings_without_a_resource_fill_each_resource_once(
     resources = _resources(services, account, 3)
     data = BookingInput(contact.id, booking_type, SLOT)
 
-    results = _at_once(THREADS, lambda n: services.bookings.create(account, data))
+    results = at_once(THREADS, lambda n: services.bookings.create(account, data))
 
     assert Counter(_outcome(r) for r in results) == {"booked": 3, "refused starts_at": THREADS - 3}
     assert sorted(b.resource_id for b in _live(services, account)) == resources
@@ -112,7 +95,7 @@ def test_racing_bookings_of_a_workspace_without_resources_make_one(
     """Without resources the workspace is one calendar: of concurrent bookings of one slot, one is made."""
     data = BookingInput(contact.id, booking_type, SLOT)
 
-    results = _at_once(THREADS, lambda n: services.bookings.create(account, data))
+    results = at_once(THREADS, lambda n: services.bookings.create(account, data))
 
     assert Counter(_outcome(r) for r in results) == {"booked": 1, "refused starts_at": THREADS - 1}
     assert [b.resource_id for b in _live(services, account)] == [None]
@@ -130,7 +113,7 @@ def test_racing_reschedules_into_one_slot_leave_one_there(
         for n in range(THREADS)
     ]
 
-    results = _at_once(THREADS, lambda n: services.bookings.update(account, booked[n].id, BookingPatch(starts_at=SLOT)))
+    results = at_once(THREADS, lambda n: services.bookings.update(account, booked[n].id, BookingPatch(starts_at=SLOT)))
 
     assert Counter(_outcome(r) for r in results) == {"booked": 1, "refused starts_at": THREADS - 1}
     assert sum(b.starts_at == SLOT for b in _live(services, account)) == 1
@@ -149,7 +132,7 @@ def test_racing_cancel_and_reschedule_never_revive_the_booking(
             return services.bookings.cancel(account, booking.id)
         return services.bookings.update(account, booking.id, BookingPatch(starts_at=SLOT + timedelta(hours=n + 1)))
 
-    results = _at_once(THREADS, work)
+    results = at_once(THREADS, work)
 
     assert services.bookings.get(account, booking.id).status == "cancelled"
     assert not [r for r in results if isinstance(r, BaseException) and not isinstance(r, ValidationFailed)]

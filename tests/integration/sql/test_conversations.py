@@ -4,12 +4,10 @@ writers, and a page is read through indexes only."""
 
 from __future__ import annotations
 
-import threading
 import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any
 
 import attrs
 import pytest
@@ -29,10 +27,9 @@ from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
 from engage_sql import Database
 from engage_sql.repositories import messages as message_sql
 
+from .concurrency import at_once
 from .conftest import START
 
-T = TypeVar("T")
-DEADLINE_SECONDS = 120.0
 CHANNELS = ("whatsapp", "telegram", "instagram")
 INSTANTS = tuple(START + timedelta(minutes=m) for m in (0, 0, 1, 2, -1))
 """When messages are added: equal instants (ties broken by id), and one earlier than the others."""
@@ -349,19 +346,6 @@ def test_summaries_match_the_in_memory_reference(database: Database, sequence: l
 # -- concurrent writers --------------------------------------------------------------------------
 
 
-def _at_once(threads: int, work: Callable[[int], T]) -> list[T | BaseException]:
-    """Run `work(n)` for n in range(threads), all released together; each result or exception."""
-    start = threading.Barrier(threads)
-
-    def run(n: int) -> T:
-        start.wait(timeout=30)
-        return work(n)
-
-    with ThreadPoolExecutor(threads) as pool:
-        futures = [pool.submit(run, n) for n in range(threads)]
-        return [future.exception(timeout=DEADLINE_SECONDS) or future.result() for future in futures]
-
-
 def _unread_in_messages(database: Database, account: int, contact_id: int) -> int:
     """The contact's unread count computed from the messages themselves."""
     with database.uow.workspace(account, readonly=True) as uow:
@@ -386,7 +370,7 @@ def test_concurrent_inbound_messages_for_one_contact_all_count(
     pid = started.channel.provider_account_id or ""
     sandbox.scan(pid)
     contact = make_contact(phone="+966501234567")
-    outcomes = _at_once(20, lambda n: sandbox.inject_message(pid, "+966501234567", f"Hi {n}"))
+    outcomes = at_once(20, lambda n: sandbox.inject_message(pid, "+966501234567", f"Hi {n}"))
     page = _list(database, account)
     assert [o for o in outcomes if isinstance(o, BaseException)] == []
     assert (page.total, [(s.contact_id, s.unread_count) for s in page.items]) == (1, [(contact.id, 20)])
@@ -411,7 +395,7 @@ def test_concurrent_messages_and_mark_reads_keep_the_count_right(
                 uow.messages.add(_draft(contact.id, channel=CHANNELS[n % 3], content=f"during {n}"), START)
             uow.commit()
 
-    outcomes = _at_once(24, work)
+    outcomes = at_once(24, work)
     counts = [_list(database, account, channel=c, contact_id=contact.id) for c in (None, *CHANNELS)]
     expected = _unread_in_messages(database, account, contact.id)
     assert [o for o in outcomes if isinstance(o, BaseException)] == []
@@ -424,7 +408,7 @@ def test_concurrent_first_messages_count_every_conversation(
 ) -> None:
     """Twenty new conversations at once (each first message creates rows): the totals say 20."""
     contacts = [make_contact() for _ in range(20)]
-    outcomes = _at_once(20, lambda n: _add(database, account, _draft(contacts[n].id, channel=CHANNELS[n % 3])))
+    outcomes = at_once(20, lambda n: _add(database, account, _draft(contacts[n].id, channel=CHANNELS[n % 3])))
     totals = [_list(database, account, channel=c).total for c in (None, *CHANNELS)]
     assert [o for o in outcomes if isinstance(o, BaseException)] == []
     assert totals == [20, 7, 7, 6]
@@ -445,7 +429,7 @@ def test_contacts_deleted_while_messages_arrive_leave_the_totals_right(
         else:
             _add(database, account, _draft(contact.id, channel=CHANNELS[n % 3]))
 
-    outcomes = _at_once(24, work)
+    outcomes = at_once(24, work)
     unexpected = [o for o in outcomes if isinstance(o, BaseException) and not _is_gone(o)]
     pages = [_list(database, account, channel=c) for c in (None, *CHANNELS)]
     assert unexpected == []
