@@ -25,19 +25,18 @@ from pathlib import Path
 import httpx
 
 from bench.harness import (
-    ENGAGE,
     Run,
     bare_server,
-    free_port,
+    engage_server,
     measure_rounds,
     print_cpu_per_request,
-    process,
-    wait_until_up,
     wrk,
 )
 from engage_core.clock import SystemClock
 from engage_core.contacts import ContactDraft
+from engage_core.plans import CONTACTS, DEFAULT_PLAN, LIMIT_MAX
 from engage_core.services import Services
+from engage_core.services.plans import PlanPatch
 from engage_sql import Database
 
 POST_BODY = {"name": "Bench Contact", "type": "instagram", "email": "bench@example.com"}
@@ -46,10 +45,13 @@ POST_BODY = {"name": "Bench Contact", "type": "instagram", "email": "bench@examp
 def seed(url: str, contacts: int) -> str:
     """Create an account with `contacts` contacts in one transaction; return its API key.
 
-    Seeding goes through the repository, not the service, so it skips the per-contact events."""
+    Seeding goes through the repository, not the service, so it skips the per-contact events. The
+    account's plan (the default, `business`) gets the highest contacts limit: the runs create more
+    contacts than its 100,000, and the limit is still checked on every create, as it always is."""
     db = Database.connect(url)
     db.upgrade()
     services = Services.build(db.uow)
+    services.plans.update(DEFAULT_PLAN, PlanPatch(limits={CONTACTS: LIMIT_MAX}))
     issued = services.accounts.create("Bench")
     now = SystemClock().now()
     with db.uow.workspace(issued.account.id) as uow:
@@ -75,11 +77,7 @@ def main() -> None:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
         key = seed(url, args.contacts)
         headers = {"X-Api-Key": key}
-        port = free_port()
-        serve = [ENGAGE, "--database-url", url, "serve", "--port", str(port), "--workers", "1"]
-        with process([*serve, "--no-worker", "--no-access-log"]) as engage_server:
-            base = f"http://127.0.0.1:{port}/api/v1"
-            wait_until_up(base + "/openapi.json")
+        with engage_server(url) as (engage_pid, base):
             get_url = base + "/contacts?per_page=15"
             get_body = httpx.get(get_url, headers=headers).json()
             post_body = httpx.post(base + "/contacts", json=POST_BODY, headers=headers).json()
@@ -89,12 +87,12 @@ def main() -> None:
                 runs: dict[str, Run] = {
                     "bare_get": (bare_pids[0], lambda s: wrk(bare + "/bench", seconds=s, connections=c)),
                     "engage_get": (
-                        engage_server.pid,
+                        engage_pid,
                         lambda s: wrk(get_url, seconds=s, connections=c, headers=headers),
                     ),
                     "bare_post": (bare_pids[0], lambda s: wrk(bare + "/bench", seconds=s, connections=c, body=post)),
                     "engage_post": (
-                        engage_server.pid,
+                        engage_pid,
                         lambda s: wrk(base + "/contacts", seconds=s, connections=c, headers=headers, body=post),
                     ),
                 }

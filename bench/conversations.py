@@ -37,14 +37,11 @@ import httpx
 from sqlalchemy import Connection, bindparam, event, insert, update
 
 from bench.harness import (
-    ENGAGE,
     Run,
     bare_server,
-    free_port,
+    engage_server,
     measure_rounds,
     print_cpu_per_request,
-    process,
-    wait_until_up,
     wrk,
 )
 from engage_core.clock import SystemClock
@@ -220,11 +217,7 @@ def explain(url: str, account: int) -> None:
 
 def serve_and_measure(url: str, key: str, seconds: int, connections: int, rounds_wanted: int) -> None:
     headers = {"X-Api-Key": key}
-    port = free_port()
-    serve = [ENGAGE, "--database-url", url, "serve", "--port", str(port), "--workers", "1"]
-    with process([*serve, "--no-worker", "--no-access-log"]) as engage_server:
-        base = f"http://127.0.0.1:{port}/api/v1"
-        wait_until_up(base + "/openapi.json")
+    with engage_server(url) as (engage_pid, base):
         get_url = base + "/conversations?per_page=15"
         first = httpx.get(get_url, headers=headers)
         if first.status_code == 404:
@@ -235,7 +228,7 @@ def serve_and_measure(url: str, key: str, seconds: int, connections: int, rounds
             runs: dict[str, Run] = {
                 "bare_get": (bare_pids[0], lambda s: wrk(bare + "/bench", seconds=s, connections=connections)),
                 "engage_get": (
-                    engage_server.pid,
+                    engage_pid,
                     lambda s: wrk(get_url, seconds=s, connections=connections, headers=headers),
                 ),
             }

@@ -73,6 +73,18 @@ def cpu_seconds(pid: int) -> float | None:
 
 
 @contextlib.contextmanager
+def engage_server(url: str) -> Iterator[tuple[int, str]]:
+    """`engage serve` on the database `url` (one worker, no delivery worker, no access log), with
+    `SERVER_ENV`: its process id and the API's base URL, once it answers."""
+    port = free_port()
+    serve = [ENGAGE, "--database-url", url, "serve", "--port", str(port), "--workers", "1"]
+    with process([*serve, "--no-worker", "--no-access-log"]) as proc:
+        base = f"http://127.0.0.1:{port}/api/v1"
+        wait_until_up(base + "/openapi.json")
+        yield proc.pid, base
+
+
+@contextlib.contextmanager
 def bare_server(get_body: object, post_body: object, pids: list[int] | None = None) -> Iterator[str]:
     """The bare Starlette baseline (one uvicorn worker) serving `get_body`/`post_body` at /bench.
 

@@ -24,14 +24,11 @@ from pathlib import Path
 import httpx
 
 from bench.harness import (
-    ENGAGE,
     Run,
     bare_server,
-    free_port,
+    engage_server,
     measure_rounds,
     print_cpu_per_request,
-    process,
-    wait_until_up,
     wrk,
 )
 from engage_core.services import Services
@@ -74,11 +71,7 @@ def main() -> None:
         }
         body = json.dumps(order)
         headers = {"X-Api-Key": key}
-        port = free_port()
-        serve = [ENGAGE, "--database-url", url, "serve", "--port", str(port), "--workers", "1"]
-        with process([*serve, "--no-worker", "--no-access-log"]) as engage_server:
-            base = f"http://127.0.0.1:{port}/api/v1"
-            wait_until_up(base + "/openapi.json")
+        with engage_server(url) as (engage_pid, base):
             created = httpx.post(base + "/orders", json=order, headers=headers)
             created.raise_for_status()
             bare_pids: list[int] = []
@@ -87,7 +80,7 @@ def main() -> None:
                 runs: dict[str, Run] = {
                     "bare_post": (bare_pids[0], lambda s: wrk(bare + "/bench", seconds=s, connections=c, body=body)),
                     "engage_post": (
-                        engage_server.pid,
+                        engage_pid,
                         lambda s: wrk(base + "/orders", seconds=s, connections=c, headers=headers, body=body),
                     ),
                 }

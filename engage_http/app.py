@@ -20,7 +20,7 @@ from engage_http.openapi import build_document, document_endpoint
 from engage_http.rate_limit import RequestRateLimiter
 from engage_http.routes import OPERATIONS, PARTNER_OPERATIONS
 from engage_http.routes import sandbox as sandbox_routes
-from engage_http.routing import API_PREFIX, build_routes
+from engage_http.routing import API_PREFIX, WriteLane, build_routes
 
 
 def create_app(
@@ -33,6 +33,7 @@ def create_app(
     inline_reads: bool = False,
     rate_limiter: RequestRateLimiter | None = None,
     sessions: SessionCookies | None = None,
+    write_lane: WriteLane | None = None,
 ) -> Starlette:
     """The workspace API under `/api/v1`, with its OpenAPI document at `/api/v1/openapi.json`.
 
@@ -41,7 +42,8 @@ def create_app(
     `services`. With `sandbox` (the sandbox gateway is in use) the sandbox routes are served and
     documented; with `provider_callbacks` (a hosted messaging provider) its callback route is served.
     `inline_reads`: the storage answers short reads without blocking (SQLite in WAL mode), so they
-    may run on the event loop (`routing.py`). `rate_limiter` limits each workspace and partner key's
+    may run on the event loop (`routing.py`); with a `write_lane` (SQLite's), the short writes
+    that may run there do. `rate_limiter` limits each workspace and partner key's
     requests (`rate_limit.py`); None serves them unlimited (tests that make many requests). The
     partner API (`/api/v1/partner/...`) is always served; with `sessions`, so are the impersonation
     landing route and the dashboard page (`dashboard.py`).
@@ -50,7 +52,13 @@ def create_app(
     if sandbox is not None:
         operations = (*operations, *sandbox_routes.operations(sandbox))
     routes = build_routes(
-        operations, services, prefix=API_PREFIX, debug=debug, inline_reads=inline_reads, rate_limiter=rate_limiter
+        operations,
+        services,
+        prefix=API_PREFIX,
+        debug=debug,
+        inline_reads=inline_reads,
+        rate_limiter=rate_limiter,
+        write_lane=write_lane,
     )
     routes.append(
         Route(

@@ -323,6 +323,11 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         )
         sandbox = channels.attach(services, database)
         limiter = rate_limiter(settings)
+        # SQLite in WAL mode: a read takes no lock a writer holds and waits for no fsync, so short
+        # reads (authentication among them) may run on the event loop, and short writes on the write
+        # lane. Not with a PostgreSQL read (a network round trip), nor when the rate limiter asks Redis.
+        on_loop = database.engine.dialect.name == "sqlite" and not isinstance(limiter.limiter, RedisRateLimiter)
+        lane = database.write_lane() if on_loop else None
     except BaseException:
         _close_store(store)
         channels.close()
@@ -332,6 +337,8 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         worker: DeliveryWorkerHandle | None = None
+        if on_loop:  # the event loop's short reads keep one connection (this runs on the loop's thread)
+            database.uow.pin_reader()
         try:
             if settings.run_worker:
                 worker = start_delivery_worker(database.delivery_queue(), cipher, settings)
@@ -340,21 +347,23 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         finally:
             if worker is not None:
                 await run_in_threadpool(worker.stop)
+            if lane is not None:
+                await run_in_threadpool(lane.close)
+            database.uow.unpin_reader()
             _close_store(store)
             channels.close()
             _close_limiter(limiter)
             database.dispose()
 
-    # SQLite in WAL mode: a read takes no lock a writer holds and waits for no fsync, so short reads
-    # may run on the event loop. A PostgreSQL read is a network round trip: never on the loop.
     return create_app(
         services,
         lifespan=lifespan,
         sandbox=sandbox,
         provider_callbacks=channels.callbacks,
-        inline_reads=database.engine.dialect.name == "sqlite",
+        inline_reads=on_loop,
         sessions=SessionCookies(cipher, SystemClock()),
         rate_limiter=limiter,
+        write_lane=lane,
     )
 
 

@@ -122,6 +122,11 @@ class Operation:
     """Given the parsed query and page, whether the request is a read that is always short (a few
     indexed rows): where the storage allows it (`create_app(inline_reads=True)`), it then runs on the
     event loop itself, without the worker-thread hop."""
+    write_lane: bool = False
+    """The handler has no effect but its units of work (no message sent, no mail, no outbound
+    request, no work after its last commit) and is short: where the storage has a write lane
+    (SQLite), it runs there, its commit made durable together with other requests' and answered
+    after that (`engage_sql.write_lane`). Set per area in `engage_http.routes.WRITE_LANE_AREAS`."""
     auth: AuthScheme = AuthScheme.WORKSPACE
     """The key a secured operation takes (`secured=False`: none)."""
     feature: str | None = None

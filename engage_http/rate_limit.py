@@ -77,9 +77,7 @@ def limited(limiter: RequestRateLimiter | None, bucket: str, respond: Callable[[
     (disabled), just `respond()`.
 
     For partner routes: authenticate, then `limited(limiter, partner_bucket(partner.id), ...)`."""
-    if limiter is None:
-        return respond()
-    decision = limiter.hit(bucket)
+    decision = None if limiter is None else limiter.hit(bucket)
     if decision is None:
         return respond()
     try:

@@ -19,15 +19,22 @@ Short reads run with no hop at all where the storage allows it (`inline_reads`, 
 a read takes no lock a writer holds, and waits for no fsync): operations that declare `inline` say
 which requests are always short, such as the first pages of `GET /contacts` without filters. A hop
 costs more than such a read, mostly in GIL hand-offs between the threads.
+
+Where the storage has a write lane (`WriteLane`: SQLite's, `engage_sql.write_lane`), the operations
+that declare `write_lane` run there instead of in a worker thread each: one thread that handles the
+writes of many requests, authentication included, in one transaction, and answers them together
+once it is durable. Two threads (the event loop and the lane) then share the GIL, not dozens.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
+import functools
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.exceptions import HTTPException
@@ -40,6 +47,7 @@ from engage_core.channels import CHANNEL_TYPES
 from engage_core.errors import EngageError, ValidationFailed
 from engage_core.pagination import Page, PageRequest
 from engage_core.services import Services
+from engage_core.services.plans import Entitlements
 from engage_http import auth, envelope, multipart, pagination, partner_auth
 from engage_http.converter import load_json, structure, unstructure_hook
 from engage_http.errors import log_unexpected, server_error_response
@@ -81,6 +89,13 @@ async def in_worker_thread(fn: Callable[..., R], *args: Any, read: bool = False)
     context = contextvars.copy_context()
     executor = _readers if read else _writers
     return await asyncio.get_running_loop().run_in_executor(executor, context.run, fn, *args)
+
+
+class WriteLane(Protocol):
+    """Runs write handlers one after another on a thread of its own, answering each once its
+    writes are durable (`engage_sql.write_lane.WriteLane`)."""
+
+    async def run(self, fn: Callable[[], R]) -> R: ...
 
 
 class IdConvertor(Convertor[int]):
@@ -127,11 +142,13 @@ class BoundOperation:
         *,
         inline_reads: bool = False,
         rate_limiter: RequestRateLimiter | None = None,
+        write_lane: WriteLane | None = None,
     ) -> None:
         self.operation = operation
         self.services = services
         self.rate_limiter = rate_limiter
         self.inline = operation.inline if inline_reads else None
+        self.lane = write_lane if operation.write_lane else None
         self.reads_body = operation.body is not None
         self.body_limit = operation.body_limit or MAX_BODY_SIZE
         self.query = None if operation.query is None else QueryParser(operation.query)
@@ -141,7 +158,8 @@ class BoundOperation:
         self._parsed: dict[bytes, tuple[Any, PageRequest | None]] = {}
 
     def respond(self, request: Request, raw_body: bytes) -> Response:
-        """Authenticate, parse, call the handler and render. Runs in a worker thread."""
+        """Authenticate, parse, call the handler and render. Runs in a worker thread (or on the write
+        lane's, or on the event loop for an inline read)."""
         admission, partner_id = self._authenticate(request)
         if not self.operation.secured:
             return self._handle(request, raw_body, admission, partner_id)
@@ -150,14 +168,19 @@ class BoundOperation:
 
     def _handle(self, request: Request, raw_body: bytes, admission: Admission | None, partner_id: int) -> Response:
         """Admit the workspace, parse, call the handler and render."""
-        op = self.operation
+        call = self._call(request, raw_body, admission, partner_id)
+        with self._admitted(admission):
+            return self._render(self.operation.handler(call))
+
+    def _call(self, request: Request, raw_body: bytes, admission: Admission | None, partner_id: int) -> Call[Any, Any]:
+        """Admit the workspace and parse the request."""
         account_id = 0
         if admission is not None:
             self._admit(admission)
             account_id = admission.account.id
         body = self._parse_body(request, raw_body)
         query, page = self._parse_query(request)
-        call: Call[Any, Any] = Call(
+        return Call(
             services=self.services,
             account_id=account_id,
             path=request.path_params,
@@ -166,7 +189,6 @@ class BoundOperation:
             page=page,
             partner_id=partner_id,
         )
-        return self._render(op.handler(call))
 
     def _admit(self, admission: Admission) -> None:
         """Refuse a suspended workspace, and a plan without API access or without the operation's
@@ -175,6 +197,13 @@ class BoundOperation:
         plan.require(API_ACCESS)
         if self.operation.feature is not None:
             plan.require(self.operation.feature)
+
+    @staticmethod
+    def _admitted(admission: Admission | None) -> contextlib.AbstractContextManager[None]:
+        """The services the handler calls take the plan admission read rather than reading it again."""
+        if admission is None or admission.plan is None:
+            return contextlib.nullcontext()
+        return Entitlements.admitted(admission.account.id, admission.plan)
 
     def _authenticate(self, request: Request) -> tuple[Admission | None, int]:
         """The workspace's admission (its account, suspension and plan, read together) or the
@@ -286,6 +315,8 @@ def _dispatcher(bound: Mapping[str, BoundOperation], *, debug: bool) -> Callable
         target = bound[method]
         raw = await read_body(request, target.body_limit) if target.reads_body else b""
         try:
+            if target.lane is not None:
+                return await target.lane.run(functools.partial(target.respond, request, raw))
             if target.runs_inline(request):
                 return target.respond(request, raw)
             return await in_worker_thread(target.respond, request, raw, read=method in READ_METHODS)
@@ -308,10 +339,12 @@ def build_routes(
     debug: bool = False,
     inline_reads: bool = False,
     rate_limiter: RequestRateLimiter | None = None,
+    write_lane: WriteLane | None = None,
 ) -> list[Route]:
     """One route per path, in the order paths first appear in the table. With `debug`, unexpected
     exceptions propagate (to Starlette's traceback page) instead of becoming a generic 500. With
-    `inline_reads`, the operations' short reads run on the event loop (see the module docstring).
+    `inline_reads`, the operations' short reads run on the event loop (see the module docstring);
+    with `write_lane`, the operations that may run their writes on the lane do.
     With `rate_limiter`, each key's requests are limited (`engage_http.rate_limit`)."""
     by_path: dict[str, dict[str, BoundOperation]] = {}
     for operation in operations:
@@ -319,7 +352,7 @@ def build_routes(
         if operation.method in methods:
             raise ValueError(f"Duplicate operation {operation.method} {operation.path}")
         methods[operation.method] = BoundOperation(
-            operation, services, inline_reads=inline_reads, rate_limiter=rate_limiter
+            operation, services, inline_reads=inline_reads, rate_limiter=rate_limiter, write_lane=write_lane
         )
     routes = []
     for path, bound in by_path.items():

@@ -11,6 +11,7 @@ from engage_sql.delivery_queue import SqlDeliveryQueue
 from engage_sql.engines import create_engine, readonly_options
 from engage_sql.tables import accounts
 from engage_sql.unit_of_work import SqlUnitOfWorkFactory
+from engage_sql.write_lane import WriteLane
 
 
 class Database:
@@ -45,8 +46,16 @@ class Database:
         """The webhook delivery log as the worker's queue (`engage_core.ports.DeliveryQueue`), across accounts."""
         return SqlDeliveryQueue(self.engine, groups=self.uow.write_groups)
 
+    def write_lane(self) -> WriteLane | None:
+        """A new write lane over this database's write groups (SQLite; None on PostgreSQL, whose
+        transactions commit concurrently). Close it before disposing of the database."""
+        groups = self.uow.write_groups
+        return None if groups is None else WriteLane(groups)
+
     def dispose(self) -> None:
         """Close every pooled connection."""
+        if self.uow.write_groups is not None:
+            self.uow.write_groups.close()
         self.engine.dispose()
 
     def __repr__(self) -> str:

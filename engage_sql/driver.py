@@ -28,7 +28,6 @@ are refused: their SQL changes with their values, so it cannot be compiled once.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -45,18 +44,13 @@ Processor = Callable[[Any], Any]
 @attrs.frozen
 class _Compiled:
     sql: str
-    defaults: Mapping[str, Any]  # the values written into the statement, unless `params` gives them
-    binds: tuple[tuple[str, Processor], ...]  # (parameter, bind processor)
-    arguments: Callable[[dict[str, Any]], Any]  # the driver's arguments, a tuple or a dict, from the values
+    arguments: Callable[[Params], Any]  # the driver's arguments, a tuple or a dict, from `params`
     results: tuple[tuple[int, Processor], ...]  # (column index, result processor)
 
     def driver_arguments(self, params: Params) -> Any:
         """`params` (and the defaults) bind-processed, in the form the driver takes."""
-        values = {**self.defaults, **params} if self.defaults else dict(params)
         try:
-            for name, process in self.binds:
-                values[name] = process(values[name])
-            return self.arguments(values)
+            return self.arguments(params)
         except Exception as exc:  # a value its type refuses, or a parameter left out
             raise StatementError(str(exc), self.sql, params, exc) from exc
 
@@ -118,11 +112,21 @@ class DriverStatement:
         """Execute on a cursor of the connection's DBAPI connection, around the cursor events; the
         fetched rows (driver values) and the row count."""
         dialect = connection.dialect
-        dbapi_connection = connection.connection.driver_connection
+        dbapi_connection: Any = connection.connection.dbapi_connection  # both drivers' own, not an adapter
         assert dbapi_connection is not None
         sql = compiled.sql
-        cursor = dbapi_connection.cursor()
         events = connection._has_events or connection.engine._has_events  # as `Connection` itself checks
+        if not events and not many:
+            # The usual case, without listeners to hand a cursor to before it runs: the driver's own
+            # shortcut (sqlite3 and psycopg both have `Connection.execute`) makes its cursor in C.
+            try:
+                cursor = dbapi_connection.execute(sql, arguments)
+                return (cursor.fetchall() if fetch else []), cursor.rowcount
+            except dialect.loaded_dbapi.Error as exc:
+                raise DBAPIError.instance(
+                    sql, arguments, exc, dialect.loaded_dbapi.Error, dialect=dialect, ismulti=many
+                ) from exc
+        cursor = dbapi_connection.cursor()
         try:
             if events:
                 for listener in connection.dispatch.before_cursor_execute:
@@ -166,28 +170,41 @@ class DriverStatement:
             process = column.type.dialect_impl(dialect).result_processor(dialect, None)
             if process is not None:
                 results.append((index, process))
+        order = tuple(compiled.positiontup or ()) if compiled.positional else None
         result = _Compiled(
             sql=compiled.string,
-            defaults=defaults,
-            binds=tuple(binds),
-            arguments=_arguments(compiled.positiontup) if compiled.positional else _named(tuple(by_name)),
+            arguments=_arguments(tuple(by_name), order, defaults, dict(binds)),
             results=tuple(results),
         )
         self._compiled[dialect.name] = result
         return result
 
 
-def _arguments(order: Sequence[str] | None) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
-    """The driver's positional arguments, in `order` (a name may repeat), from the values by name."""
-    names = tuple(order or ())
-    if len(names) > 1:
-        return operator.itemgetter(*names)  # a tuple, and KeyError for a parameter left out
-    if names:
-        (name,) = names
-        return lambda values: (values[name],)
-    return lambda values: ()
-
-
-def _named(names: tuple[str, ...]) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """The driver's named arguments: exactly the statement's parameters (KeyError for one left out)."""
-    return lambda values: {name: values[name] for name in names}
+def _arguments(
+    names: tuple[str, ...],
+    order: tuple[str, ...] | None,
+    defaults: Mapping[str, Any],
+    binds: Mapping[str, Processor],
+) -> Callable[[Params], Any]:
+    """A function of the parameters giving the driver's arguments: positional in `order` (a name may
+    repeat) or, with no order, named; each value bind-processed, a default standing in for a
+    parameter not given, KeyError for one left out. Generated once per statement and dialect as one
+    expression: this runs for every statement of every request."""
+    namespace: dict[str, Any] = {}
+    values = {}
+    for index, name in enumerate(names):
+        if name in defaults:
+            namespace[f"d{index}"] = defaults[name]
+            value = f"params.get({name!r}, d{index})"
+        else:
+            value = f"params[{name!r}]"
+        if name in binds:
+            namespace[f"b{index}"] = binds[name]
+            value = f"b{index}({value})"
+        values[name] = value
+    if order is None:
+        body = "{" + ", ".join(f"{name!r}: {values[name]}" for name in names) + "}"
+    else:
+        body = "(" + "".join(f"{values[name]}, " for name in order) + ")"
+    exec(f"def arguments(params):\n    return {body}\n", namespace)  # noqa: S102 (names are repr()'d)
+    return namespace["arguments"]  # type: ignore[no-any-return]

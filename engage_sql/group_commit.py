@@ -21,9 +21,14 @@ Meanwhile the writers that arrive queue up and form the next group. So:
 - Nothing changes across processes: a group takes SQLite's write lock (`BEGIN IMMEDIATE`) like a
   single writer, and waits at most `busy_timeout` for a writer of another process.
 
-Read-only units of work never take part: they have connections of their own and see only what is
-committed. PostgreSQL needs none of this (it commits concurrent transactions concurrently and
-flushes its WAL for several at once by itself).
+A thread may also hold the turn for several units of work in a row (`batch()`: the write lane,
+`write_lane.py`): its units of work join the open transaction in savepoints as above, but their
+`commit()` returns as soon as the savepoint is released, and the group is committed when the batch
+ends. Whoever runs a batch answers for its units of work only after that.
+
+Read-only units of work never take part, except in a batch (where they see what the batch wrote):
+they have connections of their own and see only what is committed. PostgreSQL needs none of this
+(it commits concurrent transactions concurrently and flushes its WAL for several at once by itself).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+from collections.abc import Iterator
 from typing import Final
 
 import attrs
@@ -58,9 +64,11 @@ class _Group:
 
 @attrs.define(eq=False)
 class Member:
-    """One unit of work's part in a group: its savepoint on the shared connection."""
+    """One unit of work's part in a group: its savepoint on the shared connection (none for a reader
+    in a batch, `WriteGroups.read_in_batch`)."""
 
     group: _Group
+    reader: bool = False
 
     @property
     def connection(self) -> Connection:
@@ -94,17 +102,21 @@ class WriteGroups:
         self._count = threading.Lock()  # guards `_waiting`
         self._waiting = 0  # threads blocked in `enter`
         self._group: _Group | None = None  # the open transaction, if any
+        self._standby: Connection | None = None  # the connection of the next group, between groups
         self._local = threading.local()
 
-    def enter(self) -> Member:
-        """Wait for this thread's turn, then join the open transaction (or begin one) in a savepoint.
+    @property
+    def batching(self) -> bool:
+        """Whether this thread holds the turn for a batch (`batch()`)."""
+        return bool(getattr(self._local, "batch", False))
 
-        Raises OperationalError (`database is locked`) after `lock_timeout` seconds, as a
-        `BEGIN IMMEDIATE` would after SQLite's `busy_timeout`; RuntimeError when this thread already
-        has a write unit of work open (it would wait for itself).
-        """
-        if getattr(self._local, "inside", False):
-            raise RuntimeError("this thread already has a write unit of work open: nest no writers")
+    @property
+    def broken(self) -> bool:
+        """Whether the open transaction has failed: nothing more can join it, nothing of it will be kept."""
+        group = self._group
+        return group is not None and group.error is not None
+
+    def _take_turn(self) -> None:
         with self._count:
             self._waiting += 1
         try:
@@ -114,72 +126,162 @@ class WriteGroups:
                 self._waiting -= 1
         if not acquired:
             raise OperationalError("BEGIN IMMEDIATE", None, sqlite3.OperationalError("database is locked"))
+
+    def enter(self) -> Member:
+        """Wait for this thread's turn, then join the open transaction (or begin one) in a savepoint.
+        In a batch, the turn is the batch's already.
+
+        Raises OperationalError (`database is locked`) after `lock_timeout` seconds, as a
+        `BEGIN IMMEDIATE` would after SQLite's `busy_timeout`; RuntimeError when this thread already
+        has a write unit of work open (it would wait for itself).
+        """
+        if getattr(self._local, "inside", False):
+            raise RuntimeError("this thread already has a write unit of work open: nest no writers")
+        batch = self.batching
+        if not batch:
+            self._take_turn()
         try:
             group = self._group
             if group is None:
-                connection = self._engine.connect()
-                try:
-                    connection.begin()  # BEGIN IMMEDIATE: SQLite's write lock, for the whole group
-                except BaseException:
-                    connection.close()
-                    raise
-                group = self._group = _Group(connection)
+                group = self._group = self._begin()
+            elif group.error is not None:  # only in a batch: a failed group is ended by the batch
+                raise GroupCommitFailed("SAVEPOINT", None, Exception("the batch's transaction has failed"))
             _driver_execute(group.connection, f"SAVEPOINT {SAVEPOINT}")
         except BaseException as exc:
             if self._group is not None:  # the shared transaction is unusable: fail it, wake its members
-                failed, self._group = self._group, None
-                failed.error = failed.error or exc
-                self._finish(failed)
-            self._turn.release()
+                self._group.error = self._group.error or exc
+                if not batch:
+                    failed, self._group = self._group, None
+                    self._finish(failed)
+            if not batch:
+                self._turn.release()
             raise
         group.participants += 1
         self._local.inside = True
         return Member(group)
 
-    def leave(self, member: Member, *, commit: bool) -> None:
-        """Release (`commit`) or roll back the member's savepoint and end its turn; then, unless it
-        took no part in anything that could still be lost, wait for the group's COMMIT.
+    def read_in_batch(self) -> Member:
+        """A read-only unit of work's part in this thread's batch: the batch's connection, so that
+        it reads what the batch wrote, with no savepoint (it writes nothing) and no turn of its
+        own (it may open inside, or around, a writing one)."""
+        group = self._group
+        if not self.batching:
+            raise RuntimeError("only a batch's thread reads in the batch")
+        if group is None:
+            group = self._group = self._begin()
+        elif group.error is not None:
+            raise GroupCommitFailed("SELECT", None, Exception("the batch's transaction has failed"))
+        return Member(group, reader=True)
 
-        Raises GroupCommitFailed when that COMMIT failed (or the transaction was lost before it)."""
-        group = member.group
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Hold the writers' turn on this thread while the block runs several units of work, one
+        after the other, in one transaction; commit it when the block ends (or hand it on to the
+        writers waiting, as `leave` does, and wait for its COMMIT).
+
+        Each unit of work's `commit()` in the block only releases its savepoint. Raises
+        OperationalError when the turn does not come within `lock_timeout`, GroupCommitFailed after
+        the block when its transaction could not be committed (nothing of the batch was kept)."""
+        if self.batching or getattr(self._local, "inside", False):
+            raise RuntimeError("this thread already holds the writers' turn")
+        self._take_turn()
+        self._local.batch = True
+        group: _Group | None = None
         try:
-            try:
-                if not commit:
-                    _driver_execute(group.connection, f"ROLLBACK TO SAVEPOINT {SAVEPOINT}")
-                _driver_execute(group.connection, f"RELEASE SAVEPOINT {SAVEPOINT}")
-                if commit:
-                    group.committed += 1
-            except BaseException as exc:  # the shared transaction is in an unknown state: give it up
-                group.error = group.error or exc
-            # Whether its outcome hangs on the group's COMMIT: it committed, or saw what others did.
-            exposed = group.committed > 0
-            must_wait = exposed
+            yield
+        finally:
+            self._local.batch = False
+            group = self._group
+            if group is None:
+                self._turn.release()
+            else:
+                self._end_turn(group)
+        if group is not None and group.error is not None and group.participants:
+            raise GroupCommitFailed(
+                "COMMIT", None, group.error if isinstance(group.error, Exception) else Exception(group.error)
+            ) from group.error
+
+    def _end_turn(self, group: _Group) -> None:
+        """Release the turn: COMMIT the group first when nobody waits to join it (or it is full or
+        failed); otherwise leave that to the writers waiting, and wait for it."""
+        must_wait = group.committed > 0
+        try:
             if group.error is not None or self._waiting == 0 or group.participants >= self._max_group:
                 self._group = None
                 self._finish(group)
                 must_wait = False
         finally:
-            self._local.inside = False
             self._turn.release()
         if must_wait:
             group.done.wait()
+
+    def leave(self, member: Member, *, commit: bool) -> None:
+        """Release (`commit`) or roll back the member's savepoint and end its turn; then, unless it
+        took no part in anything that could still be lost, wait for the group's COMMIT. In a batch,
+        only the savepoint: the batch ends the turn.
+
+        Raises GroupCommitFailed when that COMMIT failed (or the transaction was lost before it)."""
+        group = member.group
+        if member.reader:
+            return
+        try:
+            if not commit:
+                _driver_execute(group.connection, f"ROLLBACK TO SAVEPOINT {SAVEPOINT}")
+            _driver_execute(group.connection, f"RELEASE SAVEPOINT {SAVEPOINT}")
+            if commit:
+                group.committed += 1
+        except BaseException as exc:  # the shared transaction is in an unknown state: give it up
+            group.error = group.error or exc
+        finally:
+            self._local.inside = False
+        if self.batching:
+            return
+        # Whether its outcome hangs on the group's COMMIT: it committed, or saw what others did.
+        exposed = group.committed > 0
+        self._end_turn(group)
         if group.error is not None and exposed:
             raise GroupCommitFailed(
                 "COMMIT", None, group.error if isinstance(group.error, Exception) else Exception(group.error)
             ) from group.error
 
+    def _begin(self) -> _Group:
+        """A new group's transaction (the turn is this thread's), on the connection the last group
+        left, if it ended well."""
+        connection, self._standby = self._standby, None
+        connection = connection or self._engine.connect()
+        try:
+            connection.begin()  # BEGIN IMMEDIATE: SQLite's write lock, for the whole group
+        except BaseException:
+            connection.close()
+            raise
+        return _Group(connection)
+
     def _finish(self, group: _Group) -> None:
-        """COMMIT the group (ROLLBACK if nothing in it was committed, or it failed); wake its members."""
+        """COMMIT the group (ROLLBACK if nothing in it was committed, or it failed); wake its members.
+        The connection stays open for the next group (a pool checkout and checkin per group cost
+        more than a small group's statements), unless something went wrong on it."""
         connection = group.connection
+        healthy = False
         try:
             if group.committed and group.error is None:
                 connection.commit()
             else:
                 connection.rollback()
+            healthy = group.error is None
         except BaseException as exc:
             group.error = group.error or exc
             with contextlib.suppress(Exception):  # the transaction is being given up anyway
                 connection.rollback()
         finally:
-            connection.close()
+            if healthy:
+                self._standby = connection
+            else:
+                connection.close()
             group.done.set()
+
+    def close(self) -> None:
+        """Give back the connection kept between groups (before disposing of the engine)."""
+        with self._turn:
+            connection, self._standby = self._standby, None
+        if connection is not None:
+            connection.close()

@@ -59,10 +59,26 @@ class UTCDateTime(TypeDecorator[datetime]):
         return super().result_processor(dialect, coltype)
 
 
+_last_bound: tuple[datetime | None, str | None] = (None, None)
+"""The last moment bound and its text: a write binds the same `now` several times over (the row's
+`created_at` and `updated_at`, its event's `occurred_at` and `created_at`). One tuple, replaced whole,
+so threads never see a moment with another's text."""
+
+
 def _sqlite_bind(value: datetime | None) -> str | None:
     """An aware datetime as SQLite's fixed-width naive UTC text."""
+    global _last_bound
     if value is None:
         return None
+    last = _last_bound
+    if last[0] is value:
+        return last[1]
+    text = _sqlite_text(value)
+    _last_bound = (value, text)
+    return text
+
+
+def _sqlite_text(value: datetime) -> str:
     offset = value.utcoffset()
     if offset is None:
         raise ValueError(f"naive datetime {value!r}: engage stores only timezone-aware moments")

@@ -3,13 +3,20 @@
 The factory is shared by every thread; each unit of work checks out its own pooled connection, so
 nothing mutable is shared. Leaving the block without `commit()` rolls back. On SQLite the units of
 work that write share one connection instead, each in a savepoint of one transaction committed for
-the group (`group_commit.py`): the same guarantees, one fsync for many commits.
+the group (`group_commit.py`): the same guarantees, one fsync for many commits. On the thread of a
+batch (the write lane), every unit of work, read-only ones too, joins the batch's transaction, so
+that what a request reads includes what it wrote; `commit()` there returns before the batch's COMMIT,
+and the lane answers for it after.
 """
 
 from __future__ import annotations
 
+import functools
+import threading
+from collections.abc import Callable
+from datetime import datetime
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Generic, Self, TypeVar
 
 from sqlalchemy import Connection, Engine
 
@@ -44,12 +51,25 @@ from engage_sql.repositories.usage import SqlUsageRepository
 from engage_sql.repositories.webhooks import SqlWebhookRepository
 from engage_sql.repositories.working_hours import SqlWorkingHoursRepository
 
+P = TypeVar("P")
+"""What an outbox unit of work records per emitted event."""
+
 
 class _SqlUnitOfWork:
-    def __init__(self, engine: Engine, *, readonly: bool, groups: WriteGroups | None = None) -> None:
+    """A transaction, and the repositories over its connection, each made when first used."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        readonly: bool,
+        groups: WriteGroups | None = None,
+        reader: Connection | None = None,
+    ) -> None:
         self._engine = engine
         self._readonly = readonly
-        self._groups = None if readonly else groups
+        self._groups = groups
+        self._reader = reader if readonly else None
         self._conn: Connection | None = None
         self._member: Member | None = None
         self._inside = False
@@ -64,24 +84,23 @@ class _SqlUnitOfWork:
         return self
 
     def _open(self) -> None:
-        """Begin a transaction (or join the write group) and hand the connection to the repositories."""
-        if self._groups is None:
+        """Begin a transaction (or join the write group) for the repositories to use."""
+        groups = self._groups
+        if groups is None or (self._readonly and not groups.batching):
             self._conn = self._begin()
-            self._attach(self._conn)
             return
-        member = self._member = self._groups.enter()
+        member = self._member = groups.read_in_batch() if self._readonly else groups.enter()
         self._conn = member.connection
-        try:
-            self._attach(self._conn)
-        except BaseException:
-            self._member = self._conn = None
-            self._groups.leave(member, commit=False)  # never keep the writers' turn
-            raise
 
-    def _attach(self, connection: Connection) -> None:
-        """Create the repositories over `connection` (each annotated attribute of the subclass)."""
+    def _repository(self, name: str, connection: Connection) -> Any:
+        """A new repository `name` (an annotated attribute of the subclass) over `connection`."""
+        raise AttributeError(name)
 
     def _begin(self) -> Connection:
+        reader = self._reader
+        if reader is not None and not reader.in_transaction():  # the thread's own (`pin_reader`)
+            reader.begin()
+            return reader
         connection = self._engine.connect()
         try:
             if self._readonly:
@@ -110,26 +129,34 @@ class _SqlUnitOfWork:
         # The group's connection is no longer this unit of work's: whatever it does next (rarely
         # anything) joins a later group, when it next uses a repository or the connection.
         self._member = self._conn = None
-        for name in self._repository_names():
-            self.__dict__.pop(name, None)
+        self._drop_repositories()
         assert self._groups is not None
         self._groups.leave(member, commit=True)
 
     def __getattr__(self, name: str) -> Any:
-        # Reached only for attributes that are not set: a repository used again after a group commit.
-        if self.__dict__.get("_inside") and self.__dict__.get("_conn") is None and name in self._repository_names():
-            self._open()
-            return self.__dict__[name]
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        # Reached only for attributes that are not set: a repository's first use in this block (the
+        # next transaction's first use, after a group commit).
+        state = self.__dict__
+        if not state.get("_inside") or name not in self._repository_names():
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        repository = state[name] = self._repository(name, self.connection)
+        return repository
 
     @classmethod
-    def _repository_names(cls) -> tuple[str, ...]:
-        return tuple(name for klass in cls.__mro__ for name in vars(klass).get("__annotations__", {}))
+    @functools.cache
+    def _repository_names(cls) -> frozenset[str]:
+        return frozenset(name for klass in cls.__mro__ for name in vars(klass).get("__annotations__", {}))
+
+    def _drop_repositories(self) -> None:
+        state = self.__dict__
+        for name in self._repository_names().intersection(state):
+            del state[name]
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self._inside = False
+        self._drop_repositories()
         member, self._member = self._member, None
         connection, self._conn = self._conn, None
         if member is not None:
@@ -142,10 +169,49 @@ class _SqlUnitOfWork:
             if connection.in_transaction():
                 connection.rollback()
         finally:
-            connection.close()
+            if connection is not self._reader:
+                connection.close()
 
 
-class SqlWorkspaceUnitOfWork(_SqlUnitOfWork):
+class _OutboxUnitOfWork(_SqlUnitOfWork, Generic[P]):
+    """A unit of work whose emitted events go to an outbox at `commit()`, in the transaction of the
+    change they describe; a change left uncommitted takes its events with it."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        clock: Clock,
+        *,
+        readonly: bool,
+        groups: WriteGroups | None = None,
+        reader: Connection | None = None,
+    ) -> None:
+        super().__init__(engine, readonly=readonly, groups=groups, reader=reader)
+        self._clock = clock
+        self._pending: list[P] = []
+
+    def __enter__(self) -> Self:
+        self._pending = []
+        return super().__enter__()
+
+    def _record(self, pending: list[P], now: datetime) -> None:
+        """Write `pending` to the outbox on this unit of work's connection."""
+        raise NotImplementedError
+
+    def commit(self) -> None:
+        """Write the recorded events to the outbox, then commit them with the change."""
+        self._record(self._pending, self._clock.now())
+        self._pending = []
+        super().commit()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._pending = []  # events of a rolled-back change never happened
+        super().__exit__(exc_type, exc, tb)
+
+
+class SqlWorkspaceUnitOfWork(_OutboxUnitOfWork[DomainEvent]):
     """One transaction inside one account: every repository it hands out filters by `account_id`."""
 
     contacts: SqlContactRepository
@@ -170,53 +236,26 @@ class SqlWorkspaceUnitOfWork(_SqlUnitOfWork):
     usage: SqlUsageRepository
 
     def __init__(
-        self, engine: Engine, account_id: int, clock: Clock, *, readonly: bool, groups: WriteGroups | None = None
+        self,
+        engine: Engine,
+        account_id: int,
+        clock: Clock,
+        *,
+        readonly: bool,
+        groups: WriteGroups | None = None,
+        reader: Connection | None = None,
     ) -> None:
-        super().__init__(engine, readonly=readonly, groups=groups)
         self.account_id = account_id
-        self._clock = clock
-        self._pending: list[DomainEvent] = []
+        super().__init__(engine, clock, readonly=readonly, groups=groups, reader=reader)
 
-    def __enter__(self) -> Self:
-        self._pending = []
-        return super().__enter__()
-
-    def _attach(self, connection: Connection) -> None:
-        self.contacts = SqlContactRepository(connection, self.account_id)
-        self.tags = SqlTagRepository(connection, self.account_id)
-        self.lists = SqlContactListRepository(connection, self.account_id)
-        self.segments = SqlSegmentRepository(connection, self.account_id)
-        self.notes = SqlNoteRepository(connection, self.account_id)
-        self.webhooks = SqlWebhookRepository(connection, self.account_id)
-        self.knowledge_base = SqlKnowledgeBaseRepository(connection, self.account_id)
-        self.products = SqlProductRepository(connection, self.account_id)
-        self.orders = SqlOrderRepository(connection, self.account_id, lock_reads=not self._readonly)
-        self.channels = SqlChannelAccountRepository(connection, self.account_id, lock_reads=not self._readonly)
-        self.messages = SqlMessageRepository(connection, self.account_id, lock_reads=not self._readonly)
-        self.handles = SqlContactHandleRepository(connection, self.account_id)
-        self.departments = SqlDepartmentRepository(connection, self.account_id)
-        self.tickets = SqlTicketRepository(connection, self.account_id, lock_reads=not self._readonly)
-        self.team = SqlTeamMemberRepository(connection, self.account_id)
-        self.bookings = SqlBookingRepository(connection, self.account_id, lock_reads=not self._readonly)
-        self.booking_types = SqlBookingTypeRepository(connection, self.account_id)
-        self.resources = SqlResourceRepository(connection, self.account_id)
-        self.working_hours = SqlWorkingHoursRepository(connection, self.account_id)
-        self.usage = SqlUsageRepository(connection, self.account_id)
+    def _repository(self, name: str, connection: Connection) -> Any:
+        return _WORKSPACE_REPOSITORIES[name](self, connection)
 
     def emit(self, event: DomainEvent) -> None:
         self._pending.append(event)
 
-    def commit(self) -> None:
-        """Write the recorded events to the outbox, then commit them with the change."""
-        outbox.record(self.connection, self.account_id, self._pending, self._clock.now())
-        self._pending = []
-        super().commit()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self._pending = []  # events of a rolled-back change never happened
-        super().__exit__(exc_type, exc, tb)
+    def _record(self, pending: list[DomainEvent], now: datetime) -> None:
+        outbox.record(self.connection, self.account_id, pending, now)
 
 
 class SqlAdminUnitOfWork(_SqlUnitOfWork):
@@ -225,12 +264,11 @@ class SqlAdminUnitOfWork(_SqlUnitOfWork):
     accounts: SqlAccountRepository
     channel_directory: SqlChannelDirectory
 
-    def _attach(self, connection: Connection) -> None:
-        self.accounts = SqlAccountRepository(connection)
-        self.channel_directory = SqlChannelDirectory(connection)
+    def _repository(self, name: str, connection: Connection) -> Any:
+        return SqlAccountRepository(connection) if name == "accounts" else SqlChannelDirectory(connection)
 
 
-class SqlPartnerUnitOfWork(_SqlUnitOfWork):
+class SqlPartnerUnitOfWork(_OutboxUnitOfWork[tuple[int, DomainEvent]]):
     """One transaction across partners, their clients, plans and accounts, with the partners' outbox."""
 
     partners: SqlPartnerRepository
@@ -240,46 +278,58 @@ class SqlPartnerUnitOfWork(_SqlUnitOfWork):
     impersonations: SqlImpersonationRepository
     partner_webhooks: SqlPartnerWebhookRepository
 
-    def __init__(self, engine: Engine, clock: Clock, *, readonly: bool, groups: WriteGroups | None = None) -> None:
-        super().__init__(engine, readonly=readonly, groups=groups)
-        self._clock = clock
-        self._pending: list[tuple[int, DomainEvent]] = []
-
-    def __enter__(self) -> Self:
-        self._pending = []
-        return super().__enter__()
-
-    def _attach(self, connection: Connection) -> None:
-        self.partners = SqlPartnerRepository(connection)
-        self.clients = SqlClientRepository(connection)
-        self.plans = SqlPlanRepository(connection)
-        self.accounts = SqlAccountRepository(connection)
-        self.impersonations = SqlImpersonationRepository(connection)
-        self.partner_webhooks = SqlPartnerWebhookRepository(connection)
+    def _repository(self, name: str, connection: Connection) -> Any:
+        return _PARTNER_REPOSITORIES[name](connection)
 
     def emit(self, partner_id: int, event: DomainEvent) -> None:
         self._pending.append((partner_id, event))
 
-    def commit(self) -> None:
-        """Write the recorded partner events to the outbox, then commit them with the change."""
-        partner_outbox.record(self.connection, self._pending, self._clock.now())
-        self._pending = []
-        super().commit()
+    def _record(self, pending: list[tuple[int, DomainEvent]], now: datetime) -> None:
+        partner_outbox.record(self.connection, pending, now)
 
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self._pending = []  # events of a rolled-back change never happened
-        super().__exit__(exc_type, exc, tb)
+
+_WORKSPACE_REPOSITORIES: dict[str, Callable[[SqlWorkspaceUnitOfWork, Connection], Any]] = {
+    "contacts": lambda uow, c: SqlContactRepository(c, uow.account_id),
+    "tags": lambda uow, c: SqlTagRepository(c, uow.account_id),
+    "lists": lambda uow, c: SqlContactListRepository(c, uow.account_id),
+    "segments": lambda uow, c: SqlSegmentRepository(c, uow.account_id),
+    "notes": lambda uow, c: SqlNoteRepository(c, uow.account_id),
+    "webhooks": lambda uow, c: SqlWebhookRepository(c, uow.account_id),
+    "knowledge_base": lambda uow, c: SqlKnowledgeBaseRepository(c, uow.account_id),
+    "products": lambda uow, c: SqlProductRepository(c, uow.account_id),
+    "orders": lambda uow, c: SqlOrderRepository(c, uow.account_id, lock_reads=not uow._readonly),
+    "channels": lambda uow, c: SqlChannelAccountRepository(c, uow.account_id, lock_reads=not uow._readonly),
+    "messages": lambda uow, c: SqlMessageRepository(c, uow.account_id, lock_reads=not uow._readonly),
+    "handles": lambda uow, c: SqlContactHandleRepository(c, uow.account_id),
+    "departments": lambda uow, c: SqlDepartmentRepository(c, uow.account_id),
+    "tickets": lambda uow, c: SqlTicketRepository(c, uow.account_id, lock_reads=not uow._readonly),
+    "team": lambda uow, c: SqlTeamMemberRepository(c, uow.account_id),
+    "bookings": lambda uow, c: SqlBookingRepository(c, uow.account_id, lock_reads=not uow._readonly),
+    "booking_types": lambda uow, c: SqlBookingTypeRepository(c, uow.account_id),
+    "resources": lambda uow, c: SqlResourceRepository(c, uow.account_id),
+    "working_hours": lambda uow, c: SqlWorkingHoursRepository(c, uow.account_id),
+    "usage": lambda uow, c: SqlUsageRepository(c, uow.account_id),
+}
+
+_PARTNER_REPOSITORIES: dict[str, Callable[[Connection], Any]] = {
+    "partners": SqlPartnerRepository,
+    "clients": SqlClientRepository,
+    "plans": SqlPlanRepository,
+    "accounts": SqlAccountRepository,
+    "impersonations": SqlImpersonationRepository,
+    "partner_webhooks": SqlPartnerWebhookRepository,
+}
 
 
 class SqlUnitOfWorkFactory:
-    """`engage_core.ports.UnitOfWorkFactory` over one engine. Thread-safe: it holds no connection."""
+    """`engage_core.ports.UnitOfWorkFactory` over one engine. Thread-safe: each unit of work checks
+    out a connection of its own, except a pinned reader's (`pin_reader`), which is its thread's."""
 
     def __init__(self, engine: Engine, clock: Clock | None = None) -> None:
         self._engine = engine
         self._clock = clock or SystemClock()
         self._groups = WriteGroups(engine) if engine.dialect.name == "sqlite" else None
+        self._pinned = threading.local()
 
     @property
     def write_groups(self) -> WriteGroups | None:
@@ -287,11 +337,34 @@ class SqlUnitOfWorkFactory:
         other writers over the same engine to join (`SqlDeliveryQueue`)."""
         return self._groups
 
+    def pin_reader(self) -> None:
+        """Keep one connection out of the pool for this thread's read-only units of work, until
+        `unpin_reader`: for a thread that runs nothing but short reads, many of them (the event
+        loop's, on SQLite), a pool checkout and checkin cost as much as the read. A read-only unit
+        of work opened while the thread's is in use checks one out as usual."""
+        if getattr(self._pinned, "connection", None) is None:
+            connection = self._engine.connect()
+            readonly_options(connection)
+            self._pinned.connection = connection
+
+    def unpin_reader(self) -> None:
+        """Give this thread's pinned connection back (`pin_reader`); nothing when it has none."""
+        connection, self._pinned.connection = getattr(self._pinned, "connection", None), None
+        if connection is not None:
+            connection.close()
+
+    def _reader(self, readonly: bool) -> Connection | None:
+        return getattr(self._pinned, "connection", None) if readonly else None
+
     def workspace(self, account_id: int, *, readonly: bool = False) -> SqlWorkspaceUnitOfWork:
-        return SqlWorkspaceUnitOfWork(self._engine, account_id, self._clock, readonly=readonly, groups=self._groups)
+        return SqlWorkspaceUnitOfWork(
+            self._engine, account_id, self._clock, readonly=readonly, groups=self._groups, reader=self._reader(readonly)
+        )
 
     def admin(self, *, readonly: bool = False) -> SqlAdminUnitOfWork:
-        return SqlAdminUnitOfWork(self._engine, readonly=readonly, groups=self._groups)
+        return SqlAdminUnitOfWork(self._engine, readonly=readonly, groups=self._groups, reader=self._reader(readonly))
 
     def partners(self, *, readonly: bool = False) -> SqlPartnerUnitOfWork:
-        return SqlPartnerUnitOfWork(self._engine, self._clock, readonly=readonly, groups=self._groups)
+        return SqlPartnerUnitOfWork(
+            self._engine, self._clock, readonly=readonly, groups=self._groups, reader=self._reader(readonly)
+        )

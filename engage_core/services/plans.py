@@ -9,11 +9,15 @@ Limits are checked at the write that would pass them, inside the write's own uni
 counts what the account uses, and raises `PlanLimitReached` when one more would be too many; the
 caller then writes, in the same transaction. The plan is read before the transaction opens
 (`Entitlements.plan_of`): a plan change racing a create is harmless, the count is what must not race.
+For the same reason a request that has just read its workspace's plan (admission, with the key)
+lends it to the services it calls (`Entitlements.admitted`) instead of having it read again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import datetime
 
 import attrs
@@ -25,6 +29,7 @@ from engage_core.plans import (
     FEATURES,
     LIMIT_MAX,
     LIMITS,
+    MESSAGES_PER_MONTH,
     NAME_MAX,
     PLAN_SLUGS,
     Plan,
@@ -62,11 +67,27 @@ def reserve(uow: WorkspaceUnitOfWork, plan: Plan, limit: str, now: datetime, amo
     """Make sure `amount` more of `limit` fit in `plan`, race-free; call it in the write's unit of
     work right before the write. Raises PlanLimitReached (nothing is written)."""
     uow.usage.lock()
-    plan.check_room(limit, uow.usage.count(limit, month_of(now)[0]), amount)
+    since = month_of(now)[0] if limit == MESSAGES_PER_MONTH else now  # the other limits are not monthly
+    plan.check_room(limit, uow.usage.count(limit, since), amount)
+
+
+_ADMITTED: ContextVar[tuple[int, Plan] | None] = ContextVar("engage_admitted_plan", default=None)
+"""The workspace and plan in force the current request was admitted with (`Entitlements.admitted`)."""
 
 
 class Entitlements:
     """The plan-based `FeatureGate`, and the plan of a workspace for limit checks."""
+
+    @staticmethod
+    @contextmanager
+    def admitted(account_id: int, plan: Plan) -> Iterator[None]:
+        """Within the block (and the threads it hands its context to), `plan_of(account_id)` is
+        `plan`, which the caller read a moment ago with the request's key, without reading it again."""
+        token = _ADMITTED.set((account_id, plan))
+        try:
+            yield
+        finally:
+            _ADMITTED.reset(token)
 
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock, default_plan: str = DEFAULT_PLAN) -> None:
         if default_plan not in PLAN_SLUGS:
@@ -81,6 +102,9 @@ class Entitlements:
 
     def plan_of(self, account_id: int) -> Plan:
         """The plan in force now for the workspace."""
+        admitted = _ADMITTED.get()
+        if admitted is not None and admitted[0] == account_id:
+            return admitted[1]
         with self._uow.partners(readonly=True) as uow:
             plan = uow.plans.in_force(account_id, self._clock.now(), self._default)
         if plan is None:

@@ -47,20 +47,36 @@ gated inside the channel service (`linkedin_upgrade_required`), its routes shari
 other channels'."""
 
 
+WRITE_LANE_AREAS: frozenset[str] = frozenset(
+    {"Contacts", "Tags", "Lists", "Segments", "Support tickets", "Bookings", "Booking setup"}
+)
+"""The areas whose writes may run on the write lane (`Operation.write_lane`): their services do
+nothing but short database work. Not here: anything that sends (messages, channels, mail to team
+members, webhooks' target checks, the store connector), hashes passwords, or imports in bulk. An
+operation of another area may set `write_lane` itself (`POST /orders`)."""
+
+READ_METHODS = frozenset({"GET", "HEAD"})
+
+
 def _gated(operations: tuple[Operation, ...]) -> tuple[Operation, ...]:
-    """The operations with the feature of their area (an operation's own `feature` wins)."""
+    """The operations with the feature of their area (an operation's own `feature` wins), and the
+    writes of the write lane's areas marked for it."""
     return tuple(
-        attrs.evolve(op, feature=FEATURE_AREAS[op.tag]) if op.feature is None and op.tag in FEATURE_AREAS else op
+        attrs.evolve(
+            op,
+            feature=op.feature if op.feature is not None else FEATURE_AREAS.get(op.tag),
+            write_lane=op.write_lane or (op.tag in WRITE_LANE_AREAS and op.method not in READ_METHODS),
+        )
         for op in operations
     )
 
 
 OPERATIONS: tuple[Operation, ...] = _gated(
     (
+        *contacts.OPERATIONS,  # first: Starlette tries the routes in order, and these are the busiest
         *account.OPERATIONS,
         *lists.OPERATIONS,
         *segments.OPERATIONS,
-        *contacts.OPERATIONS,
         *tags.OPERATIONS,
         *webhooks.OPERATIONS,
         *knowledge_base.OPERATIONS,
@@ -86,4 +102,4 @@ PARTNER_OPERATIONS: tuple[Operation, ...] = (
 workspace tenant-isolation test and schemathesis run (`OPERATIONS`) stay keyed to workspaces, and
 the partner's own (test_http_partner_isolation.py) to partners."""
 
-__all__ = ["FEATURE_AREAS", "OPERATIONS", "PARTNER_OPERATIONS"]
+__all__ = ["FEATURE_AREAS", "OPERATIONS", "PARTNER_OPERATIONS", "WRITE_LANE_AREAS"]

@@ -96,6 +96,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "(same contact, same products and quantities) placed less than 5 minutes ago and not cancelled is "
         "returned instead, with `is_duplicate` true and status 200; nothing is written. An unknown "
         "`contact_id` is a 422.",
+        write_lane=True,  # placing an order is database work only (status changes may call the store)
     ),
     Operation("GET", "/orders/{id:id}", show, "Get an order", TAG, Order),
     Operation(

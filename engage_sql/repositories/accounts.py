@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, String, bindparam, case, func, insert, select, update
+from sqlalchemy import Connection, String, Text, bindparam, case, cast, func, insert, select, update
 
 from engage_core.accounts import DEFAULT_LOCALE, Account, Admission
 from engage_core.plans import Plan
@@ -41,14 +43,16 @@ _PLAN_IN_FORCE = func.coalesce(
 )
 _ADMISSION = DriverStatement(
     select(
-        *_COLUMNS,
+        *_COLUMNS[:3],
+        cast(accounts.c.allowed_origins, Text),  # JSON as text, to be parsed once (`_origins`)
+        *_COLUMNS[4:],
         accounts.c.key_digest,
         partner_clients.c.status,
         plans.c.id,
         plans.c.slug,
         plans.c.name,
-        plans.c.limits,
-        plans.c.features,
+        cast(plans.c.limits, Text),
+        cast(plans.c.features, Text),
     )
     .select_from(
         accounts.outerjoin(partner_clients, partner_clients.c.account_id == accounts.c.id).outerjoin(
@@ -58,7 +62,20 @@ _ADMISSION = DriverStatement(
     .where(accounts.c.key_digest == bindparam("digest"))
 )
 """Admission's one statement per workspace request (`AccountRepository.admission`): the key lookup
-with the client row (primary key) and the plan (unique slug) joined, straight to the driver."""
+with the client row (primary key) and the plan (unique slug) joined, straight to the driver. Its
+JSON columns come as text: every request of a workspace reads the same few values, so each distinct
+text is parsed once (`_origins`, `_plan`)."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _origins(text: str) -> tuple[str, ...]:
+    return tuple(json.loads(text))
+
+
+@functools.lru_cache(maxsize=256)
+def _plan(plan_id: int, slug: str, name: str, limits: str, features: str) -> Plan:
+    """The plan of these stored values (shared by the requests that read them: a `Plan` is frozen)."""
+    return Plan(plan_id, slug, name, json.loads(limits), frozenset(json.loads(features)))
 
 
 def account_from_row(row: AnyRow | tuple[Any, ...]) -> Account:
@@ -102,9 +119,11 @@ class SqlAccountRepository:
         row = _ADMISSION.first(self._conn, {"digest": key_digest, "now": now, "default_plan": default_plan})
         if row is None:
             return None
+        id, account_name, is_active, origins, key_hint, created_at, updated_at, locale = row[:8]
+        account = Account(id, account_name, is_active, _origins(origins), key_hint, created_at, updated_at, locale)
         plan_id, slug, name, limits, features = row[10:]
-        plan = None if plan_id is None else Plan(plan_id, slug, name, dict(limits), frozenset(features))
-        return Admission(account_from_row(row), row[9] == "suspended", plan), row[8]
+        plan = None if plan_id is None else _plan(plan_id, slug, name, limits, features)
+        return Admission(account, row[9] == "suspended", plan), row[8]
 
     def list(self) -> Sequence[Account]:
         return [account_from_row(r) for r in self._conn.execute(select(*_COLUMNS).order_by(accounts.c.id))]

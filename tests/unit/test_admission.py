@@ -115,3 +115,21 @@ def test_a_missing_plan_is_not_found(account_id: int, admit: Admit) -> None:
     """A plan slug with no stored plan is NotFound("Plan"), as `Entitlements.plan_of` raises."""
     with pytest.raises(NotFound):
         attrs.evolve(admit(account_id), plan=None).plan_to_run_on()
+
+
+def test_an_admitted_plan_is_lent_to_the_services(services: Services, client_on: ClientOn) -> None:
+    """Within `Entitlements.admitted`, `plan_of` answers the admitted plan without reading storage."""
+    account = client_on("starter")
+    lent = SEED_PLANS[2]
+
+    with services.entitlements.admitted(account, lent):
+        assert services.entitlements.plan_of(account) == lent
+    assert services.entitlements.plan_of(account) == SEED_PLANS[0]
+
+
+def test_an_admitted_plan_is_only_its_workspaces(services: Services, client_on: ClientOn) -> None:
+    """The lent plan answers for the admitted workspace only; any other one is read as usual."""
+    admitted, other = client_on("business"), client_on("starter")
+
+    with services.entitlements.admitted(admitted, SEED_PLANS[2]):
+        assert services.entitlements.plan_of(other) == SEED_PLANS[0]

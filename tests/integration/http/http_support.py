@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
 import httpx
+
+from engage_core.ports import WorkspaceUnitOfWork
+from engage_core.testing import InMemoryUnitOfWorkFactory
 
 if TYPE_CHECKING:
     from starlette.testclient import TestClient
@@ -57,3 +61,15 @@ class PartnerCaller:
     partner_id: int
     key: str
     api: Api = attrs.field(repr=False)
+
+
+class ThreadRecordingUnitOfWork(InMemoryUnitOfWorkFactory):
+    """The in-memory storage, noting the thread each workspace unit of work is opened on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[str] = []
+
+    def workspace(self, account_id: int, *, readonly: bool = False) -> WorkspaceUnitOfWork:
+        self.threads.append(threading.current_thread().name)
+        return super().workspace(account_id, readonly=readonly)

@@ -2,33 +2,19 @@
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import pytest
-from http_support import Api
+from http_support import Api, ThreadRecordingUnitOfWork
 from starlette.testclient import TestClient
 
 from engage_core.pagination import PageRequest
-from engage_core.ports import WorkspaceUnitOfWork
 from engage_core.services import Services
 from engage_core.services.contacts import ContactInput
-from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock, InMemoryUnitOfWorkFactory
+from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock
 from engage_http import create_app
 from engage_http.routes.contacts import INLINE_OFFSET, is_short_read
 from engage_http.schemas.contacts import ContactFilters
-
-
-class ThreadRecordingUnitOfWork(InMemoryUnitOfWorkFactory):
-    """The in-memory storage, noting the thread each workspace unit of work is opened on."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.threads: list[str] = []
-
-    def workspace(self, account_id: int, *, readonly: bool = False) -> WorkspaceUnitOfWork:
-        self.threads.append(threading.current_thread().name)
-        return super().workspace(account_id, readonly=readonly)
 
 
 def _api(*, inline_reads: bool) -> tuple[Api, ThreadRecordingUnitOfWork]:

@@ -7,6 +7,7 @@ skipped with the reason when it is unreachable."""
 from __future__ import annotations
 
 import os
+import threading
 import uuid
 import warnings
 from pathlib import Path
@@ -130,3 +131,22 @@ def test_an_app_with_a_redis_url_serves_limited_requests(database_url: str, redi
         True,
         "120",
     )
+
+
+def test_with_a_redis_limiter_writes_take_worker_threads_not_the_lane(database_url: str, redis_url: str) -> None:
+    """A Redis limiter would block the thread it runs on: on SQLite the app then has no write lane,
+    and a contact is still created (in a worker thread)."""
+    app = build_app(Settings(database_url=database_url, redis_url=redis_url, run_worker=False))
+    key = app.state.services.accounts.create("Acme").api_key
+    before = _lane_threads()
+    with TestClient(app) as client:
+        response = client.post(
+            "/api/v1/contacts", json={"name": "Ada", "type": "instagram"}, headers={"X-Api-Key": key}
+        )
+        started = _lane_threads() - before
+
+    assert (response.status_code, started) == (201, set())
+
+
+def _lane_threads() -> set[threading.Thread]:
+    return {thread for thread in threading.enumerate() if thread.name == "engage-write-lane"}

@@ -68,3 +68,23 @@ def statements(database: Database) -> Iterator[list[str]]:
     event.listen(database.engine, "before_cursor_execute", record)
     yield seen
     event.remove(database.engine, "before_cursor_execute", record)
+
+
+@pytest.fixture
+def commits(database: Database) -> Iterator[list[int]]:
+    """One entry per COMMIT the database runs from here on."""
+    seen: list[int] = []
+
+    def record(_connection: Any) -> None:
+        seen.append(1)
+
+    event.listen(database.engine, "commit", record)
+    yield seen
+    event.remove(database.engine, "commit", record)
+
+
+@pytest.fixture
+def sqlite(backend: str) -> None:
+    """Skips on PostgreSQL: for what only SQLite has (group commit, the write lane)."""
+    if backend != "sqlite":
+        pytest.skip("SQLite only: PostgreSQL commits concurrent transactions concurrently")

@@ -11,6 +11,7 @@ from engage_core.accounts import Admission
 from engage_core.errors import Forbidden
 from engage_core.services.accounts import AccountService
 from engage_core.services.partner_clients import ClientPatch
+from engage_core.services.plans import PlanPatch
 from engage_core.testing import FakeClock
 from engage_sql import Database
 
@@ -95,3 +96,26 @@ def test_a_suspended_client_is_admitted_as_suspended(partner: PartnerServices, p
     with pytest.raises(Forbidden) as refused:
         admission.plan_to_run_on()
     assert refused.value.code == "workspace_suspended"
+
+
+def test_a_plan_edit_is_seen_by_the_next_admission(partner: PartnerServices, partner_id: int, admit: Admit) -> None:
+    """Admission parses each distinct stored plan once, yet an edited plan is read as edited."""
+    client = partner.clients.create(partner_id, client_input(plan="starter")).client
+    before = admit(client.id).plan
+    partner.plans.update("starter", PlanPatch(limits={"contacts": 7}, features={"booking": False}))
+
+    after = admit(client.id).plan
+
+    assert before is not None and after is not None
+    assert (before.limit("contacts"), after.limit("contacts"), after.has("booking")) == (1_000, 7, False)
+
+
+def test_origins_are_admitted_as_stored(accounts: AccountService) -> None:
+    """The allowed origins come with admission, as stored and in order."""
+    issued = accounts.create("Acme")
+    accounts.set_origins(issued.account.id, ["https://b.example", "https://a.example"])
+
+    assert accounts.admit(issued.api_key, origin="https://b.example").account.allowed_origins == (
+        "https://b.example",
+        "https://a.example",
+    )

@@ -233,3 +233,16 @@ def test_a_parameter_whose_sql_depends_on_its_value_is_refused(database: Databas
     )
     with database.engine.connect() as connection, pytest.raises(ValueError, match=kind.replace("_", "-")):
         statement.rows(connection, {"ids": [1] if kind == "expanding" else 1})
+
+
+def test_moments_bound_one_after_another_each_keep_their_own_value(database: Database, account: int) -> None:
+    """Binding the same moment again reuses its text; a different moment (even an equal one in
+    another zone) is stored as itself."""
+    later = MOMENT + timedelta(microseconds=1)
+    same_instant_in_utc = MOMENT.astimezone(UTC)
+    with database.uow.workspace(account) as uow:
+        for occurred_at in (MOMENT, MOMENT, later, same_instant_in_utc, MOMENT):
+            INSERT_EVENT.first(uow.connection, _event(account, occurred_at=occurred_at, created_at=MOMENT))
+        stored = [row.occurred_at for row in uow.connection.execute(EVENTS, {"account": account})]
+
+    assert stored == [MOMENT, MOMENT, later, MOMENT, MOMENT]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -16,25 +16,6 @@ from engage_sql.group_commit import GroupCommitFailed, WriteGroups
 from engage_sql.unit_of_work import SqlWorkspaceUnitOfWork
 
 from .conftest import START
-
-
-@pytest.fixture
-def sqlite(backend: str) -> None:
-    if backend != "sqlite":
-        pytest.skip("group commit is SQLite's (PostgreSQL commits concurrent transactions concurrently)")
-
-
-@pytest.fixture
-def commits(database: Database) -> Iterator[list[int]]:
-    """One entry per COMMIT the database runs from here on."""
-    seen: list[int] = []
-
-    def record(_connection: Any) -> None:
-        seen.append(1)
-
-    event.listen(database.engine, "commit", record)
-    yield seen
-    event.remove(database.engine, "commit", record)
 
 
 def _groups(database: Database) -> WriteGroups:
