@@ -21,7 +21,19 @@ class SystemClock:
 
 def format_timestamp(moment: datetime) -> str:
     """ISO 8601 with microseconds and `Z`: `2026-01-02T03:04:05.000006Z`."""
-    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+    if moment.tzinfo is not UTC:
+        moment = moment.astimezone(UTC)
+    # Formatting the fields directly is about twice as fast as `isoformat(timespec=...)`, and every
+    # event payload and response formats several timestamps.
+    return "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ" % (  # noqa: UP031 - the fastest spelling
+        moment.year,
+        moment.month,
+        moment.day,
+        moment.hour,
+        moment.minute,
+        moment.second,
+        moment.microsecond,
+    )
 
 
 def format_optional(moment: datetime | None) -> str | None:

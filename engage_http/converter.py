@@ -27,6 +27,7 @@ from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
 import attrs
 import cattrs
+import orjson
 from cattrs.errors import (
     AttributeValidationNote,
     ClassValidationError,
@@ -248,18 +249,7 @@ def render_timestamp(moment: datetime) -> str:
     return format_timestamp(moment)
 
 
-@functools.lru_cache(maxsize=4096)
-def _render_utc(moment: datetime) -> str:
-    # Formatting the fields directly is about twice as fast as `isoformat(timespec=...)`.
-    return "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ" % (  # noqa: UP031 - the fastest spelling
-        moment.year,
-        moment.month,
-        moment.day,
-        moment.hour,
-        moment.minute,
-        moment.second,
-        moment.microsecond,
-    )
+_render_utc = functools.lru_cache(maxsize=4096)(format_timestamp)
 
 
 _JSON_SCALARS = (str, int, bool, float, type(None))
@@ -350,8 +340,21 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+_LONG_DIGIT_RUN = re.compile(rb"[0-9]{19}")
+
+
 def load_json(raw: bytes) -> Any:
-    """Parse a request body. Raises ValidationFailed (422) for an empty or malformed body."""
+    """Parse a request body. Raises ValidationFailed (422) for an empty or malformed body.
+
+    orjson parses a body several times faster, to the same values, except two kinds that `json`
+    reads instead, so that a body means the same whichever parser read it: one with a run of 19
+    digits or more (orjson reads an integer beyond 64 bits as a float), and one orjson refuses
+    (NaN, a byte-order mark, invalid UTF-8...), which `json`'s rules then accept or refuse."""
+    if _LONG_DIGIT_RUN.search(raw) is None:
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
     if not raw.strip():
         raise ValidationFailed.on(BODY, "The request body must be a JSON object.")
     try:

@@ -13,8 +13,10 @@ to emit BEGIN" recipe, done in the dialect's `do_begin` rather than a "begin" ev
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import orjson
 import sqlalchemy
 from sqlalchemy import Connection, Engine, event
 from sqlalchemy.engine import URL, make_url
@@ -45,6 +47,17 @@ POSTGRES_POOL_SIZE = 10
 connection is a backend process, and several workers share one server's `max_connections`."""
 
 
+def json_text(value: Any) -> str:
+    """The stored text of a JSON column's value: orjson's compact UTF-8 (several times faster than
+    `json.dumps`, and every event written has a payload), or `json.dumps`'s for what orjson refuses
+    (an integer beyond 64 bits, a key that is not a string). Either reads back as the same value.
+    Datetimes and dataclasses are refused as `json.dumps` refuses them: a column holds JSON values."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(value)
+
+
 def database_url(url: str) -> URL:
     """Parse a database URL, choosing our driver: `postgresql://` (or `postgres://`) means psycopg 3."""
     parsed = make_url(url)
@@ -63,6 +76,7 @@ def create_engine(url: str) -> Engine:
     # pool_pre_ping: a connection dropped by a PostgreSQL restart or failover is replaced, not reported.
     return sqlalchemy.create_engine(
         parsed,
+        json_serializer=json_text,
         pool_pre_ping=True,
         pool_size=POSTGRES_POOL_SIZE,
         max_overflow=THREADPOOL_SIZE - POSTGRES_POOL_SIZE,
@@ -84,7 +98,11 @@ def _sqlite_engine(url: URL) -> Engine:
         raise ValueError("an in-memory SQLite database is private to one connection: use a file")
     # LIFO: the connections in use stay the few with warm page caches.
     engine = sqlalchemy.create_engine(
-        url, pool_size=SQLITE_POOL_SIZE, max_overflow=SQLITE_POOL_OVERFLOW, pool_use_lifo=True
+        url,
+        json_serializer=json_text,
+        pool_size=SQLITE_POOL_SIZE,
+        max_overflow=SQLITE_POOL_OVERFLOW,
+        pool_use_lifo=True,
     )
     event.listen(engine, "connect", _sqlite_on_connect)
     event.listen(engine, "checkin", _sqlite_on_checkin)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -140,6 +141,39 @@ def test_non_json_bodies_are_refused(raw: bytes) -> None:
         timezones=st.sampled_from([UTC, timezone(timedelta(hours=-5))]),
     )
 )
-def test_timestamps_render_as_the_core_formats_them(moment: datetime) -> None:
-    """The converter's fast timestamp rendering equals `format_timestamp` for every datetime."""
-    assert render_timestamp(moment) == format_timestamp(moment)
+def test_timestamps_render_as_isoformat_spells_them(moment: datetime) -> None:
+    """Timestamps render as ISO 8601 in UTC with microseconds and `Z`, for every datetime."""
+    expected = moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+    assert (render_timestamp(moment), format_timestamp(moment)) == (expected, expected)
+
+
+_json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(_json_values)
+def test_bodies_parse_to_the_values_json_reads(value: object) -> None:
+    """Any JSON document parses to what `json.loads` reads, integers beyond 64 bits included."""
+    raw = json.dumps(value, ensure_ascii=False).encode()
+
+    parsed = load_json(raw)
+
+    assert (parsed, repr(parsed)) == (json.loads(raw), repr(json.loads(raw)))
+
+
+def test_an_integer_beyond_64_bits_stays_an_exact_integer() -> None:
+    """A 30-digit integer in a body is read as that integer, not as a float."""
+    assert load_json(b'{"n": 123456789012345678901234567890}') == {"n": 123456789012345678901234567890}
+
+
+def test_a_body_with_a_byte_order_mark_is_read_as_json_reads_it() -> None:
+    """A UTF-8 byte-order mark before the document is accepted, as `json.loads` accepts it."""
+    assert load_json(b'\xef\xbb\xbf{"name": "Ada"}') == {"name": "Ada"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
@@ -10,11 +11,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from hypothesis import given
+from hypothesis import strategies as st
+from sqlalchemy import insert, select, text
 from sqlalchemy.exc import DBAPIError
 
 from engage_sql import Database
-from engage_sql.engines import database_url
+from engage_sql.engines import database_url, json_text
+from engage_sql.tables import events
+
+from .conftest import START
 
 
 def test_postgresql_url_uses_psycopg() -> None:
@@ -122,3 +128,32 @@ def test_postgres_readonly_unit_of_work_refuses_writes(backend: str, database: D
         pytest.skip("read-only transactions are enforced by PostgreSQL only")
     with database.uow.admin(readonly=True) as uow, pytest.raises(DBAPIError, match="read-only"):
         uow.connection.execute(text("CREATE TABLE forbidden (id integer)"))
+
+
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers(min_value=-(10**30), max_value=10**30) | st.text(),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+        max_leaves=12,
+    )
+)
+def test_json_column_text_reads_back_as_the_value(value: object) -> None:
+    """What a JSON column stores parses back to the value written, integers beyond 64 bits included."""
+    assert json.loads(json_text(value)) == value
+
+
+def test_json_column_text_refuses_a_datetime() -> None:
+    """A datetime is not a JSON value: refused, as `json.dumps` refuses it."""
+    with pytest.raises(TypeError):
+        json_text({"at": datetime(2026, 1, 1, tzinfo=UTC)})
+
+
+def test_json_columns_keep_integers_beyond_64_bits(database: Database, account: int) -> None:
+    """A payload holding a 30-digit integer reads back exact from the database."""
+    payload = {"n": 123456789012345678901234567890, "name": "Zoë"}
+    row = {"account_id": account, "name": "x", "payload": payload, "occurred_at": START, "created_at": START}
+    with database.engine.begin() as connection:
+        connection.execute(insert(events).values(row))
+        stored = connection.execute(select(events.c.payload).where(events.c.name == "x")).scalar_one()
+
+    assert stored == payload
