@@ -35,7 +35,7 @@ from engage_core.contacts import Contact, ContactDraft, ContactFilter, Member, N
 from engage_core.conversations import ConversationFilter, ConversationSummary
 from engage_core.departments import Department
 from engage_core.departments import title_key as department_title_key
-from engage_core.errors import ValidationFailed
+from engage_core.errors import PlanLimitReached, ValidationFailed
 from engage_core.events import DomainEvent
 from engage_core.knowledge_base import KnowledgeBaseDraft, KnowledgeBaseEntry
 from engage_core.mail import MailMessage, MailUndelivered
@@ -44,7 +44,7 @@ from engage_core.orders import Order, OrderDraft, OrderFilter, OrderItem, OrderI
 from engage_core.pagination import Page, PageRequest, paginate
 from engage_core.partners import Client, ClientDraft, ClientFilter, Impersonation, Partner, PartnerDraft
 from engage_core.partners import email_key as partner_email_key
-from engage_core.plans import SEED_PLANS, Plan, ScheduledPlan
+from engage_core.plans import CONTACTS, SEED_PLANS, Plan, ScheduledPlan
 from engage_core.products import STOCK_MAX, Product, ProductDraft, ProductFilter
 from engage_core.segments import Segment, SegmentRules, is_member
 from engage_core.tags import Tag, title_key
@@ -283,7 +283,9 @@ class InMemoryContactRepository(_Repo):
     def _mine(self) -> list[Contact]:
         return [self._with_tags(c) for (acc, c) in self._s.contacts.values() if acc == self._account]
 
-    def add(self, draft: ContactDraft, now: datetime) -> Contact:
+    def add(self, draft: ContactDraft, now: datetime, *, at_most: int | None = None) -> Contact:
+        if at_most is not None and sum(acc == self._account for acc, _ in self._s.contacts.values()) >= at_most:
+            raise PlanLimitReached(CONTACTS, at_most)
         if draft.phone is not None and self.by_phone(draft.type, draft.phone) is not None:
             raise ValidationFailed.on("phone", f"A {draft.type} contact with this phone already exists.")
         contact = Contact(

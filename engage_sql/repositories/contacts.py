@@ -21,8 +21,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.dml import Insert
 
 from engage_core.contacts import Contact, ContactDraft, ContactFilter
-from engage_core.errors import ValidationFailed
+from engage_core.errors import PlanLimitReached, ValidationFailed
 from engage_core.pagination import Page, PageRequest
+from engage_core.plans import CONTACTS
 from engage_core.tags import tag_order, title_key
 from engage_sql.driver import DriverStatement
 from engage_sql.repositories.base import WorkspaceRepository
@@ -128,6 +129,14 @@ _COUNTER_ADD = DriverStatement(
 )
 """`contacts = contacts + delta`, computed by the database: atomic under concurrent writers."""
 
+_COUNTER_CLAIM = DriverStatement(
+    update(account_counters)
+    .where(account_counters.c.account_id == _ACCOUNT, account_counters.c.contacts < bindparam("at_most", type_=Id))
+    .values(contacts=account_counters.c.contacts + 1)
+)
+"""One more contact if the account has fewer than `at_most`: the plan limit's check and the count in
+one statement, under the row's lock (PostgreSQL) or the write lock (SQLite), so never raced."""
+
 _INSERTED = (
     "account_id", "name", "name_key", "email", "email_key", "phone", "type", "status", "blacklisted", "source",
     "company", "address", "country_id", "last_message_at", "created_at", "updated_at",
@@ -187,7 +196,9 @@ def _searchable(name: str, email: str | None) -> dict[str, str | None]:
 
 
 class SqlContactRepository(WorkspaceRepository):
-    def add(self, draft: ContactDraft, now: datetime) -> Contact:
+    def add(self, draft: ContactDraft, now: datetime, *, at_most: int | None = None) -> Contact:
+        if at_most is not None and not self._claim(at_most):
+            raise PlanLimitReached(CONTACTS, at_most)
         row = _INSERT[self._conn.dialect.name].first(
             self._conn,
             {
@@ -210,7 +221,8 @@ class SqlContactRepository(WorkspaceRepository):
         )
         if row is None:
             raise _phone_taken(draft.type)
-        self._count(+1)
+        if at_most is None:  # otherwise `_claim` counted it
+            self._count(+1)
         # Everything else is what was written: no need to read it back.
         return Contact(
             id=row[0],
@@ -304,6 +316,16 @@ class SqlContactRepository(WorkspaceRepository):
         return self._conn.execute(_COUNT, params).scalar_one() if total is None else int(total)
 
     # -- helpers ---------------------------------------------------------------------------------
+
+    def _claim(self, at_most: int) -> bool:
+        """Count one more contact unless the account has `at_most` already (False)."""
+        params = {"account": self._account_id, "at_most": at_most}
+        if _COUNTER_CLAIM.execute(self._conn, params):
+            return True
+        # At the limit, or no counter row yet: create it, recounted (unless it exists by now, perhaps
+        # created by a concurrent transaction), and try once more.
+        self._conn.execute(_INSERT_COUNTER[self._conn.dialect.name], params)
+        return bool(_COUNTER_CLAIM.execute(self._conn, params))
 
     def _count(self, delta: int) -> None:
         """Move the account's counter by `delta`, in this transaction; create it, recounted, if missing."""

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import delete, func, select
 
 from engage_core.contacts import Contact, ContactDraft, ContactFilter
-from engage_core.errors import ValidationFailed
+from engage_core.errors import PlanLimitReached, ValidationFailed
 from engage_core.pagination import PageRequest
 from engage_core.services import Services
 from engage_sql import Database
@@ -173,3 +173,59 @@ def test_concurrent_adds_and_deletes_keep_the_counter_exact(
 
     assert errors == []
     assert (_counter(database, account), _count(database, account)) == (32, 32)
+
+
+def _add_within(database: Database, account: int, at_most: int) -> Contact | PlanLimitReached:
+    """`contacts.add(..., at_most=at_most)`, committed when it succeeds; the error when refused."""
+    with database.uow.workspace(account) as uow:
+        try:
+            contact = uow.contacts.add(ContactDraft(name="Ada", type="instagram"), START, at_most=at_most)
+        except PlanLimitReached as refused:
+            return refused
+        uow.commit()
+    return contact
+
+
+def test_an_add_within_the_limit_is_counted_once(database: Database, account: int, make_contact: MakeContact) -> None:
+    """An add under `at_most` stores the contact and moves the counter by one."""
+    make_contact()
+
+    assert isinstance(_add_within(database, account, 2), Contact)
+    assert (_counter(database, account), _count(database, account)) == (2, 2)
+
+
+def test_an_add_at_the_limit_is_refused_and_changes_nothing(
+    database: Database, account: int, make_contact: MakeContact
+) -> None:
+    """With `at_most` contacts already, the add is PlanLimitReached and neither table moves."""
+    make_contact()
+    make_contact()
+
+    refused = _add_within(database, account, 2)
+
+    assert isinstance(refused, PlanLimitReached) and refused.maximum == 2
+    assert (_counter(database, account), _count(database, account)) == (2, 2)
+
+
+def test_a_missing_counter_row_is_recounted_before_the_limit_check(
+    database: Database, account: int, make_contact: MakeContact
+) -> None:
+    """Without its row, the limit is checked against a recount: a 4th contact fits under 4."""
+    for _ in range(3):
+        make_contact()
+    _drop_counter(database, account)
+
+    assert isinstance(_add_within(database, account, 4), Contact)
+    assert (_counter(database, account), _count(database, account)) == (4, 4)
+
+
+def test_a_missing_counter_row_at_the_limit_is_refused(
+    database: Database, account: int, make_contact: MakeContact
+) -> None:
+    """Without its row, 3 contacts under a limit of 3 refuse a 4th: the recount is the count."""
+    for _ in range(3):
+        make_contact()
+    _drop_counter(database, account)
+
+    assert isinstance(_add_within(database, account, 3), PlanLimitReached)
+    assert _count(database, account) == 3
