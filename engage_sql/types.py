@@ -84,7 +84,16 @@ def _sqlite_text(value: datetime) -> str:
         raise ValueError(f"naive datetime {value!r}: engage stores only timezone-aware moments")
     if offset:
         value = value.astimezone(UTC)
-    return value.replace(tzinfo=None).isoformat(" ", "microseconds")
+    # `value.replace(tzinfo=None).isoformat(" ", "microseconds")`, about twice as fast.
+    return "%04d-%02d-%02d %02d:%02d:%02d.%06d" % (  # noqa: UP031 - the fastest spelling
+        value.year,
+        value.month,
+        value.day,
+        value.hour,
+        value.minute,
+        value.second,
+        value.microsecond,
+    )
 
 
 def _sqlite_result(value: str | None) -> datetime | None:
