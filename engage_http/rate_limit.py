@@ -85,5 +85,11 @@ def limited(limiter: RequestRateLimiter | None, bucket: str, respond: Callable[[
         response = respond()
     except EngageError as exc:
         response = engage_error_response(exc)
-    response.headers.update(decision.headers())
+    headers = decision.headers()
+    if decision.allowed:
+        # Appended as they are: no response of an allowed request carries these names already (the
+        # one that sets `Retry-After` is the 429 below), and `MutableHeaders` scans for each name.
+        response.raw_headers.extend((name.lower().encode(), value.encode()) for name, value in headers.items())
+    else:
+        response.headers.update(headers)
     return response

@@ -38,7 +38,7 @@ from typing import Any, Protocol, TypeVar
 
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
@@ -295,18 +295,27 @@ class BoundOperation:
 
 
 async def read_body(request: Request, limit: int = MAX_BODY_SIZE) -> bytes:
-    """The request body, refused with 413 as soon as it is known to exceed `limit` bytes."""
+    """The request body, refused with 413 as soon as it is known to exceed `limit` bytes.
+
+    Read from the ASGI messages directly, as `Request.stream` reads them, without its async
+    generator: most bodies come in one message, and every write request reads one."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise HTTPException(413)
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
+    receive = request.receive
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect()
+        chunk: bytes = message.get("body", b"")
         size += len(chunk)
         if size > limit:
             raise HTTPException(413)
         chunks.append(chunk)
-    return b"".join(chunks)
+        if not message.get("more_body", False):
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _dispatcher(bound: Mapping[str, BoundOperation], *, debug: bool) -> Callable[[Request], Awaitable[Response]]:

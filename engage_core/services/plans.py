@@ -15,9 +15,9 @@ lends it to the services it calls (`Entitlements.admitted`) instead of having it
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
+from contextvars import ContextVar, Token
 from datetime import datetime
 
 import attrs
@@ -75,19 +75,31 @@ _ADMITTED: ContextVar[tuple[int, Plan] | None] = ContextVar("engage_admitted_pla
 """The workspace and plan in force the current request was admitted with (`Entitlements.admitted`)."""
 
 
+class _Admitted:
+    """`Entitlements.admitted`'s block: a class, not a generator, as every request enters one."""
+
+    __slots__ = ("_admitted", "_token")
+
+    def __init__(self, admitted: tuple[int, Plan]) -> None:
+        self._admitted = admitted
+        self._token: Token[tuple[int, Plan] | None] | None = None
+
+    def __enter__(self) -> None:
+        self._token = _ADMITTED.set(self._admitted)
+
+    def __exit__(self, *exc_info: object) -> None:
+        assert self._token is not None
+        _ADMITTED.reset(self._token)
+
+
 class Entitlements:
     """The plan-based `FeatureGate`, and the plan of a workspace for limit checks."""
 
     @staticmethod
-    @contextmanager
-    def admitted(account_id: int, plan: Plan) -> Iterator[None]:
+    def admitted(account_id: int, plan: Plan) -> AbstractContextManager[None]:
         """Within the block (and the threads it hands its context to), `plan_of(account_id)` is
         `plan`, which the caller read a moment ago with the request's key, without reading it again."""
-        token = _ADMITTED.set((account_id, plan))
-        try:
-            yield
-        finally:
-            _ADMITTED.reset(token)
+        return _Admitted((account_id, plan))
 
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock, default_plan: str = DEFAULT_PLAN) -> None:
         if default_plan not in PLAN_SLUGS:
