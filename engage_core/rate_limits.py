@@ -14,6 +14,7 @@ decision carries what the `X-RateLimit-*` and `Retry-After` headers need.
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from datetime import UTC, datetime
@@ -73,7 +74,13 @@ class Decision:
 def window_bounds(now: datetime, window_seconds: int) -> tuple[int, datetime]:
     """The window containing `now`: its start (Unix seconds) and its end."""
     start = int(now.timestamp()) // window_seconds * window_seconds
-    return start, datetime.fromtimestamp(start + window_seconds, UTC)
+    return start, _moment(start + window_seconds)
+
+
+@functools.lru_cache(maxsize=64)
+def _moment(unix_seconds: int) -> datetime:
+    """A window's end as an aware datetime: the same few for every request of a window."""
+    return datetime.fromtimestamp(unix_seconds, UTC)
 
 
 def decide(count: int, limit: int, reset_at: datetime, now: datetime) -> Decision:

@@ -43,6 +43,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from engage_core.accounts import Admission
+from engage_core.api_keys import WORKSPACE_PREFIX
 from engage_core.channels import CHANNEL_TYPES
 from engage_core.errors import EngageError, ValidationFailed
 from engage_core.pagination import Page, PageRequest
@@ -213,8 +214,11 @@ class BoundOperation:
             return None, 0
         if op.auth is AuthScheme.PARTNER:
             return None, partner_auth.authenticate(self.services.partners, request.headers).id
-        partner_auth.refuse_partner_key(request.headers)
-        return auth.admit(self.services.accounts, request.headers), 0
+        headers = request.headers
+        key = auth.api_key(headers)
+        if key is None or not key.startswith(WORKSPACE_PREFIX):  # a workspace key is no partner key
+            partner_auth.refuse_partner_key(headers)
+        return auth.admit(self.services.accounts, headers, key), 0
 
     def _parse_body(self, request: Request, raw: bytes) -> Any:
         """The body object: from JSON, or from a form when the operation takes `multipart/form-data`."""

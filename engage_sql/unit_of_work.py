@@ -11,12 +11,11 @@ and the lane answers for it after.
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Callable
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Generic, Self, TypeVar
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from sqlalchemy import Connection, Engine
 
@@ -137,19 +136,23 @@ class _SqlUnitOfWork:
         # Reached only for attributes that are not set: a repository's first use in this block (the
         # next transaction's first use, after a group commit).
         state = self.__dict__
-        if not state.get("_inside") or name not in self._repository_names():
+        if not state.get("_inside") or name not in self._REPOSITORY_NAMES:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         repository = state[name] = self._repository(name, self.connection)
         return repository
 
-    @classmethod
-    @functools.cache
-    def _repository_names(cls) -> frozenset[str]:
-        return frozenset(name for klass in cls.__mro__ for name in vars(klass).get("__annotations__", {}))
+    _REPOSITORY_NAMES: ClassVar[frozenset[str]] = frozenset()
+    """The repositories a subclass hands out: its annotated attributes (set for each subclass)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._REPOSITORY_NAMES = frozenset(
+            name for klass in cls.__mro__ for name in vars(klass).get("__annotations__", {}) if not name.isupper()
+        )
 
     def _drop_repositories(self) -> None:
         state = self.__dict__
-        for name in self._repository_names().intersection(state):
+        for name in self._REPOSITORY_NAMES.intersection(state):
             del state[name]
 
     def __exit__(
