@@ -32,7 +32,7 @@ import asyncio
 import contextlib
 import contextvars
 import functools
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, TypeVar
 
@@ -41,6 +41,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from engage_core.accounts import Admission
 from engage_core.api_keys import WORKSPACE_PREFIX
@@ -322,10 +323,26 @@ async def read_body(request: Request, limit: int = MAX_BODY_SIZE) -> bytes:
             return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def _dispatcher(bound: Mapping[str, BoundOperation], *, debug: bool) -> Callable[[Request], Awaitable[Response]]:
-    async def endpoint(request: Request) -> Response:
-        method = "GET" if request.method == "HEAD" else request.method
-        target = bound[method]
+class _Dispatcher:
+    """The ASGI app of one path: dispatches on the method to its `BoundOperation`.
+
+    An ASGI app rather than a request function, which Starlette would wrap (`request_response`) in a
+    second exception-handling layer of its own: the app's (`ExceptionMiddleware`) turns the domain
+    errors and HTTP exceptions raised here into the same responses, without the extra layer and its
+    wrapper around every `send` of every request."""
+
+    def __init__(self, bound: Mapping[str, BoundOperation], *, debug: bool) -> None:
+        self._bound = bound
+        self._debug = debug
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive, send)
+        response = await self._respond(request)
+        await response(scope, receive, send)
+
+    async def _respond(self, request: Request) -> Response:
+        method = request.method
+        target = self._bound["GET" if method == "HEAD" else method]
         raw = await read_body(request, target.body_limit) if target.reads_body else b""
         try:
             if target.lane is not None:
@@ -336,12 +353,10 @@ def _dispatcher(bound: Mapping[str, BoundOperation], *, debug: bool) -> Callable
         except (EngageError, HTTPException):
             raise
         except Exception as exc:
-            if debug:  # let Starlette's debug page show the traceback
+            if self._debug:  # let Starlette's debug page show the traceback
                 raise
             log_unexpected(request, exc)
             return server_error_response()
-
-    return endpoint
 
 
 def build_routes(
@@ -370,5 +385,5 @@ def build_routes(
     routes = []
     for path, bound in by_path.items():
         name = next(iter(bound.values())).operation.operation_id
-        routes.append(Route(prefix + path, _dispatcher(bound, debug=debug), methods=list(bound), name=name))
+        routes.append(Route(prefix + path, _Dispatcher(bound, debug=debug), methods=list(bound), name=name))
     return routes
