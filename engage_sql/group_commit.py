@@ -43,6 +43,8 @@ import attrs
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import OperationalError
 
+from engage_sql.transaction_memo import forget
+
 MAX_GROUP: Final = 64
 """Units of work in one transaction at most, which bounds how long a member waits for its COMMIT."""
 
@@ -226,6 +228,7 @@ class WriteGroups:
             return
         try:
             if not commit:
+                forget(group.connection)  # what it read after its own writes is undone with them
                 _driver_execute(group.connection, f"ROLLBACK TO SAVEPOINT {SAVEPOINT}")
             _driver_execute(group.connection, f"RELEASE SAVEPOINT {SAVEPOINT}")
             if commit:

@@ -15,9 +15,11 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, insert, select
 
 from engage_core.events import DomainEvent
+from engage_core.webhooks import Subscription
 from engage_sql.driver import DriverStatement
 from engage_sql.repositories.webhooks import WORKSPACE, active_subscriptions
 from engage_sql.tables import events, webhook_attempts
+from engage_sql.transaction_memo import memo
 from engage_sql.types import AnyRow
 
 
@@ -58,10 +60,10 @@ def record(connection: Connection, account_id: int, pending: Sequence[DomainEven
 def queue_deliveries(connection: Connection, account_id: int, pending: Sequence[DomainEvent]) -> None:
     """Queue attempt 1 of a new delivery of each event to each active subscription that wants it.
 
-    One SELECT of the subscriptions per commit, whatever the number of events, and one bulk INSERT.
+    One SELECT of the subscriptions per transaction, whatever the number of events, and one bulk INSERT.
     A disabled subscription gets nothing (SPEC 3, Webhook delivery).
     """
-    subscriptions = active_subscriptions(connection, account_id)
+    subscriptions = _active_subscriptions(connection, account_id)
     rows = [
         first_attempt(WORKSPACE, account_id, account_id, subscription.id, event)
         for event in pending
@@ -70,6 +72,17 @@ def queue_deliveries(connection: Connection, account_id: int, pending: Sequence[
     ]
     if rows:
         connection.execute(insert(webhook_attempts), rows)
+
+
+def _active_subscriptions(connection: Connection, account_id: int) -> list[Subscription]:
+    """`active_subscriptions`, read once per transaction (`transaction_memo`): a write-lane batch
+    queues the events of many units of work of the same account."""
+    known = memo(connection)
+    key = ("active_subscriptions", account_id)
+    subscriptions: list[Subscription] | None = known.get(key)
+    if subscriptions is None:
+        subscriptions = known[key] = active_subscriptions(connection, account_id)
+    return subscriptions
 
 
 def first_attempt(

@@ -15,6 +15,7 @@ from engage_core.usage import UsageCounts
 from engage_sql.repositories.usage import client_counts
 from engage_sql.tables import accounts, partner_clients, partners
 from engage_sql.text import fold
+from engage_sql.transaction_memo import forget
 from engage_sql.types import AnyRow
 
 _c = partner_clients.c
@@ -188,4 +189,5 @@ class SqlClientRepository:
         `ON DELETE CASCADE`, directly or through a parent that does (the client row included), so
         one statement removes the workspace and all its records."""
         owned = select(_c.account_id).where(_c.account_id == client_id, _c.partner_id == partner_id)
+        forget(self._conn)  # their webhooks go with them (ON DELETE CASCADE)
         self._conn.execute(delete(accounts).where(accounts.c.id.in_(owned)))

@@ -20,6 +20,7 @@ from engage_sql.repositories.webhooks import (
     update_subscription,
 )
 from engage_sql.tables import webhooks
+from engage_sql.transaction_memo import forget
 
 PARTNER = "partner"
 """`webhook_attempts.kind` of a partner's subscriptions."""
@@ -72,4 +73,5 @@ class SqlPartnerWebhookRepository:
 
     def delete(self, partner_id: int, webhook_id: int) -> None:
         # The delivery log goes with it (ON DELETE CASCADE), pending attempts included.
+        forget(self._conn)
         self._conn.execute(delete(webhooks).where(_this(partner_id, webhook_id)))

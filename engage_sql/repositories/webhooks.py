@@ -14,6 +14,7 @@ from engage_core.webhooks import Attempt, Subscription
 from engage_sql.driver import DriverStatement
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.tables import webhook_attempts, webhooks
+from engage_sql.transaction_memo import forget
 from engage_sql.types import AnyRow, Id, UTCDateTime
 
 WORKSPACE = "workspace"
@@ -67,6 +68,7 @@ def insert_subscription(
     now: datetime,
 ) -> Subscription:
     """Store a subscription of `owner` (`{"account_id": ...}` or `{"partner_id": ...}`)."""
+    forget(connection)
     row = connection.execute(
         insert(webhooks)
         .values(
@@ -86,6 +88,7 @@ def insert_subscription(
 
 def update_subscription(connection: Connection, this: ColumnElement[bool], subscription: Subscription) -> None:
     """Write the subscription's settings to the row `this` selects (its owner's, or none)."""
+    forget(connection)
     connection.execute(
         update(webhooks)
         .where(this)
@@ -141,6 +144,7 @@ class SqlWebhookRepository(WorkspaceRepository):
 
     def delete(self, webhook_id: int) -> None:
         # The delivery log goes with it (ON DELETE CASCADE), pending attempts included.
+        forget(self._conn)
         self._conn.execute(delete(webhooks).where(self._this(webhook_id)))
 
     def secret_ciphertext(self, webhook_id: int) -> str:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import insert, select
 
 from engage_core.contacts import Contact, ContactDraft
 from engage_core.events import DomainEvent
@@ -17,7 +18,7 @@ from engage_core.services.webhooks import WebhookInput, WebhookPatch
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock
 from engage_core.webhooks import Subscription
 from engage_sql import Database, outbox
-from engage_sql.tables import contacts, webhook_attempts
+from engage_sql.tables import contacts, webhook_attempts, webhooks
 
 from .conftest import START
 
@@ -217,3 +218,83 @@ def test_commit_without_events_reads_no_subscriptions(
         uow.commit()
 
     assert [s for s in statements if "webhook" in s] == []
+
+
+def _note(services: Services, account: int, name: str) -> None:
+    """A change that emits one event (`contact.created`) in a unit of work of its own."""
+    services.contacts.create(account, ContactInput(name=name, type="instagram"))
+
+
+def _attempted_hooks(database: Database) -> list[int]:
+    return [attempt["webhook_id"] for attempt in _attempts(database)]
+
+
+@pytest.fixture
+def batch(sqlite: None, database: Database) -> Callable[[], contextlib.AbstractContextManager[None]]:
+    """`with batch():` units of work of this thread share one transaction (the write lane's)."""
+    groups = database.uow.write_groups
+    assert groups is not None
+    return groups.batch
+
+
+def test_a_subscription_created_in_a_batch_gets_the_events_after_it(
+    database: Database, services: Services, account: int, subscribe: Callable[..., Subscription], batch: Any
+) -> None:
+    """In one transaction, an event before a new subscription is not sent to it; one after it is."""
+    with batch():
+        _note(services, account, "Before")
+        hook = subscribe()
+        _note(services, account, "After")
+
+    assert _attempted_hooks(database) == [hook.id]
+
+
+def test_a_subscription_deleted_in_a_batch_gets_nothing_after_it(
+    database: Database, services: Services, account: int, subscribe: Callable[..., Subscription], batch: Any
+) -> None:
+    """In one transaction, an event after the subscription's deletion queues nothing for it."""
+    hook = subscribe()
+    with batch():
+        _note(services, account, "Before")
+        services.webhooks.delete(account, hook.id)
+        _note(services, account, "After")
+
+    assert _attempted_hooks(database) == []
+
+
+def test_a_subscription_of_a_unit_of_work_rolled_back_in_a_batch_gets_nothing(
+    database: Database, services: Services, account: int, batch: Any
+) -> None:
+    """A subscription created, used and undone inside one unit of work of a batch is gone for the next."""
+
+    def subscribe_then_fail() -> None:
+        with database.uow.workspace(account) as uow:
+            uow.webhooks.add("Undone", URL, (), True, "secret", START)
+            outbox.record(uow.connection, account, [DomainEvent("contact.deleted", {"id": 1}, START)], START)
+            raise ValueError("boom")
+
+    with batch():
+        _note(services, account, "Before")
+        with pytest.raises(ValueError, match="boom"):
+            subscribe_then_fail()
+        _note(services, account, "After")
+
+    assert _attempted_hooks(database) == []
+
+
+def test_a_subscription_written_by_another_transaction_is_seen_by_the_next(
+    database: Database, services: Services, account: int
+) -> None:
+    """The subscriptions read for one transaction are not reused by the next one."""
+    _note(services, account, "Before")
+    with database.engine.begin() as connection:  # another writer, outside the repositories
+        connection.execute(
+            insert(webhooks).values(
+                account_id=account, name="Raw", url=URL, events=[], is_active=True,
+                secret_ciphertext="x", created_at=START, updated_at=START,
+            )
+        )  # fmt: skip
+        hook_id = connection.execute(select(webhooks.c.id)).scalar_one()
+    _note(services, account, "After")
+
+    assert _attempted_hooks(database) == [hook_id]
