@@ -49,6 +49,7 @@ from engage_sql.repositories.tickets import SqlTicketRepository
 from engage_sql.repositories.usage import SqlUsageRepository
 from engage_sql.repositories.webhooks import SqlWebhookRepository
 from engage_sql.repositories.working_hours import SqlWorkingHoursRepository
+from engage_sql.transaction_memo import forget
 
 P = TypeVar("P")
 """What an outbox unit of work records per emitted event."""
@@ -87,9 +88,11 @@ class _SqlUnitOfWork:
         groups = self._groups
         if groups is None or (self._readonly and not groups.batching):
             self._conn = self._begin()
-            return
-        member = self._member = groups.read_in_batch() if self._readonly else groups.enter()
-        self._conn = member.connection
+        else:
+            member = self._member = groups.read_in_batch() if self._readonly else groups.enter()
+            self._conn = member.connection
+        if self._WRITES_ADMISSION and not self._readonly:
+            forget(self._conn)  # what the transaction memoised of accounts, clients and plans
 
     def _repository(self, name: str, connection: Connection) -> Any:
         """A new repository `name` (an annotated attribute of the subclass) over `connection`."""
@@ -140,6 +143,10 @@ class _SqlUnitOfWork:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         repository = state[name] = self._repository(name, self.connection)
         return repository
+
+    _WRITES_ADMISSION: ClassVar[bool] = False
+    """Whether its repositories write what admission reads (accounts, partner clients, plans): its
+    writing units of work then drop the transaction's memo of it (`transaction_memo`)."""
 
     _REPOSITORY_NAMES: ClassVar[frozenset[str]] = frozenset()
     """The repositories a subclass hands out: its annotated attributes (set for each subclass)."""
@@ -264,6 +271,8 @@ class SqlWorkspaceUnitOfWork(_OutboxUnitOfWork[DomainEvent]):
 class SqlAdminUnitOfWork(_SqlUnitOfWork):
     """One transaction across accounts, for administration and authentication."""
 
+    _WRITES_ADMISSION = True
+
     accounts: SqlAccountRepository
     channel_directory: SqlChannelDirectory
 
@@ -273,6 +282,8 @@ class SqlAdminUnitOfWork(_SqlUnitOfWork):
 
 class SqlPartnerUnitOfWork(_OutboxUnitOfWork[tuple[int, DomainEvent]]):
     """One transaction across partners, their clients, plans and accounts, with the partners' outbox."""
+
+    _WRITES_ADMISSION = True
 
     partners: SqlPartnerRepository
     clients: SqlClientRepository

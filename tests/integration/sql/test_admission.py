@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
 from engage_core.accounts import Admission
-from engage_core.errors import Forbidden
+from engage_core.errors import Forbidden, Unauthenticated
 from engage_core.services.accounts import AccountService
 from engage_core.services.partner_clients import ClientPatch
 from engage_core.services.plans import PlanPatch
@@ -119,3 +121,66 @@ def test_origins_are_admitted_as_stored(accounts: AccountService) -> None:
         "https://b.example",
         "https://a.example",
     )
+
+
+@pytest.fixture
+def batch(sqlite: None, database: Database) -> Callable[[], contextlib.AbstractContextManager[None]]:
+    """`with batch():` units of work of this thread share one transaction (the write lane's)."""
+    groups = database.uow.write_groups
+    assert groups is not None
+    return groups.batch
+
+
+def test_admissions_of_one_key_in_a_batch_read_once(
+    accounts: AccountService, statements: list[str], batch: Any
+) -> None:
+    """Ten admissions of the same key in one transaction run one statement."""
+    key = accounts.create("Acme").api_key
+    statements.clear()
+
+    with batch():
+        admitted = {accounts.admit(key).account.id for _ in range(10)}
+
+    assert (len(admitted), len([s for s in statements if "key_digest" in s])) == (1, 1)
+
+
+def test_a_key_rotated_in_a_batch_is_refused_after_the_rotation(accounts: AccountService, batch: Any) -> None:
+    """In one transaction, the old key admits before a rotation and is refused after it."""
+    issued = accounts.create("Acme")
+
+    with batch():
+        before = accounts.admit(issued.api_key)
+        accounts.rotate_key(issued.account.id)
+        with pytest.raises(Unauthenticated):
+            accounts.admit(issued.api_key)
+
+    assert before.account.id == issued.account.id
+
+
+def test_a_deactivation_in_a_batch_is_seen_by_the_next_admission(accounts: AccountService, batch: Any) -> None:
+    """In one transaction, deactivating the account makes the next admission a 403."""
+    issued = accounts.create("Acme")
+
+    with batch():
+        accounts.admit(issued.api_key)
+        accounts.set_active(issued.account.id, False)
+        with pytest.raises(Forbidden):
+            accounts.admit(issued.api_key)
+
+
+def test_a_pending_plan_boundary_crossed_in_a_batch_is_seen(
+    partner: PartnerServices, partner_id: int, accounts: AccountService, clock: FakeClock, batch: Any
+) -> None:
+    """In one transaction, an admission after the pending plan's boundary runs on the pending plan."""
+    client = partner.clients.create(partner_id, client_input(plan="starter")).client
+    pending = partner.clients.update(partner_id, client.id, ClientPatch(plan="business"))
+    assert pending.schedule.pending_from is not None
+    key = accounts.rotate_key(client.id).api_key
+    clock.set(pending.schedule.pending_from - timedelta(microseconds=1))
+
+    with batch():
+        before = accounts.admit(key).plan
+        clock.set(pending.schedule.pending_from)
+        after = accounts.admit(key).plan
+
+    assert (before and before.slug, after and after.slug) == ("starter", "business")
