@@ -21,14 +21,21 @@ class SystemClock:
 
 def format_timestamp(moment: datetime) -> str:
     """ISO 8601 with microseconds and `Z`: `2026-01-02T03:04:05.000006Z`."""
+    return utc_text(moment, "T") + "Z"
+
+
+def utc_text(moment: datetime, separator: str) -> str:
+    """`moment` in UTC as `YYYY-MM-DD<separator>HH:MM:SS.ffffff`: the wire's form (`T`, then `Z`)
+    and SQLite's stored form (a space) alike. A naive moment is taken as local time."""
     if moment.tzinfo is not UTC:
         moment = moment.astimezone(UTC)
     # Formatting the fields directly is about twice as fast as `isoformat(timespec=...)`, and every
-    # event payload and response formats several timestamps.
-    return "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ" % (  # noqa: UP031 - the fastest spelling
+    # write formats several timestamps.
+    return "%04d-%02d-%02d%s%02d:%02d:%02d.%06d" % (  # noqa: UP031 - the fastest spelling
         moment.year,
         moment.month,
         moment.day,
+        separator,
         moment.hour,
         moment.minute,
         moment.second,

@@ -9,6 +9,8 @@ from typing import Any, TypeAlias
 from sqlalchemy import BigInteger, DateTime, Dialect, Integer, Row
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
+from engage_core.clock import utc_text
+
 Id: TypeEngine[int] = BigInteger().with_variant(Integer(), "sqlite")
 """Primary and foreign keys: BIGINT on PostgreSQL; on SQLite only `INTEGER PRIMARY KEY` is the rowid."""
 
@@ -82,18 +84,7 @@ def _sqlite_text(value: datetime) -> str:
     offset = value.utcoffset()
     if offset is None:
         raise ValueError(f"naive datetime {value!r}: engage stores only timezone-aware moments")
-    if offset:
-        value = value.astimezone(UTC)
-    # `value.replace(tzinfo=None).isoformat(" ", "microseconds")`, about twice as fast.
-    return "%04d-%02d-%02d %02d:%02d:%02d.%06d" % (  # noqa: UP031 - the fastest spelling
-        value.year,
-        value.month,
-        value.day,
-        value.hour,
-        value.minute,
-        value.second,
-        value.microsecond,
-    )
+    return utc_text(value, " ")
 
 
 def _sqlite_result(value: str | None) -> datetime | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -88,3 +89,11 @@ def sqlite(backend: str) -> None:
     """Skips on PostgreSQL: for what only SQLite has (group commit, the write lane)."""
     if backend != "sqlite":
         pytest.skip("SQLite only: PostgreSQL commits concurrent transactions concurrently")
+
+
+@pytest.fixture
+def batch(sqlite: None, database: Database) -> Callable[[], contextlib.AbstractContextManager[None]]:
+    """`with batch():` the units of work of this thread share one transaction, as on the write lane."""
+    groups = database.uow.write_groups
+    assert groups is not None
+    return groups.batch

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -121,14 +120,6 @@ def test_origins_are_admitted_as_stored(accounts: AccountService) -> None:
         "https://b.example",
         "https://a.example",
     )
-
-
-@pytest.fixture
-def batch(sqlite: None, database: Database) -> Callable[[], contextlib.AbstractContextManager[None]]:
-    """`with batch():` units of work of this thread share one transaction (the write lane's)."""
-    groups = database.uow.write_groups
-    assert groups is not None
-    return groups.batch
 
 
 def test_admissions_of_one_key_in_a_batch_read_once(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -227,14 +226,6 @@ def _note(services: Services, account: int, name: str) -> None:
 
 def _attempted_hooks(database: Database) -> list[int]:
     return [attempt["webhook_id"] for attempt in _attempts(database)]
-
-
-@pytest.fixture
-def batch(sqlite: None, database: Database) -> Callable[[], contextlib.AbstractContextManager[None]]:
-    """`with batch():` units of work of this thread share one transaction (the write lane's)."""
-    groups = database.uow.write_groups
-    assert groups is not None
-    return groups.batch
 
 
 def test_a_subscription_created_in_a_batch_gets_the_events_after_it(
