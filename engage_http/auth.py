@@ -32,9 +32,8 @@ def api_key(headers: Mapping[str, str]) -> str | None:
     return token.strip() or None
 
 
-def admit(accounts: AccountService, headers: Mapping[str, str], key: str | None = None) -> Admission:
+def admit(accounts: AccountService, headers: Mapping[str, str], key: str | None) -> Admission:
     """The account the request acts for, with its workspace's suspension and plan in force (one read).
-    Raises Unauthenticated (401) or Forbidden (403); the caller refuses a suspended workspace
-    (`Admission.plan_to_run_on`). `key`: the request's `api_key(headers)`, when the caller has it."""
-    key = key if key is not None else api_key(headers)
+    `key` is the request's `api_key(headers)`. Raises Unauthenticated (401) or Forbidden (403); the
+    caller refuses a suspended workspace (`Admission.plan_to_run_on`)."""
     return accounts.admit(key, origin=headers.get("origin"), referer=headers.get("referer"))

@@ -16,7 +16,6 @@ from engage_core import api_keys
 from engage_core.errors import Unauthenticated
 from engage_core.partners import Partner
 from engage_core.services.partners import PartnerService
-from engage_http.auth import api_key
 
 PARTNER_KEY_HEADER = "x-partner-key"
 PARTNER_KEY_ON_WORKSPACE_ROUTE = (
@@ -35,10 +34,10 @@ def authenticate(partners: PartnerService, headers: Mapping[str, str]) -> Partne
     return partners.authenticate(partner_key(headers))
 
 
-def refuse_partner_key(headers: Mapping[str, str]) -> None:
+def refuse_partner_key(headers: Mapping[str, str], workspace_key: str | None) -> None:
     """On a workspace route: a 401 naming the mistake when the caller sent a partner key (in
-    `X-Partner-Key`, or as the workspace key) and no workspace key."""
-    workspace_key = api_key(headers)
+    `X-Partner-Key`, or as the workspace key: `workspace_key`, the request's `auth.api_key`) and no
+    workspace key. A workspace key fails the partner check at its prefix: nothing more is read."""
     if workspace_key is not None and not api_keys.is_well_formed(workspace_key, api_keys.PARTNER_PREFIX):
         return
     if workspace_key is not None or partner_key(headers) is not None:

@@ -44,7 +44,6 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from engage_core.accounts import Admission
-from engage_core.api_keys import WORKSPACE_PREFIX
 from engage_core.channels import CHANNEL_TYPES
 from engage_core.errors import EngageError, ValidationFailed
 from engage_core.pagination import Page, PageRequest
@@ -217,8 +216,7 @@ class BoundOperation:
             return None, partner_auth.authenticate(self.services.partners, request.headers).id
         headers = request.headers
         key = auth.api_key(headers)
-        if key is None or not key.startswith(WORKSPACE_PREFIX):  # a workspace key is no partner key
-            partner_auth.refuse_partner_key(headers)
+        partner_auth.refuse_partner_key(headers, key)
         return auth.admit(self.services.accounts, headers, key), 0
 
     def _parse_body(self, request: Request, raw: bytes) -> Any:
