@@ -61,6 +61,12 @@ class Admission:
     account: Account
     suspended: bool
     plan: Plan | None
+    changes_at: datetime | None = None
+    """When the plan in force changes next (a scheduled change still ahead when it was read), if ever."""
+
+    def holds_at(self, now: datetime) -> bool:
+        """Whether the plan read is still the plan in force at `now`."""
+        return self.changes_at is None or now < self.changes_at
 
     def plan_to_run_on(self) -> Plan:
         """The plan in force. Raises the 403 of a suspended workspace (`workspace_suspended`), then

@@ -7,7 +7,7 @@ repositories that are already scoped to one account, so no query can forget the 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, MutableMapping, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Any, Protocol, Self
@@ -61,7 +61,8 @@ class AccountRepository(Protocol):
     def admission(self, key_digest: str, now: datetime, default_plan: str) -> tuple[Admission, str] | None:
         """`by_key_digest` with, in the same indexed read, whether the account's workspace is
         suspended and its plan in force at `now` (its client's plan, the pending one from
-        `pending_from`, or `default_plan` without a partner)."""
+        `pending_from`, or `default_plan` without a partner), and `changes_at`: the pending plan's
+        `pending_from` while it is still ahead of `now`."""
 
     def list(self) -> Sequence[Account]: ...
 
@@ -484,6 +485,12 @@ class UnitOfWorkFactory(Protocol):
     def admin(self, *, readonly: bool = False) -> AdminUnitOfWork: ...
 
     def partners(self, *, readonly: bool = False) -> PartnerUnitOfWork: ...
+
+    def transaction_memo(self) -> MutableMapping[Hashable, Any] | None:
+        """What the transaction this thread is in the middle of (a batch of units of work sharing
+        one transaction) has memoised, to reuse until it ends or writes any of it; None outside
+        such a transaction. The adapter empties it when the transaction ends, and whenever a unit
+        of work of the batch writes accounts, partner clients or plans or is rolled back."""
 
 
 # -- channels and messaging ----------------------------------------------------------------------

@@ -245,7 +245,9 @@ class InMemoryAccountRepository:
         client = self._s.clients.get(account.id)
         slug = default_plan if client is None else client.plan_at(now)
         suspended = client is not None and client.is_suspended
-        return Admission(account, suspended, self._s.plans.get(slug)), digest
+        pending_from = None if client is None else client.schedule.pending_from
+        changes_at = pending_from if pending_from is not None and now < pending_from else None
+        return Admission(account, suspended, self._s.plans.get(slug), changes_at), digest
 
     def list(self) -> Sequence[Account]:
         return sorted((r.account for r in self._s.accounts.values()), key=lambda a: a.id)
@@ -1050,6 +1052,10 @@ class InMemoryUnitOfWorkFactory:
 
     def partners(self, *, readonly: bool = False) -> InMemoryPartnerUnitOfWork:
         return InMemoryPartnerUnitOfWork(self.store)
+
+    def transaction_memo(self) -> None:
+        """Units of work here never share a transaction: nothing to memoise."""
+        return None
 
 
 # -- channels and messaging ------------------------------------------------------------------------

@@ -4,12 +4,14 @@ Inside one transaction nothing but the transaction itself can change what it rea
 writers hold the write lock; PostgreSQL's unit of work is one transaction, read committed but
 short, and the memo lives no longer than it). A write-lane batch runs dozens of units of work in
 one transaction, and each of them used to read the same account's webhook subscriptions again to
-queue its event's deliveries; the memo reads them once per batch.
+queue its event's deliveries, and to admit the same key; the memo reads them once per batch (the
+core keeps its admissions there too, `UnitOfWorkFactory.transaction_memo`).
 
 The memo belongs to the connection's current transaction (`Connection.info`, tagged with the
 transaction): a new transaction starts with an empty one. Whatever writes a memoised table calls
 `forget` on its connection (the webhook repositories, an account's purge), and so does a unit of
-work rolled back to its savepoint (`group_commit`), whose writes, if any, are undone.
+work rolled back to its savepoint (`group_commit`), whose writes, if any, are undone; a batch's
+end drops it too, so that nothing it holds outlives the transaction.
 """
 
 from __future__ import annotations

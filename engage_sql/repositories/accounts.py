@@ -14,7 +14,6 @@ from engage_core.accounts import DEFAULT_LOCALE, Account, Admission
 from engage_core.plans import Plan
 from engage_sql.driver import DriverStatement
 from engage_sql.tables import account_counters, accounts, partner_clients, plans
-from engage_sql.transaction_memo import memo
 from engage_sql.types import AnyRow, UTCDateTime
 
 _COLUMNS = (
@@ -118,26 +117,15 @@ class SqlAccountRepository:
         return None if row is None else (account_from_row(row), row[8])
 
     def admission(self, key_digest: str, now: datetime, default_plan: str) -> tuple[Admission, str] | None:
-        # Read once per transaction (a write-lane batch admits many requests of the same key), and
-        # again when `now` has crossed the client's scheduled plan change since that read.
-        known = memo(self._conn)
-        key = ("admission", key_digest, default_plan)
-        kept: tuple[datetime, datetime | None, tuple[Admission, str] | None] | None = known.get(key)
-        if kept is not None:
-            read_at, pending_from, found = kept
-            if pending_from is None or (read_at >= pending_from) == (now >= pending_from):
-                return found
         row = _ADMISSION.first(self._conn, {"digest": key_digest, "now": now, "default_plan": default_plan})
         if row is None:
-            known[key] = (now, None, None)
             return None
         id, account_name, is_active, origins, key_hint, created_at, updated_at, locale = row[:8]
         account = Account(id, account_name, is_active, _origins(origins), key_hint, created_at, updated_at, locale)
         plan_id, slug, name, limits, features, pending_from = row[10:]
         plan = None if plan_id is None else _plan(plan_id, slug, name, limits, features)
-        found = Admission(account, row[9] == "suspended", plan), row[8]
-        known[key] = (now, pending_from, found)
-        return found
+        changes_at = pending_from if pending_from is not None and now < pending_from else None
+        return Admission(account, row[9] == "suspended", plan, changes_at), row[8]
 
     def list(self) -> Sequence[Account]:
         return [account_from_row(r) for r in self._conn.execute(select(*_COLUMNS).order_by(accounts.c.id))]

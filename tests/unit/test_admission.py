@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from datetime import timedelta
+from typing import Any
 
 import attrs
 import pytest
@@ -14,7 +15,13 @@ from engage_core.errors import Forbidden, NotFound, Unauthenticated
 from engage_core.plans import SEED_PLANS
 from engage_core.services import Services
 from engage_core.services.partner_clients import AdminInput, ClientInput, ClientPatch
-from engage_core.testing import FakeClock, FakeMailer, FakePasswordHasher, InMemoryUnitOfWorkFactory
+from engage_core.testing import (
+    FakeClock,
+    FakeMailer,
+    FakePasswordHasher,
+    InMemoryAdminUnitOfWork,
+    InMemoryUnitOfWorkFactory,
+)
 
 ClientOn = Callable[[str], int]
 Admit = Callable[[int], Admission]
@@ -133,3 +140,82 @@ def test_an_admitted_plan_is_only_its_workspaces(services: Services, client_on: 
 
     with services.entitlements.admitted(admitted, SEED_PLANS[2]):
         assert services.entitlements.plan_of(other) == SEED_PLANS[0]
+
+
+class _SharedTransaction(InMemoryUnitOfWorkFactory):
+    """Units of work inside one long transaction: a memo, and a count of the admin ones opened."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.memo: dict[Hashable, Any] = {}
+        self.admin_opened = 0
+
+    def admin(self, *, readonly: bool = False) -> InMemoryAdminUnitOfWork:
+        self.admin_opened += 1
+        return super().admin(readonly=readonly)
+
+    def transaction_memo(self) -> dict[Hashable, Any]:  # type: ignore[override]
+        return self.memo
+
+
+@pytest.fixture
+def shared() -> _SharedTransaction:
+    return _SharedTransaction()
+
+
+@pytest.fixture
+def in_transaction(shared: _SharedTransaction, clock: FakeClock) -> Services:
+    return Services.build(shared, clock, hasher=FakePasswordHasher(), mailer=FakeMailer(), default_plan="pro")
+
+
+def test_a_plan_holds_until_its_change(account_id: int, admit: Admit, clock: FakeClock) -> None:
+    """An admission read before a scheduled change holds up to the instant before it."""
+    admission = attrs.evolve(admit(account_id), changes_at=clock.now() + timedelta(seconds=1))
+
+    assert (admission.holds_at(clock.now()), admission.holds_at(clock.now() + timedelta(seconds=1))) == (True, False)
+
+
+def test_a_pending_change_ahead_is_the_admissions_changes_at(
+    services: Services, partner_id: int, client_on: ClientOn, admit: Admit
+) -> None:
+    """The pending plan's `pending_from`, while ahead, is when the admission stops holding."""
+    account = client_on("starter")
+    pending = services.partner_clients.update(partner_id, account, ClientPatch(plan="business")).schedule.pending_from
+
+    assert admit(account).changes_at == pending
+
+
+def test_a_key_admitted_in_a_transaction_is_not_read_again(
+    in_transaction: Services, shared: _SharedTransaction
+) -> None:
+    """Within one transaction's memo, the second admission of a key reads nothing."""
+    key = in_transaction.accounts.create("Acme").api_key
+    in_transaction.accounts.admit(key)
+    opened = shared.admin_opened
+
+    in_transaction.accounts.admit(key)
+
+    assert shared.admin_opened == opened
+
+
+def test_an_admission_past_its_change_is_read_again(in_transaction: Services, clock: FakeClock) -> None:
+    """Once `now` reaches the memoised admission's `changes_at`, the plan in force is read anew."""
+    services = in_transaction
+    partner_id = services.partners.create("Reseller", "ops@reseller.example").partner.id
+    admin = AdminInput("Ada", "Admin", "admin@client.example")
+    account = services.partner_clients.create(partner_id, ClientInput("Client", "starter", admin)).client.id
+    pending = services.partner_clients.update(partner_id, account, ClientPatch(plan="business")).schedule.pending_from
+    assert pending is not None
+    key = services.accounts.rotate_key(account).api_key
+    before = services.accounts.admit(key).plan_to_run_on().slug
+    clock.set(pending)
+
+    assert (before, services.accounts.admit(key).plan_to_run_on().slug) == ("starter", "business")
+
+
+def test_a_key_of_the_wrong_length_is_unauthenticated(in_transaction: Services) -> None:
+    """A key one character short is the one 401, memo or not."""
+    key = in_transaction.accounts.create("Acme").api_key
+
+    with pytest.raises(Unauthenticated):
+        in_transaction.accounts.admit(key[:-1])

@@ -175,3 +175,39 @@ def test_a_pending_plan_boundary_crossed_in_a_batch_is_seen(
         after = accounts.admit(key).plan
 
     assert (before and before.slug, after and after.slug) == ("starter", "business")
+
+
+def test_a_pending_change_ahead_is_the_admissions_changes_at(
+    partner: PartnerServices, partner_id: int, admit: Admit
+) -> None:
+    """The stored `pending_from`, while ahead of `now`, comes back as `changes_at`."""
+    client = partner.clients.create(partner_id, client_input(plan="starter")).client
+    pending = partner.clients.update(partner_id, client.id, ClientPatch(plan="business"))
+
+    assert admit(client.id).changes_at == pending.schedule.pending_from
+
+
+def test_a_suspension_in_a_batch_is_seen_by_the_next_admission(
+    partner: PartnerServices, partner_id: int, accounts: AccountService, batch: Any
+) -> None:
+    """In one transaction, suspending the client makes the next admission a suspended one."""
+    client = partner.clients.create(partner_id, client_input()).client
+    key = accounts.rotate_key(client.id).api_key
+
+    with batch():
+        before = accounts.admit(key).suspended
+        partner.clients.suspend(partner_id, client.id)
+        after = accounts.admit(key).suspended
+
+    assert (before, after) == (False, True)
+
+
+def test_an_admission_is_not_kept_past_its_batch(accounts: AccountService, batch: Any) -> None:
+    """A key admitted in one batch and rotated between batches is refused in the next batch."""
+    issued = accounts.create("Acme")
+    with batch():
+        accounts.admit(issued.api_key)
+    accounts.rotate_key(issued.account.id)
+
+    with batch(), pytest.raises(Unauthenticated):
+        accounts.admit(issued.api_key)
