@@ -9,7 +9,7 @@ from typing import Any, TypeAlias
 from sqlalchemy import BigInteger, DateTime, Dialect, Integer, Row
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
-from engage_core.clock import utc_text
+from engage_core.clock import remember_last, utc_text
 
 Id: TypeEngine[int] = BigInteger().with_variant(Integer(), "sqlite")
 """Primary and foreign keys: BIGINT on PostgreSQL; on SQLite only `INTEGER PRIMARY KEY` is the rowid."""
@@ -61,25 +61,12 @@ class UTCDateTime(TypeDecorator[datetime]):
         return super().result_processor(dialect, coltype)
 
 
-_last_bound: tuple[datetime | None, str | None] = (None, None)
-"""The last moment bound and its text: a write binds the same `now` several times over (the row's
-`created_at` and `updated_at`, its event's `occurred_at` and `created_at`). One tuple, replaced whole,
-so threads never see a moment with another's text."""
-
-
 def _sqlite_bind(value: datetime | None) -> str | None:
     """An aware datetime as SQLite's fixed-width naive UTC text."""
-    global _last_bound
-    if value is None:
-        return None
-    last = _last_bound
-    if last[0] is value:
-        return last[1]
-    text = _sqlite_text(value)
-    _last_bound = (value, text)
-    return text
+    return None if value is None else _sqlite_text(value)
 
 
+@remember_last
 def _sqlite_text(value: datetime) -> str:
     offset = value.utcoffset()
     if offset is None:
