@@ -133,6 +133,17 @@ class ChannelConvertor(Convertor[str]):
 register_url_convertor("channel", ChannelConvertor())
 
 
+Headers = Mapping[str, str]
+"""A request's headers by lower-case name (`plain_headers`)."""
+
+
+def plain_headers(request: Request) -> dict[str, str]:
+    """The request's headers as a plain dict, the first of a repeated name winning as in
+    Starlette's `Headers.get`. Built in one pass: each `Headers.get` scans them all, and raises and
+    catches a KeyError for a header not sent (`Origin` and `Referer`, on most API requests)."""
+    return {name.decode("latin-1"): value.decode("latin-1") for name, value in reversed(request.scope["headers"])}
+
+
 class BoundOperation:
     """An operation wired to the services, with its parsers and renderer prepared."""
 
@@ -161,25 +172,32 @@ class BoundOperation:
     def respond(self, request: Request, raw_body: bytes) -> Response:
         """Authenticate, parse, call the handler and render. Runs in a worker thread (or on the write
         lane's, or on the event loop for an inline read)."""
-        admission, partner_id = self._authenticate(request)
+        headers = plain_headers(request)
+        admission, partner_id = self._authenticate(headers)
         if not self.operation.secured:
-            return self._handle(request, raw_body, admission, partner_id)
+            return self._handle(request, headers, raw_body, admission, partner_id)
         bucket = partner_bucket(partner_id) if admission is None else workspace_bucket(admission.account.id)
-        return limited(self.rate_limiter, bucket, lambda: self._handle(request, raw_body, admission, partner_id))
+        return limited(
+            self.rate_limiter, bucket, lambda: self._handle(request, headers, raw_body, admission, partner_id)
+        )
 
-    def _handle(self, request: Request, raw_body: bytes, admission: Admission | None, partner_id: int) -> Response:
+    def _handle(
+        self, request: Request, headers: Headers, raw_body: bytes, admission: Admission | None, partner_id: int
+    ) -> Response:
         """Admit the workspace, parse, call the handler and render."""
-        call = self._call(request, raw_body, admission, partner_id)
+        call = self._call(request, headers, raw_body, admission, partner_id)
         with self._admitted(admission):
             return self._render(self.operation.handler(call))
 
-    def _call(self, request: Request, raw_body: bytes, admission: Admission | None, partner_id: int) -> Call[Any, Any]:
+    def _call(
+        self, request: Request, headers: Headers, raw_body: bytes, admission: Admission | None, partner_id: int
+    ) -> Call[Any, Any]:
         """Admit the workspace and parse the request."""
         account_id = 0
         if admission is not None:
             self._admit(admission)
             account_id = admission.account.id
-        body = self._parse_body(request, raw_body)
+        body = self._parse_body(headers, raw_body)
         query, page = self._parse_query(request)
         return Call(
             services=self.services,
@@ -206,25 +224,24 @@ class BoundOperation:
             return contextlib.nullcontext()
         return Entitlements.admitted(admission.account.id, admission.plan)
 
-    def _authenticate(self, request: Request) -> tuple[Admission | None, int]:
+    def _authenticate(self, headers: Headers) -> tuple[Admission | None, int]:
         """The workspace's admission (its account, suspension and plan, read together) or the
         partner id (0), for the scheme the operation uses; (None, 0) when unsecured."""
         op = self.operation
         if not op.secured:
             return None, 0
         if op.auth is AuthScheme.PARTNER:
-            return None, partner_auth.authenticate(self.services.partners, request.headers).id
-        headers = request.headers
+            return None, partner_auth.authenticate(self.services.partners, headers).id
         key = auth.api_key(headers)
         partner_auth.refuse_partner_key(headers, key)
         return auth.admit(self.services.accounts, headers, key), 0
 
-    def _parse_body(self, request: Request, raw: bytes) -> Any:
+    def _parse_body(self, headers: Headers, raw: bytes) -> Any:
         """The body object: from JSON, or from a form when the operation takes `multipart/form-data`."""
         op = self.operation
         if op.body is None:
             return None
-        content_type = request.headers.get("content-type")
+        content_type = headers.get("content-type")
         if op.multipart and multipart.is_form(content_type):
             assert content_type is not None
             return structure(multipart.form_values(content_type, raw, op.body), op.body)
