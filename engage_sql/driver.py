@@ -82,6 +82,19 @@ class DriverStatement:
         _, rowcount = self._run(connection, params, fetch=False)
         return rowcount
 
+    def inserted_id(self, connection: Connection, params: Params) -> int | None:
+        """Run an INSERT of one row (`ON CONFLICT DO NOTHING` allowed); the new row's id, or None
+        when it inserted nothing. With RETURNING, the id returned; without, the driver's
+        `lastrowid` (SQLite's rowid, which an INTEGER PRIMARY KEY is): RETURNING costs SQLite a
+        third of a small insert, as it collects the rows before handing them out."""
+        if self._statement.exported_columns:
+            row = self.first(connection, params)
+            return None if row is None else int(row[0])
+        compiled = self._compiled.get(connection.dialect.name) or self._compile(connection.dialect)
+        arguments = compiled.driver_arguments(params)
+        _, rowcount, last_id = self._on_cursor(connection, compiled, arguments, many=False, fetch=False, last_id=True)
+        return last_id if rowcount == 1 else None
+
     def execute_many(self, connection: Connection, params: Sequence[Params]) -> None:
         """Run a statement that returns no rows once per set of parameters (the driver's executemany)."""
         if not params:
@@ -92,7 +105,7 @@ class DriverStatement:
 
     def _run(self, connection: Connection, params: Params, *, fetch: bool) -> tuple[list[Row], int]:
         compiled = self._compiled.get(connection.dialect.name) or self._compile(connection.dialect)
-        rows, rowcount = self._on_cursor(
+        rows, rowcount, _ = self._on_cursor(
             connection, compiled, compiled.driver_arguments(params), many=False, fetch=fetch
         )
         if not compiled.results:
@@ -107,10 +120,10 @@ class DriverStatement:
 
     @staticmethod
     def _on_cursor(
-        connection: Connection, compiled: _Compiled, arguments: Any, *, many: bool, fetch: bool
-    ) -> tuple[list[Row], int]:
+        connection: Connection, compiled: _Compiled, arguments: Any, *, many: bool, fetch: bool, last_id: bool = False
+    ) -> tuple[list[Row], int, int | None]:
         """Execute on a cursor of the connection's DBAPI connection, around the cursor events; the
-        fetched rows (driver values) and the row count."""
+        fetched rows (driver values), the row count and, with `last_id`, the cursor's `lastrowid`."""
         dialect = connection.dialect
         dbapi_connection: Any = connection.connection.dbapi_connection  # both drivers' own, not an adapter
         assert dbapi_connection is not None
@@ -121,7 +134,7 @@ class DriverStatement:
             # shortcut (sqlite3 and psycopg both have `Connection.execute`) makes its cursor in C.
             try:
                 cursor = dbapi_connection.execute(sql, arguments)
-                return (cursor.fetchall() if fetch else []), cursor.rowcount
+                return (cursor.fetchall() if fetch else []), cursor.rowcount, cursor.lastrowid if last_id else None
             except dialect.loaded_dbapi.Error as exc:
                 raise DBAPIError.instance(
                     sql, arguments, exc, dialect.loaded_dbapi.Error, dialect=dialect, ismulti=many
@@ -137,6 +150,7 @@ class DriverStatement:
                 cursor.execute(sql, arguments)
             rows: list[Row] = cursor.fetchall() if fetch else []
             rowcount: int = cursor.rowcount
+            inserted: int | None = cursor.lastrowid if last_id else None
             if events:
                 connection.dispatch.after_cursor_execute(connection, cursor, sql, arguments, None, many)
         except dialect.loaded_dbapi.Error as exc:
@@ -145,7 +159,7 @@ class DriverStatement:
             ) from exc
         finally:
             cursor.close()
-        return rows, rowcount
+        return rows, rowcount, inserted
 
     def _compile(self, dialect: Dialect) -> _Compiled:
         compiled = self._statement.compile(dialect=dialect)

@@ -152,7 +152,8 @@ def _insert_contact(insert: Any) -> DriverStatement:
     # ON CONFLICT instead of catching the error: the transaction stays usable on PostgreSQL.
     values = {name: bindparam(name, type_=contacts.c[name].type) for name in _INSERTED}
     statement = insert(contacts).values(values).on_conflict_do_nothing(index_elements=["account_id", "type", "phone"])
-    return DriverStatement(statement.returning(contacts.c.id))
+    # SQLite gives the new id as the cursor's `lastrowid`, without RETURNING's cost (`inserted_id`).
+    return DriverStatement(statement if insert is sqlite.insert else statement.returning(contacts.c.id))
 
 
 def _insert_counter(insert: Any) -> Insert:
@@ -199,7 +200,7 @@ class SqlContactRepository(WorkspaceRepository):
     def add(self, draft: ContactDraft, now: datetime, *, at_most: int | None = None) -> Contact:
         if at_most is not None and not self._claim(at_most):
             raise PlanLimitReached(CONTACTS, at_most)
-        row = _INSERT[self._conn.dialect.name].first(
+        contact_id = _INSERT[self._conn.dialect.name].inserted_id(
             self._conn,
             {
                 "account_id": self._account_id,
@@ -219,13 +220,13 @@ class SqlContactRepository(WorkspaceRepository):
                 **_searchable(draft.name, draft.email),
             },
         )
-        if row is None:
+        if contact_id is None:
             raise _phone_taken(draft.type)
         if at_most is None:  # otherwise `_claim` counted it
             self._count(+1)
         # Everything else is what was written: no need to read it back.
         return Contact(
-            id=row[0],
+            id=contact_id,
             name=draft.name,
             email=draft.email,
             phone=draft.phone,

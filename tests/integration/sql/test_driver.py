@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection, bindparam, event, insert, select, update
+from sqlalchemy import Connection, Insert, bindparam, event, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError, StatementError
 
 from engage_sql import Database
@@ -32,15 +33,16 @@ ADD = DriverStatement(
     .values(contacts=account_counters.c.contacts + bindparam("delta", type_=Id))
 )
 
-INSERT_ACCOUNT = insert(accounts).values(
-    name=bindparam("name"),
-    is_active=True,  # written into the statement, not passed
-    allowed_origins=bindparam("origins"),
-    key_digest=bindparam("digest"),
-    key_hint="eng_",
-    created_at=bindparam("at", type_=UTCDateTime()),
-    updated_at=bindparam("at", type_=UTCDateTime()),
-)
+ACCOUNT_VALUES = {
+    "name": bindparam("name"),
+    "is_active": True,  # written into the statement, not passed
+    "allowed_origins": bindparam("origins"),
+    "key_digest": bindparam("digest"),
+    "key_hint": "eng_",
+    "created_at": bindparam("at", type_=UTCDateTime()),
+    "updated_at": bindparam("at", type_=UTCDateTime()),
+}
+INSERT_ACCOUNT = insert(accounts).values(ACCOUNT_VALUES)
 INSERT_ACCOUNT_RETURNING = DriverStatement(
     INSERT_ACCOUNT.returning(accounts.c.id, accounts.c.is_active, accounts.c.allowed_origins, accounts.c.created_at)
 )
@@ -246,3 +248,30 @@ def test_moments_bound_one_after_another_each_keep_their_own_value(database: Dat
         stored = [row.occurred_at for row in uow.connection.execute(EVENTS, {"account": account})]
 
     assert stored == [MOMENT, MOMENT, later, MOMENT, MOMENT]
+
+
+def _insert_account_once(dialect: str) -> Insert:
+    """`INSERT_ACCOUNT`, doing nothing for a digest already stored."""
+    insert_for = sqlite.insert if dialect == "sqlite" else postgresql.insert
+    return insert_for(accounts).values(ACCOUNT_VALUES).on_conflict_do_nothing(index_elements=["key_digest"])
+
+
+def test_inserted_id_is_the_id_returning_gives(database: Database) -> None:
+    """With RETURNING, `inserted_id` is the new row's id, and None when ON CONFLICT inserted nothing."""
+    with database.engine.begin() as connection:
+        statement = DriverStatement(_insert_account_once(connection.dialect.name).returning(accounts.c.id))
+        first, again = (statement.inserted_id(connection, _account("d1")) for _ in range(2))
+        stored = connection.execute(select(accounts.c.id).where(accounts.c.key_digest == "d1")).scalar_one()
+
+    assert (first, again) == (stored, None)
+
+
+def test_inserted_id_without_returning_is_the_rowid(sqlite: None, database: Database) -> None:
+    """Without RETURNING (SQLite), `inserted_id` is the new row's id from the cursor, and None when
+    ON CONFLICT inserted nothing (the cursor's stale `lastrowid` is not taken for it)."""
+    with database.engine.begin() as connection:
+        statement = DriverStatement(_insert_account_once("sqlite"))
+        first, again = (statement.inserted_id(connection, _account("d1")) for _ in range(2))
+        stored = connection.execute(select(accounts.c.id).where(accounts.c.key_digest == "d1")).scalar_one()
+
+    assert (first, again) == (stored, None)
