@@ -272,7 +272,6 @@ class WriteGroups:
         The connection stays open for the next group (a pool checkout and checkin per group cost
         more than a small group's statements), unless something went wrong on it."""
         connection = group.connection
-        forget(connection)  # the memo lives no longer than its transaction
         healthy = False
         try:
             if group.committed and group.error is None:
@@ -286,6 +285,7 @@ class WriteGroups:
                 connection.rollback()
         finally:
             if healthy:
+                forget(connection)  # nothing the transaction memoised outlives it
                 self._standby = connection
             else:
                 connection.close()
