@@ -82,8 +82,11 @@ def ways(database: Database, statement: DriverStatement, params: Sequence[Any]) 
     """Each way of running `statement`, with the arguments it takes for each execution."""
     compiled = statement._compile(database.engine.dialect)
 
+    returns_rows = bool(statement.statement.exported_columns)  # the SQLite insert does not (`inserted_id`)
+
     def through_sqlalchemy(connection: Connection, one: Any) -> object:
-        return connection.execute(statement.statement, one).all()
+        result = connection.execute(statement.statement, one)
+        return result.all() if returns_rows else result.rowcount
 
     def bare_cursor(connection: Connection, arguments: Any) -> object:
         cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
@@ -94,7 +97,7 @@ def ways(database: Database, statement: DriverStatement, params: Sequence[Any]) 
 
     return {
         "Connection.execute": (through_sqlalchemy, params),
-        "DriverStatement": (statement.rows, params),
+        "DriverStatement": (statement.rows if returns_rows else statement.execute, params),
         "bare sqlite3 cursor": (bare_cursor, [compiled.driver_arguments(one) for one in params]),
     }
 
