@@ -489,8 +489,9 @@ class UnitOfWorkFactory(Protocol):
     def transaction_memo(self) -> MutableMapping[Hashable, Any] | None:
         """What the transaction this thread is in the middle of (a batch of units of work sharing
         one transaction) has memoised, to reuse until it ends or writes any of it; None outside
-        such a transaction. The adapter empties it when the transaction ends, and whenever a unit
-        of work of the batch writes accounts, partner clients or plans or is rolled back."""
+        such a transaction. The adapter empties it when the transaction ends, whenever a unit of
+        work of the batch writes what may be memoised (accounts, partner clients, plans, webhook
+        subscriptions) and whenever one is rolled back to its savepoint."""
 
 
 # -- channels and messaging ----------------------------------------------------------------------
