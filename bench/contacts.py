@@ -32,11 +32,11 @@ from bench.harness import (
     print_cpu_per_request,
     wrk,
 )
-from engage_core.clock import SystemClock
-from engage_core.contacts import ContactDraft
-from engage_core.plans import CONTACTS, DEFAULT_PLAN, LIMIT_MAX
+from engage_core.contacts.model import ContactDraft
+from engage_core.kernel.clock import SystemClock
+from engage_core.plans.model import CONTACTS, DEFAULT_PLAN, LIMIT_MAX
+from engage_core.plans.plan_service import PlanPatch
 from engage_core.services import Services
-from engage_core.services.plans import PlanPatch
 from engage_sql import Database
 
 POST_BODY = {"name": "Bench Contact", "type": "instagram", "email": "bench@example.com"}

@@ -44,10 +44,10 @@ from bench.harness import (
     print_cpu_per_request,
     wrk,
 )
-from engage_core.clock import SystemClock
-from engage_core.contacts import CONTACT_TYPES
-from engage_core.conversations import ConversationFilter
-from engage_core.pagination import PageRequest
+from engage_core.contacts.model import CONTACT_TYPES
+from engage_core.kernel.clock import SystemClock
+from engage_core.kernel.pagination import PageRequest
+from engage_core.messaging.conversations import ConversationFilter
 from engage_core.services import Services
 from engage_sql import Database
 from engage_sql.repositories.messages import ALL_CHANNELS

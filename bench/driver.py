@@ -23,10 +23,10 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from engage_core.clock import SystemClock
-from engage_core.events import DomainEvent
-from engage_core.services.webhooks import WebhookInput
+from engage_core.kernel.clock import SystemClock
+from engage_core.kernel.events import DomainEvent
 from engage_core.settings import Settings
+from engage_core.webhooks.service import WebhookInput
 from engage_http.bootstrap import build_services
 from engage_sql import Database
 from engage_sql.delivery_queue import _CLAIM

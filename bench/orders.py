@@ -31,8 +31,8 @@ from bench.harness import (
     print_cpu_per_request,
     wrk,
 )
+from engage_core.commerce.product_service import CatalogInput
 from engage_core.services import Services
-from engage_core.services.products import CatalogInput
 from engage_sql import Database
 
 CATALOG_CSV = (

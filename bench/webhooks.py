@@ -43,12 +43,12 @@ from bench.harness import PYTHON, free_port, process
 from engage_connectors.secrets import FernetCipher
 from engage_connectors.ssrf import AddressPolicy
 from engage_connectors.webhook_sender import HttpWebhookSender
-from engage_core.clock import SystemClock, format_timestamp
-from engage_core.delivery import DeliveryWorker, render
-from engage_core.events import DomainEvent
-from engage_core.services.webhooks import WebhookInput
+from engage_core.kernel.clock import SystemClock, format_timestamp
+from engage_core.kernel.events import DomainEvent
 from engage_core.settings import Settings
-from engage_core.webhooks import Claim, Completion, NextStep, Outcome
+from engage_core.webhooks.delivery import DeliveryWorker, render
+from engage_core.webhooks.model import Claim, Completion, NextStep, Outcome
+from engage_core.webhooks.service import WebhookInput
 from engage_http.bootstrap import build_services
 from engage_sql import Database
 from engage_sql.delivery_queue import SqlDeliveryQueue

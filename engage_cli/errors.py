@@ -18,7 +18,7 @@ import click
 from alembic.util.exc import CommandError
 from sqlalchemy import exc as sa_exc
 
-from engage_core.errors import EngageError, NotFound, ValidationFailed
+from engage_core.kernel.errors import EngageError, NotFound, ValidationFailed
 
 _PASSWORD_IN_URL = re.compile(r"(://[^/:@\s]*:)[^@\s]*@")
 _POSTGRES_DRIVERS = frozenset({"psycopg", "psycopg2", "psycopg_binary"})

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import attrs
 import click
 
-from engage_core.accounts import Account
+from engage_core.accounts.model import Account
 
 _ACCOUNT_COLUMNS = ("ID", "NAME", "ACTIVE", "ORIGINS", "KEY")
 

@@ -1,15 +1,15 @@
 """The channel gateway over the hosted messaging provider (`engage_connectors.hosted_messaging`).
 
-`HostedGateway` implements `engage_core.ports.ChannelGateway` with `HostedMessagingClient`;
+`HostedGateway` implements `engage_core.unit_of_work.ChannelGateway` with `HostedMessagingClient`;
 `HostedCallbackReader` turns the provider's callbacks into the core's inbound values for the
 callback route (`engage_http.channel_callbacks`). Both translate the provider's vocabulary into the
 domain's, in one place each:
 
     channel  whatsapp | telegram | instagram | linkedin   <->  Provider WHATSAPP | TELEGRAM | ...
     status   the provider's AccountStatus words pass through unchanged (the core maps them:
-             `engage_core.channels.trigger_for`)
+             `engage_core.messaging.channels.trigger_for`)
 
-    HostedMessagingError                           ->  engage_core.channel_gateway
+    HostedMessagingError                           ->  engage_core.messaging.gateway
      ├── ProviderUnavailable (unreachable,             GatewayUnavailable (nothing happened;
      │     timeout, 5xx/408/429)                         retry later)
      ├── ProviderAuthFailed (our API key)              GatewayUnavailable (the operator must fix the
@@ -57,7 +57,9 @@ from engage_connectors.hosted_messaging import (
 )
 from engage_connectors.hosted_messaging import InboundMessage as ProviderInbound
 from engage_connectors.hosted_messaging import Receipt as ProviderReceipt
-from engage_core.channel_gateway import (
+from engage_core.kernel.clock import Clock
+from engage_core.kernel.errors import EngageError, Unauthenticated
+from engage_core.messaging.gateway import (
     Authenticated,
     Checkpoint,
     GatewayRejected,
@@ -70,8 +72,6 @@ from engage_core.channel_gateway import (
     StatusChange,
     StatusReport,
 )
-from engage_core.clock import Clock
-from engage_core.errors import EngageError, Unauthenticated
 
 logger = logging.getLogger("engage.channels.hosted")
 

@@ -1,6 +1,6 @@
 """The `RateLimiter` for several processes: fixed-window counters in Redis.
 
-The same algorithm as `engage_core.rate_limits.InMemoryRateLimiter` (read that module for the
+The same algorithm as `engage_core.kernel.rate_limits.InMemoryRateLimiter` (read that module for the
 choice), so both answer alike. One counter per key and window, named
 `<prefix><key>:<window seconds>:<window start>`; a hit is one Lua script run, which Redis executes
 atomically: increment the counter and, on the window's first hit, give it a time to live of one
@@ -23,7 +23,7 @@ from datetime import datetime
 
 import redis
 
-from engage_core.rate_limits import Decision, LimiterUnavailable, decide, window_bounds
+from engage_core.kernel.rate_limits import Decision, LimiterUnavailable, decide, window_bounds
 
 DEFAULT_PREFIX = "engage:ratelimit:"
 EXPIRY_SLACK_MS = 5_000

@@ -26,7 +26,7 @@ from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from typing import Literal
 
-from engage_core.mail import MailMessage, MailUndelivered
+from engage_core.kernel.mail import MailMessage, MailUndelivered
 
 Security = Literal["starttls", "tls", "none"]
 SECURITY_MODES: tuple[Security, ...] = ("starttls", "tls", "none")

@@ -37,7 +37,7 @@ import httpx
 
 from engage_connectors.guarded_http import deadline, guarded_client
 from engage_connectors.ssrf import AddressPolicy, BlockedAddress
-from engage_core.orders import Order, StoreRejected
+from engage_core.commerce.orders import Order, StoreRejected
 
 logger = logging.getLogger("engage.store")
 

@@ -25,7 +25,7 @@ import httpx
 
 from engage_connectors.guarded_http import deadline, guarded_pool
 from engage_connectors.ssrf import AddressPolicy, BlockedAddress
-from engage_core.webhooks import RESPONSE_EXCERPT_LIMIT, RESPONSE_TIMEOUT_SECONDS, Outcome
+from engage_core.webhooks.model import RESPONSE_EXCERPT_LIMIT, RESPONSE_TIMEOUT_SECONDS, Outcome
 
 TARGET_CACHE_SIZE = 1024
 """Parsed target URLs a sender keeps; the cache is emptied when it is full."""

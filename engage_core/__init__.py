@@ -4,7 +4,7 @@ Entities and rules, the ports (Protocols) the outside world is reached through, 
 (use cases) that call them, and in-memory fakes of every port in `engage_core.testing`.
 """
 
-from engage_core.errors import (
+from engage_core.kernel.errors import (
     Conflict,
     EngageError,
     Forbidden,
@@ -13,7 +13,7 @@ from engage_core.errors import (
     Unauthenticated,
     ValidationFailed,
 )
-from engage_core.signatures import InvalidSignature, verify_signature
+from engage_core.webhooks.signatures import InvalidSignature, verify_signature
 
 __all__ = [
     "Conflict",

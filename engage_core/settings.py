@@ -11,9 +11,9 @@ from typing import TypeVar
 
 import attrs
 
-from engage_core.plans import DEFAULT_PLAN
-from engage_core.rate_limits import DEFAULT_LIMIT, DEFAULT_WINDOW_SECONDS
-from engage_core.team import DEFAULT_APP_URL
+from engage_core.kernel.rate_limits import DEFAULT_LIMIT, DEFAULT_WINDOW_SECONDS
+from engage_core.plans.model import DEFAULT_PLAN
+from engage_core.team.model import DEFAULT_APP_URL
 
 DEFAULT_DATABASE_URL = "sqlite:///./engage.db"
 N = TypeVar("N", int, float)

@@ -26,33 +26,33 @@ from typing import Any, Self
 
 import attrs
 
-from engage_core.accounts import Account, Admission
-from engage_core.booking_catalogue import BookingType, BookingTypeDraft, Resource, ResourceDraft
-from engage_core.bookings import Booking, BookingDraft, BookingFilter
-from engage_core.channels import ChannelAccount, ChannelDraft
-from engage_core.contact_lists import ContactList
-from engage_core.contacts import Contact, ContactDraft, ContactFilter, Member, Note
-from engage_core.conversations import ConversationFilter, ConversationSummary
-from engage_core.departments import Department
-from engage_core.departments import title_key as department_title_key
-from engage_core.errors import PlanLimitReached, ValidationFailed
-from engage_core.events import DomainEvent
-from engage_core.knowledge_base import KnowledgeBaseDraft, KnowledgeBaseEntry
-from engage_core.mail import MailMessage, MailUndelivered
-from engage_core.messages import Message, MessageDraft
-from engage_core.orders import Order, OrderDraft, OrderFilter, OrderItem, OrderItemDraft, StoreRejected
-from engage_core.pagination import Page, PageRequest, paginate
-from engage_core.partners import Client, ClientDraft, ClientFilter, Impersonation, Partner, PartnerDraft
-from engage_core.partners import email_key as partner_email_key
-from engage_core.plans import CONTACTS, SEED_PLANS, Plan, ScheduledPlan
-from engage_core.products import STOCK_MAX, Product, ProductDraft, ProductFilter
-from engage_core.segments import Segment, SegmentRules, is_member
-from engage_core.tags import Tag, title_key
-from engage_core.team import MemberDraft, TeamMember, email_key
-from engage_core.tickets import ReplyDraft, Ticket, TicketDraft, TicketFilter, TicketReply
-from engage_core.usage import UsageCounts, WorkspaceUsage
-from engage_core.webhooks import Attempt, Claim, Completion, NextStep, Outcome, Subscription, excerpt
-from engage_core.working_hours import Schedule, WorkingHours
+from engage_core.accounts.model import Account, Admission
+from engage_core.bookings.catalogue import BookingType, BookingTypeDraft, Resource, ResourceDraft
+from engage_core.bookings.model import Booking, BookingDraft, BookingFilter
+from engage_core.bookings.working_hours import Schedule, WorkingHours
+from engage_core.commerce.orders import Order, OrderDraft, OrderFilter, OrderItem, OrderItemDraft, StoreRejected
+from engage_core.commerce.products import STOCK_MAX, Product, ProductDraft, ProductFilter
+from engage_core.contacts.lists import ContactList
+from engage_core.contacts.model import Contact, ContactDraft, ContactFilter, Member, Note
+from engage_core.contacts.segments import Segment, SegmentRules, is_member
+from engage_core.contacts.tags import Tag, title_key
+from engage_core.kernel.errors import PlanLimitReached, ValidationFailed
+from engage_core.kernel.events import DomainEvent
+from engage_core.kernel.mail import MailMessage, MailUndelivered
+from engage_core.kernel.pagination import Page, PageRequest, paginate
+from engage_core.knowledge.model import KnowledgeBaseDraft, KnowledgeBaseEntry
+from engage_core.messaging.channels import ChannelAccount, ChannelDraft
+from engage_core.messaging.conversations import ConversationFilter, ConversationSummary
+from engage_core.messaging.messages import Message, MessageDraft
+from engage_core.partners.model import Client, ClientDraft, ClientFilter, Impersonation, Partner, PartnerDraft
+from engage_core.partners.model import email_key as partner_email_key
+from engage_core.plans.model import CONTACTS, SEED_PLANS, Plan, ScheduledPlan
+from engage_core.plans.usage import UsageCounts, WorkspaceUsage
+from engage_core.support.departments import Department
+from engage_core.support.departments import title_key as department_title_key
+from engage_core.support.tickets import ReplyDraft, Ticket, TicketDraft, TicketFilter, TicketReply
+from engage_core.team.model import MemberDraft, TeamMember, email_key
+from engage_core.webhooks.model import Attempt, Claim, Completion, NextStep, Outcome, Subscription, excerpt
 
 
 class FakeClock:

@@ -10,7 +10,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.types import Lifespan
 
-from engage_core.sandbox_controls import SandboxControls
+from engage_core.messaging.sandbox_controls import SandboxControls
 from engage_core.services import Services
 from engage_http import dashboard
 from engage_http.channel_callbacks import CallbackReader, callback_route

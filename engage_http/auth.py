@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engage_core.accounts import Admission
-from engage_core.services.accounts import AccountService
+from engage_core.accounts.account_service import AccountService
+from engage_core.accounts.model import Admission
 
 API_KEY_HEADER = "x-api-key"
 

@@ -51,12 +51,12 @@ from engage_connectors.smtp_mailer import SECURITY_MODES, SmtpMailer
 from engage_connectors.ssrf import AddressPolicy
 from engage_connectors.store_platform import HttpStorePlatform, NoStorePlatform
 from engage_connectors.target_guard import DnsTargetGuard
-from engage_core.clock import Clock, SystemClock
-from engage_core.errors import EngageError
-from engage_core.mail import LoggingMailer
-from engage_core.rate_limits import InMemoryRateLimiter, RateLimitPolicy
-from engage_core.sandbox_controls import SandboxControls
-from engage_core.sandbox_gateway import SandboxGateway
+from engage_core.kernel.clock import Clock, SystemClock
+from engage_core.kernel.errors import EngageError
+from engage_core.kernel.mail import LoggingMailer
+from engage_core.kernel.rate_limits import InMemoryRateLimiter, RateLimitPolicy
+from engage_core.messaging.sandbox import SandboxGateway
+from engage_core.messaging.sandbox_controls import SandboxControls
 from engage_core.services import Services
 from engage_core.settings import Settings
 from engage_http import access_log

@@ -23,9 +23,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from engage_core.channel_gateway import InboundMessage, Receipt, StatusChange
-from engage_core.errors import ValidationFailed
-from engage_core.services import ChannelInbox
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.messaging.gateway import InboundMessage, Receipt, StatusChange
+from engage_core.messaging.inbox_service import ChannelInbox
 from engage_http import envelope
 from engage_http.routing import API_PREFIX, in_worker_thread, read_body
 

@@ -37,9 +37,9 @@ from cattrs.errors import (
 from cattrs.fns import identity
 from cattrs.gen import make_dict_structure_fn
 
-from engage_core.clock import format_timestamp
-from engage_core.errors import ValidationFailed
-from engage_core.unset import UNSET
+from engage_core.kernel.clock import format_timestamp
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.unset import UNSET
 from engage_http.constraints import CONSTRAINT_TYPES
 
 T = TypeVar("T")
@@ -240,7 +240,7 @@ def _attrs_factory(conv: cattrs.Converter) -> Callable[[Any], Callable[[Any, Any
 
 
 def render_timestamp(moment: datetime) -> str:
-    """`engage_core.clock.format_timestamp`, with a fast path for the UTC datetimes storage returns.
+    """`engage_core.kernel.clock.format_timestamp`, with a fast path for the UTC datetimes storage returns.
 
     A page of contacts renders 30 timestamps, and lists are fetched again and again: the UTC ones
     are formatted once and then looked up (`_render_utc`, a bounded cache of a pure function)."""

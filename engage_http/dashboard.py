@@ -31,11 +31,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from engage_core.clock import Clock, format_timestamp
-from engage_core.errors import Forbidden, NotFound, Unauthenticated
-from engage_core.partners import Client
-from engage_core.ports import SecretCipher
+from engage_core.kernel.clock import Clock, format_timestamp
+from engage_core.kernel.errors import Forbidden, NotFound, Unauthenticated
+from engage_core.partners.model import Client
 from engage_core.services import Services
+from engage_core.webhooks.ports import SecretCipher
 from engage_http.access_log import redact
 from engage_http.routing import in_worker_thread
 

@@ -1,6 +1,6 @@
 """Exceptions to responses, once for the whole adapter (SPEC 7).
 
-    EngageError (engage_core.errors)     HTTPException (starlette)     anything else
+    EngageError (engage_core.kernel.errors)     HTTPException (starlette)     anything else
      ├── NotFound          404            404 unknown route             500, generic message,
      ├── ValidationFailed  422 + errors   405 wrong method (+ Allow)        logged with its traceback,
      ├── Conflict          409            others: their status              nothing internal leaked
@@ -23,7 +23,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from engage_core.errors import (
+from engage_core.kernel.errors import (
     Conflict,
     EngageError,
     Forbidden,

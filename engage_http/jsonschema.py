@@ -15,7 +15,7 @@ from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 import attrs
 
-from engage_core.unset import UNSET
+from engage_core.kernel.unset import UNSET
 from engage_http.constraints import CONSTRAINT_TYPES
 from engage_http.converter import is_list, is_union, is_unset, union_members
 

@@ -29,7 +29,7 @@ import attrs
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
 
-from engage_core.errors import ValidationFailed
+from engage_core.kernel.errors import ValidationFailed
 from engage_http.converter import BODY, is_list, is_literal, is_union, union_members
 
 FORM = "multipart/form-data"

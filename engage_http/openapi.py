@@ -15,7 +15,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from engage_core.channels import CHANNEL_TYPES
+from engage_core.messaging.channels import CHANNEL_TYPES
 from engage_http import multipart, pagination
 from engage_http.envelope import JSON, dumps
 from engage_http.errors import WWW_AUTHENTICATE

@@ -19,7 +19,7 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from engage_core.pagination import Page, PageLimits, PageRequest
+from engage_core.kernel.pagination import Page, PageLimits, PageRequest
 from engage_core.services import Services
 
 B = TypeVar("B")

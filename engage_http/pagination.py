@@ -12,7 +12,7 @@ from typing import Annotated
 
 import attrs
 
-from engage_core.pagination import PageLimits, PageRequest
+from engage_core.kernel.pagination import PageLimits, PageRequest
 from engage_http.constraints import Integer
 from engage_http.query import QueryParameter, QueryParser
 

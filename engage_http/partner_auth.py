@@ -3,7 +3,7 @@
 The two kinds of key never cross: a partner route reads `X-Partner-Key` and nothing else (a
 workspace key there, in any header, is the partner 401), and a workspace route refuses a request
 that carries a partner key instead of a workspace key with a 401 that says where partner keys go.
-Partner keys have their own prefix (`engage_core.api_keys.PARTNER_PREFIX`), so both checks happen
+Partner keys have their own prefix (`engage_core.accounts.keys.PARTNER_PREFIX`), so both checks happen
 before storage is asked. `PartnerService.authenticate` decides the rest: an unknown key is 401, a
 suspended partner's valid key 403.
 """
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engage_core import api_keys
-from engage_core.errors import Unauthenticated
-from engage_core.partners import Partner
-from engage_core.services.partners import PartnerService
+from engage_core.accounts import keys as api_keys
+from engage_core.kernel.errors import Unauthenticated
+from engage_core.partners.model import Partner
+from engage_core.partners.partner_service import PartnerService
 
 PARTNER_KEY_HEADER = "x-partner-key"
 PARTNER_KEY_ON_WORKSPACE_ROUTE = (

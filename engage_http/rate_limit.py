@@ -24,10 +24,9 @@ from collections.abc import Callable
 
 from starlette.responses import Response
 
-from engage_core.clock import Clock, SystemClock
-from engage_core.errors import EngageError
-from engage_core.ports import RateLimiter
-from engage_core.rate_limits import Decision, LimiterUnavailable, RateLimitPolicy
+from engage_core.kernel.clock import Clock, SystemClock
+from engage_core.kernel.errors import EngageError
+from engage_core.kernel.rate_limits import Decision, LimiterUnavailable, RateLimiter, RateLimitPolicy
 from engage_http.errors import engage_error_response
 
 logger = logging.getLogger("engage.rate_limit")

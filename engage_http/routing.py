@@ -43,12 +43,12 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from engage_core.accounts import Admission
-from engage_core.channels import CHANNEL_TYPES
-from engage_core.errors import EngageError, ValidationFailed
-from engage_core.pagination import Page, PageRequest
+from engage_core.accounts.model import Admission
+from engage_core.kernel.errors import EngageError, ValidationFailed
+from engage_core.kernel.pagination import Page, PageRequest
+from engage_core.messaging.channels import CHANNEL_TYPES
+from engage_core.plans.entitlements import Entitlements
 from engage_core.services import Services
-from engage_core.services.plans import Entitlements
 from engage_http import auth, envelope, multipart, pagination, partner_auth
 from engage_http.converter import load_json, structure, unstructure_hook
 from engage_http.errors import log_unexpected, server_error_response

@@ -17,10 +17,10 @@ import threading
 
 from engage_connectors.ssrf import AddressPolicy
 from engage_connectors.webhook_sender import HttpWebhookSender
-from engage_core.clock import Clock, SystemClock
-from engage_core.delivery import DeliveryWorker
-from engage_core.ports import DeliveryQueue, SecretCipher, WebhookSender
+from engage_core.kernel.clock import Clock, SystemClock
 from engage_core.settings import Settings
+from engage_core.webhooks.delivery import DeliveryWorker
+from engage_core.webhooks.ports import DeliveryQueue, SecretCipher, WebhookSender
 
 logger = logging.getLogger("engage.worker")
 

@@ -1,6 +1,6 @@
 """engage_sql: the persistence adapter of engage, on SQLite (embedded) and PostgreSQL (production).
 
-`Database.connect(url)` gives an engine and `db.uow`, the `engage_core.ports.UnitOfWorkFactory`
+`Database.connect(url)` gives an engine and `db.uow`, the `engage_core.unit_of_work.UnitOfWorkFactory`
 the services run on. `db.upgrade()` applies the Alembic migrations shipped in this package.
 """
 

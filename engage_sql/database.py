@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy import Engine, exists, select
 
-from engage_core.clock import Clock
-from engage_core.events import DomainEvent
+from engage_core.kernel.clock import Clock
+from engage_core.kernel.events import DomainEvent
 from engage_sql import migrate, outbox
 from engage_sql.delivery_queue import SqlDeliveryQueue
 from engage_sql.engines import create_engine, readonly_options
@@ -43,7 +43,7 @@ class Database:
             return outbox.read(connection, account_id)
 
     def delivery_queue(self) -> SqlDeliveryQueue:
-        """The webhook delivery log as the worker's queue (`engage_core.ports.DeliveryQueue`), across accounts."""
+        """The webhook delivery log as the worker's queue (`engage_core.unit_of_work.DeliveryQueue`), across accounts."""
         return SqlDeliveryQueue(self.engine, groups=self.uow.write_groups)
 
     def write_lane(self) -> WriteLane | None:

@@ -1,4 +1,4 @@
-"""The delivery log seen as a queue: `engage_core.ports.DeliveryQueue` over `webhook_attempts`.
+"""The delivery log seen as a queue: `engage_core.unit_of_work.DeliveryQueue` over `webhook_attempts`.
 
 A claim is a lease: `leased_until` and a random `lease_token` per attempt, written by one atomic
 statement. Another worker skips a leased attempt until the lease ends, so a worker that dies
@@ -54,7 +54,7 @@ from sqlalchemy import (
 from sqlalchemy.sql.dml import ReturningUpdate
 from sqlalchemy.sql.elements import BindParameter
 
-from engage_core.webhooks import Claim, Completion, NextStep, Outcome, excerpt
+from engage_core.webhooks.model import Claim, Completion, NextStep, Outcome, excerpt
 from engage_sql.driver import DriverStatement, Row
 from engage_sql.group_commit import WriteGroups
 from engage_sql.tables import webhook_attempts, webhooks
@@ -113,7 +113,7 @@ def _random_token(dialect: str) -> ColumnElement[str]:
 
 
 class SqlDeliveryQueue:
-    """`engage_core.ports.DeliveryQueue` over one engine. Thread-safe: every call has its own connection."""
+    """`engage_core.unit_of_work.DeliveryQueue` over one engine. Thread-safe: every call has its own connection."""
 
     def __init__(self, engine: Engine, *, groups: WriteGroups | None = None) -> None:
         """`groups`: the write groups (SQLite) of the units of work over the same engine, to commit with."""

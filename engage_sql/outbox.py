@@ -14,8 +14,8 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, insert, select
 
-from engage_core.events import DomainEvent
-from engage_core.webhooks import Subscription
+from engage_core.kernel.events import DomainEvent
+from engage_core.webhooks.model import Subscription
 from engage_sql.driver import DriverStatement
 from engage_sql.repositories.webhooks import WORKSPACE, active_subscriptions
 from engage_sql.tables import events, webhook_attempts

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from sqlalchemy import Connection, insert, select
 
-from engage_core.events import DomainEvent
+from engage_core.kernel.events import DomainEvent
 from engage_sql.outbox import event_from_row, first_attempt
 from engage_sql.repositories.partner_webhooks import PARTNER, active_partner_subscriptions
 from engage_sql.tables import partner_events, webhook_attempts

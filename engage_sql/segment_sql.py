@@ -1,6 +1,6 @@
-"""The segment rule language (`engage_core.segments`) compiled to SQL over `contacts`.
+"""The segment rule language (`engage_core.contacts.segments`) compiled to SQL over `contacts`.
 
-`membership()` selects exactly the contacts `engage_core.segments.is_member` selects (a property
+`membership()` selects exactly the contacts `engage_core.contacts.segments.is_member` selects (a property
 test holds the two together on both databases). Every condition compiles to an expression that
 is never negated as a whole, so where SQL says NULL (a comparison with a missing value) it acts
 as false, just as the Python reference returns False for a missing value.
@@ -12,8 +12,8 @@ from datetime import datetime
 
 from sqlalchemy import ColumnElement, FromClause, and_, false, or_
 
-from engage_core.segments import Condition, SegmentRules, time_bound
-from engage_core.tags import title_key
+from engage_core.contacts.segments import Condition, SegmentRules, time_bound
+from engage_core.contacts.tags import title_key
 from engage_sql.repositories.contacts import has_tag
 from engage_sql.tables import contacts, segment_overrides
 from engage_sql.text import fold
@@ -59,7 +59,7 @@ def rules_clause(rules: SegmentRules, now: datetime) -> ColumnElement[bool]:
 
 
 def condition_clause(condition: Condition, now: datetime) -> ColumnElement[bool]:
-    """One condition, as `engage_core.segments.condition_holds` evaluates it."""
+    """One condition, as `engage_core.contacts.segments.condition_holds` evaluates it."""
     field, op, value = condition.field, condition.operator, condition.value
     if field == "tag":
         assert isinstance(value, str)

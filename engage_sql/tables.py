@@ -69,7 +69,7 @@ accounts = Table(
     Column("key_digest", String(64), nullable=False, unique=True),
     Column("key_hint", String(16), nullable=False),
     *_timestamps(),
-    # A BCP 47 language tag in canonical case (`engage_core.accounts.parse_locale`; migration 0009).
+    # A BCP 47 language tag in canonical case (`engage_core.accounts.model.parse_locale`; migration 0009).
     Column("locale", String(16), nullable=False, server_default="en"),
     sqlite_autoincrement=True,
 )
@@ -120,7 +120,7 @@ tags = Table(
     Column("id", Id, primary_key=True),
     _account_id(),
     Column("title", String(100), nullable=False),
-    Column("title_key", Text(), nullable=False),  # engage_core.tags.title_key(title)
+    Column("title_key", Text(), nullable=False),  # engage_core.contacts.tags.title_key(title)
     *_timestamps(),
     UniqueConstraint("account_id", "title_key"),
     UniqueConstraint("account_id", "id"),
@@ -266,7 +266,7 @@ webhook_attempts = Table(
     Column("attempt_number", Integer(), nullable=False),
     Column("status", String(16), nullable=False),  # pending | delivered | failed
     Column("response_status_code", Integer()),
-    Column("response_body", Text()),  # engage_core.webhooks.excerpt(): bounded
+    Column("response_body", Text()),  # engage_core.webhooks.model.excerpt(): bounded
     Column("error", Text()),
     Column("due_at", UTCDateTime(), nullable=False),
     Column("leased_until", UTCDateTime()),  # the claim of a worker; free again once passed
@@ -319,7 +319,7 @@ products = Table(
     "products",
     metadata,
     # The products of `product_catalog` entries, deleted with their entry. Prices are exact
-    # decimals (`engage_core.money`): on SQLite a NUMERIC column keeps them as 8-byte floats, exact
+    # decimals (`engage_core.kernel.money`): on SQLite a NUMERIC column keeps them as 8-byte floats, exact
     # for the 15 significant digits the money bounds allow, and read back quantized to two places.
     Column("id", Id, primary_key=True),
     Column("account_id", Id, nullable=False),
@@ -371,7 +371,7 @@ orders = Table(
     Column("notes", Text()),
     Column("created_by", String(16), nullable=False),
     Column("external_reference", String(255)),  # the store's id of a store-sourced order
-    Column("duplicate_key", String(64)),  # engage_core.orders.duplicate_key(): SHA-256 hex
+    Column("duplicate_key", String(64)),  # engage_core.commerce.orders.duplicate_key(): SHA-256 hex
     Column("cancelled_at", UTCDateTime()),
     Column("cancellation_reason", String(1000)),
     *_timestamps(),
@@ -419,7 +419,7 @@ departments = Table(
     Column("id", Id, primary_key=True),
     _account_id(),
     Column("title", String(255), nullable=False),
-    Column("title_key", Text(), nullable=False),  # engage_core.departments.title_key(title)
+    Column("title_key", Text(), nullable=False),  # engage_core.support.departments.title_key(title)
     *_timestamps(),
     # Also what lets racing first uses seed exactly one default department (ON CONFLICT DO NOTHING).
     UniqueConstraint("account_id", "title_key"),
@@ -434,7 +434,7 @@ team_members = Table(
     _account_id(),
     Column("name", String(255), nullable=False),
     Column("email", String(255), nullable=False),  # as written
-    Column("email_key", Text(), nullable=False),  # engage_core.team.email_key(email): unique per account
+    Column("email_key", Text(), nullable=False),  # engage_core.team.model.email_key(email): unique per account
     Column("role", String(16), nullable=False),
     Column("status", String(16), nullable=False),
     Column("password_hash", Text(), nullable=False),  # argon2id, self-describing; never read into TeamMember
@@ -568,10 +568,10 @@ bookings = Table(
 working_hours = Table(
     "working_hours",
     metadata,
-    # One row per account that set its hours; none means `engage_core.working_hours.DEFAULT_HOURS`.
+    # One row per account that set its hours; none means `engage_core.bookings.working_hours.DEFAULT_HOURS`.
     Column("account_id", Id, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True),
     Column("timezone", String(64), nullable=False),  # an IANA name
-    Column("schedule", JSON(), nullable=False),  # engage_core.working_hours.Schedule.document()
+    Column("schedule", JSON(), nullable=False),  # engage_core.bookings.working_hours.Schedule.document()
 )
 
 resource_working_hours = Table(
@@ -588,7 +588,7 @@ resource_working_hours = Table(
 channel_accounts = Table(
     "channel_accounts",
     metadata,
-    # A workspace's channel settings (`engage_core.channels`): at most one per type, and a provider
+    # A workspace's channel settings (`engage_core.messaging.channels`): at most one per type, and a provider
     # account belongs to one setting across the deployment (provider callbacks name only it).
     Column("id", Id, primary_key=True),
     _account_id(),
@@ -740,7 +740,7 @@ partner_clients = Table(
     Column("primary_first_name", String(100), nullable=False),
     Column("primary_last_name", String(100), nullable=False),
     Column("primary_email", String(255), nullable=False),
-    Column("primary_email_key", String(255), nullable=False, unique=True),  # engage_core.partners.email_key
+    Column("primary_email_key", String(255), nullable=False, unique=True),  # engage_core.partners.model.email_key
     Column("primary_phone", String(32)),
     Column("timezone", String(64), nullable=False),
     Column("country_id", Integer()),

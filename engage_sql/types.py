@@ -9,7 +9,7 @@ from typing import Any, TypeAlias
 from sqlalchemy import BigInteger, DateTime, Dialect, Integer, Row
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
-from engage_core.clock import remember_last, utc_text
+from engage_core.kernel.clock import remember_last, utc_text
 
 Id: TypeEngine[int] = BigInteger().with_variant(Integer(), "sqlite")
 """Primary and foreign keys: BIGINT on PostgreSQL; on SQLite only `INTEGER PRIMARY KEY` is the rowid."""

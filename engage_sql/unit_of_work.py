@@ -19,8 +19,8 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from sqlalchemy import Connection, Engine
 
-from engage_core.clock import Clock, SystemClock
-from engage_core.events import DomainEvent
+from engage_core.kernel.clock import Clock, SystemClock
+from engage_core.kernel.events import DomainEvent
 from engage_sql import outbox, partner_outbox
 from engage_sql.engines import readonly_options
 from engage_sql.group_commit import Member, WriteGroups
@@ -336,7 +336,7 @@ _PARTNER_REPOSITORIES: dict[str, Callable[[Connection], Any]] = {
 
 
 class SqlUnitOfWorkFactory:
-    """`engage_core.ports.UnitOfWorkFactory` over one engine. Thread-safe: each unit of work checks
+    """`engage_core.unit_of_work.UnitOfWorkFactory` over one engine. Thread-safe: each unit of work checks
     out a connection of its own, except a pinned reader's (`pin_reader`), which is its thread's."""
 
     def __init__(self, engine: Engine, clock: Clock | None = None) -> None:

@@ -12,12 +12,12 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from engage_core.clock import SystemClock
-from engage_core.conversations import ConversationFilter
-from engage_core.pagination import PageRequest
-from engage_core.sandbox_gateway import SandboxGateway
+from engage_core.kernel.clock import SystemClock
+from engage_core.kernel.pagination import PageRequest
+from engage_core.messaging.conversations import ConversationFilter
+from engage_core.messaging.message_service import SendInput
+from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
-from engage_core.services.messages import SendInput
 from engage_sql import Database
 
 

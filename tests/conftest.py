@@ -24,7 +24,7 @@ from databases import POSTGRES_ENV, TestDatabases, open_test_databases, postgres
 from hypothesis import HealthCheck, settings
 from receiver import MakeReceiver, Receiver, server_context
 
-from engage_core.clock import Clock
+from engage_core.kernel.clock import Clock
 from engage_sql import Database
 
 # Property tests judge behaviour, never speed: on a loaded two-core CI machine a per-example

@@ -18,7 +18,7 @@ from typing import Protocol
 import sqlalchemy
 from sqlalchemy.engine import make_url
 
-from engage_core.plans import SEED_PLANS
+from engage_core.plans.model import SEED_PLANS
 from engage_sql import Database
 from engage_sql.repositories.plans import plan_row
 from engage_sql.tables import metadata, plans

@@ -10,8 +10,8 @@ import click
 from engage_cli.context import CliState, pass_state
 from engage_cli.errors import naming_missing
 from engage_cli.output import ACCOUNT_KEY, account_table, describe_origins, echo_new_key
-from engage_core.accounts import Account
-from engage_core.services.accounts import NewKey
+from engage_core.accounts.account_service import NewKey
+from engage_core.accounts.model import Account
 
 _JSON = click.option("--json", "as_json", is_flag=True, help='Print only {"account_id": ..., "api_key": "..."}.')
 

@@ -26,9 +26,9 @@ import click
 
 from engage_cli.commands.workspaces import require_account
 from engage_cli.context import CliState, pass_state
-from engage_core.booking_catalogue import BookingTypeInput, BookingTypePatch, ResourceInput, ResourcePatch
+from engage_core.bookings.catalogue import BookingTypeInput, BookingTypePatch, ResourceInput, ResourcePatch
+from engage_core.kernel.unset import UNSET
 from engage_core.services import Services
-from engage_core.unset import UNSET
 from engage_http.converter import converter, structure
 from engage_http.schemas.booking_setup import (
     BookingType,

@@ -14,7 +14,7 @@ import click
 
 from engage_cli.commands.workspaces import require_account
 from engage_cli.context import CliState, pass_state
-from engage_core.departments import Department
+from engage_core.support.departments import Department
 
 _JSON = click.option("--json", "as_json", is_flag=True, help='Print JSON ({"id": ..., "title": ...}) instead of text.')
 

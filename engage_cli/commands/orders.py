@@ -16,8 +16,8 @@ from typing import IO, Any
 import click
 
 from engage_cli.context import CliState, pass_state
-from engage_core.errors import NotFound, ValidationFailed
-from engage_core.services.orders import StoreOrderInput
+from engage_core.commerce.order_service import StoreOrderInput
+from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_http.converter import structure
 from engage_http.schemas.store import StoreOrderImport
 

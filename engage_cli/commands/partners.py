@@ -11,8 +11,8 @@ import click
 from engage_cli.context import CliState, pass_state
 from engage_cli.errors import naming_missing
 from engage_cli.output import PARTNER_KEY, echo_new_key, table
-from engage_core.partners import PARTNER_PLANS, Partner
-from engage_core.services.partners import NewPartnerKey
+from engage_core.partners.model import PARTNER_PLANS, Partner
+from engage_core.partners.partner_service import NewPartnerKey
 
 _JSON = click.option("--json", "as_json", is_flag=True, help='Print only {"partner_id": ..., "partner_key": "..."}.')
 _COLUMNS = ("ID", "COMPANY", "EMAIL", "PLAN", "STATUS", "SEATS", "KEY")

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 import click
 
 from engage_cli.context import CliState, pass_state
-from engage_core.plans import FEATURES, LIMITS, Plan
-from engage_core.services.plans import PlanPatch
-from engage_core.unset import UNSET
+from engage_core.kernel.unset import UNSET
+from engage_core.plans.model import FEATURES, LIMITS, Plan
+from engage_core.plans.plan_service import PlanPatch
 
 _SWITCHES = {"on": True, "off": False}
 

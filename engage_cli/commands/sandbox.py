@@ -23,8 +23,8 @@ import attrs
 import click
 import httpx
 
-from engage_core.channels import CHANNEL_TYPES
-from engage_core.sandbox_controls import SANDBOX_STATUSES
+from engage_core.messaging.channels import CHANNEL_TYPES
+from engage_core.messaging.sandbox_controls import SANDBOX_STATUSES
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 TIMEOUT_SECONDS = 30.0

@@ -15,10 +15,10 @@ import click
 
 from engage_cli.commands.workspaces import require_account
 from engage_cli.context import CliState, pass_state
-from engage_core.pagination import PageRequest
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.tickets import TicketThread
-from engage_core.tickets import PRIORITIES, TICKET_STATUSES, TICKETS, Ticket, TicketFilter
+from engage_core.support.ticket_service import TicketThread
+from engage_core.support.tickets import PRIORITIES, TICKET_STATUSES, TICKETS, Ticket, TicketFilter
 from engage_http.converter import converter
 from engage_http.schemas.tickets import PostedTicketReply, TicketWithReplies
 from engage_http.schemas.tickets import Ticket as TicketBody

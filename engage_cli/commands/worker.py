@@ -7,7 +7,7 @@ claiming, lets the sends in progress finish (each ends within `ENGAGE_WEBHOOK_TI
 them, then exits 0. A second signal exits at once, with status 1: what was in flight keeps its
 lease, which expires, and is sent again by the next worker (at least once, same `delivery_id`).
 
-Each attempt is logged on one line of stderr (`engage_core.delivery`), without URL, secret,
+Each attempt is logged on one line of stderr (`engage_core.webhooks.delivery`), without URL, secret,
 signature or body.
 """
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from engage_core.errors import NotFound
+from engage_core.kernel.errors import NotFound
 from engage_core.services import Services
 
 

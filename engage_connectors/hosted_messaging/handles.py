@@ -9,7 +9,7 @@ passed through unchanged.
 from __future__ import annotations
 
 from engage_connectors.hosted_messaging.values import Provider
-from engage_core.phones import to_e164
+from engage_core.kernel.phones import to_e164
 
 WHATSAPP_USER_SUFFIX = "@s.whatsapp.net"
 

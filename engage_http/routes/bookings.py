@@ -12,8 +12,8 @@ hold their time: no two live bookings of one resource overlap, however many requ
 
 from __future__ import annotations
 
-from engage_core.bookings import BOOKINGS
-from engage_core.pagination import Page
+from engage_core.bookings.model import BOOKINGS
+from engage_core.kernel.pagination import Page
 from engage_http.operations import Call, Operation, Shape
 from engage_http.schemas.bookings import (
     AvailabilityQuery,

@@ -9,7 +9,7 @@ A provider that cannot be reached answers 503: nothing was changed, the request 
 
 from __future__ import annotations
 
-from engage_core.channels import CAMPAIGN_GUARDED, CHANNEL_TYPES, QR_CHANNELS, ChannelAccount
+from engage_core.messaging.channels import CAMPAIGN_GUARDED, CHANNEL_TYPES, QR_CHANNELS, ChannelAccount
 from engage_http.operations import Call, Handler, Operation, Reply, Shape
 from engage_http.schemas.channels import (
     Channel,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engage_core import contacts as domain
-from engage_core.pagination import CONTACTS, Page, PageRequest
+from engage_core.contacts import model as domain
+from engage_core.kernel.pagination import CONTACTS, Page, PageRequest
 from engage_http.operations import Call, Operation, Reply, Shape
 from engage_http.schemas.contacts import (
     Blacklist,

@@ -3,8 +3,8 @@ conversation read."""
 
 from __future__ import annotations
 
-from engage_core.conversations import CONVERSATIONS
-from engage_core.pagination import Page
+from engage_core.kernel.pagination import Page
+from engage_core.messaging.conversations import CONVERSATIONS
 from engage_http.operations import Call, Operation, Reply, Shape
 from engage_http.schemas.messages import ConversationFilters, ConversationRead, ConversationSummary
 

@@ -6,7 +6,7 @@ bytes. It is all or nothing: one bad product or CSV row rejects it, and nothing 
 
 from __future__ import annotations
 
-from engage_core.products import MAX_PRODUCTS_PER_REQUEST
+from engage_core.commerce.products import MAX_PRODUCTS_PER_REQUEST
 from engage_http.operations import Call, Operation, Shape
 from engage_http.schemas.knowledge_base import CatalogCreate, CatalogProducts, ProductsAdd
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engage_core.pagination import LIST_MEMBERS, Page
+from engage_core.kernel.pagination import LIST_MEMBERS, Page
 from engage_http.operations import Call, Operation, Shape
 from engage_http.schemas.contacts import Member
 from engage_http.schemas.lists import ContactList, ListCreate, ListUpdate

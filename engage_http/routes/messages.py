@@ -8,8 +8,8 @@ the non-error outcomes), with the same status 201, since a record was created ei
 
 from __future__ import annotations
 
-from engage_core.messages import MESSAGES
-from engage_core.pagination import Page
+from engage_core.kernel.pagination import Page
+from engage_core.messaging.messages import MESSAGES
 from engage_http.operations import Call, Operation, Reply, Shape
 from engage_http.schemas.messages import Message, MessageFilters, MessageSend, SentMessage
 

@@ -7,8 +7,8 @@ nothing new was created, and a client that retries a timed-out request sees it a
 
 from __future__ import annotations
 
-from engage_core.orders import ORDERS
-from engage_core.pagination import Page
+from engage_core.commerce.orders import ORDERS
+from engage_core.kernel.pagination import Page
 from engage_http.operations import Call, Operation, Reply, Shape
 from engage_http.schemas.orders import (
     NewOrder,

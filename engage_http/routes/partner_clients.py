@@ -6,8 +6,8 @@ Every lookup names the calling partner: another partner's client is 404, like an
 
 from __future__ import annotations
 
-from engage_core.pagination import Page
-from engage_core.partners import CLIENTS, USAGE, Client
+from engage_core.kernel.pagination import Page
+from engage_core.partners.model import CLIENTS, USAGE, Client
 from engage_core.services import Services
 from engage_http.operations import AuthScheme, Call, Operation, Shape, WithPage
 from engage_http.schemas.partners import (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engage_core.events import PARTNER_CATALOGUE
+from engage_core.kernel.events import PARTNER_CATALOGUE
 from engage_http.operations import AuthScheme, Call, Operation, Shape
 from engage_http.schemas.partner_webhooks import PartnerWebhookCreate, PartnerWebhookUpdate
 from engage_http.schemas.webhooks import Webhook, WebhookWithSecret

@@ -5,8 +5,8 @@ Products are created and deleted through their catalogue (`routes/knowledge_base
 
 from __future__ import annotations
 
-from engage_core.pagination import Page
-from engage_core.products import PRODUCTS
+from engage_core.commerce.products import PRODUCTS
+from engage_core.kernel.pagination import Page
 from engage_http.operations import Call, Operation, Shape
 from engage_http.schemas.products import Product, ProductFilters
 

@@ -3,15 +3,15 @@
 These routes exist only in an app built with the sandbox (`create_app(..., sandbox=...)`, which the
 composition root does when `ENGAGE_CHANNELS_GATEWAY` is `sandbox`); otherwise they answer 404 like
 any unknown path and are absent from the OpenAPI document. They take the workspace's API key and
-act on the workspace's own channels and messages only (`engage_core.sandbox_controls`). `engage
+act on the workspace's own channels and messages only (`engage_core.messaging.sandbox_controls`). `engage
 sandbox ...` calls them on a running server, because the sandbox keeps its accounts in the memory of
 the server process.
 """
 
 from __future__ import annotations
 
-from engage_core.channels import ChannelAccount
-from engage_core.sandbox_controls import SandboxControls
+from engage_core.messaging.channels import ChannelAccount
+from engage_core.messaging.sandbox_controls import SandboxControls
 from engage_http.operations import Call, Operation
 from engage_http.schemas.channels import ChannelStatus
 from engage_http.schemas.messages import Message

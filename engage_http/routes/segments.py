@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engage_core.errors import ValidationFailed
-from engage_core.pagination import SEGMENT_MEMBERS, Page
-from engage_core.unset import UNSET
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.pagination import SEGMENT_MEMBERS, Page
+from engage_core.kernel.unset import UNSET
 from engage_http.constraints import Text
 from engage_http.operations import Call, Operation, Shape
 from engage_http.schemas.contacts import Member

@@ -6,8 +6,8 @@ the member stays added and the answer says so (`invitation_sent` false, and the 
 
 from __future__ import annotations
 
-from engage_core.pagination import Page
-from engage_core.team import TEAM
+from engage_core.kernel.pagination import Page
+from engage_core.team.model import TEAM
 from engage_http.operations import Call, Operation, Reply, Shape
 from engage_http.schemas.team import NewTeamMember, TeamFilters, TeamMember, TeamMemberCreate, TeamMemberUpdate
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engage_core.pagination import Page
-from engage_core.tickets import TICKETS
+from engage_core.kernel.pagination import Page
+from engage_core.support.tickets import TICKETS
 from engage_http.operations import Call, Operation, Shape
 from engage_http.schemas.tickets import (
     Department,

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engage_core.pagination import Page, PageLimits
-from engage_core.services import WebhookService
+from engage_core.kernel.pagination import Page, PageLimits
+from engage_core.webhooks.service import WebhookService
 from engage_http.operations import Call, Operation, Shape
 from engage_http.schemas.webhooks import (
     Delivery,

@@ -8,10 +8,10 @@ from typing import Annotated
 
 import attrs
 
-from engage_core.accounts import LOCALE_PATTERN
-from engage_core.services.account_profile import AccountProfile, ProfilePatch
-from engage_core.services.plans import AccountSubscription
-from engage_core.unset import UNSET, Unset
+from engage_core.accounts.model import LOCALE_PATTERN
+from engage_core.accounts.profile_service import AccountProfile, ProfilePatch
+from engage_core.kernel.unset import UNSET, Unset
+from engage_core.plans.entitlements import AccountSubscription
 from engage_http.constraints import Doc, Text
 from engage_http.schemas.booking_setup import Timezone
 from engage_http.schemas.common import Name

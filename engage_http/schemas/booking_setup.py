@@ -1,7 +1,7 @@
 """Request and response bodies of a workspace's booking setup: booking types, bookable resources,
 its timezone and working hours, and resources' own hours (SPEC 2, booking type and resource).
 
-Hours are written as the core keeps them (`engage_core.working_hours`)::
+Hours are written as the core keeps them (`engage_core.bookings.working_hours`)::
 
     {"timezone": "Europe/Berlin",
      "weekly": {"monday": [{"opens": "09:00", "closes": "12:00"}, {"opens": "13:00", "closes": "17:00"}],
@@ -21,9 +21,9 @@ from typing import Annotated, Any
 
 import attrs
 
-from engage_core import booking_catalogue as catalogue
-from engage_core import working_hours as hours
-from engage_core.unset import UNSET, Unset
+from engage_core.bookings import catalogue
+from engage_core.bookings import working_hours as hours
+from engage_core.kernel.unset import UNSET, Unset
 from engage_http.constraints import Doc, Integer, Text
 
 Name = Annotated[str, Text(max_length=catalogue.NAME_MAX, blank=False), Doc(example="Consultation")]

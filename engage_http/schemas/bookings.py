@@ -13,11 +13,11 @@ from typing import Annotated, Literal
 
 import attrs
 
-from engage_core import availability
-from engage_core import bookings as domain
-from engage_core.errors import ValidationFailed
-from engage_core.services.bookings import BookingInput, BookingPatch
-from engage_core.unset import UNSET, Unset
+from engage_core.bookings import availability
+from engage_core.bookings import model as domain
+from engage_core.bookings.booking_service import BookingInput, BookingPatch
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.unset import UNSET, Unset
 from engage_http.constraints import Doc, Text
 from engage_http.schemas.common import Id
 

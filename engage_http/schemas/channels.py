@@ -1,6 +1,6 @@
 """Request and response bodies of the channel endpoints (SPEC 2 Channel, SPEC 3 and 4 Channels).
 
-`last_synced_at` is rendered as text by `engage_core.channels.format_synced_at`: unlike every other
+`last_synced_at` is rendered as text by `engage_core.messaging.channels.format_synced_at`: unlike every other
 timestamp of the API it keeps a numeric UTC offset (`+00:00`, SPEC 1 item 5).
 """
 
@@ -10,8 +10,8 @@ from typing import Annotated, Literal
 
 import attrs
 
-from engage_core import channels as domain
-from engage_core.services.channels import CODE_MAX, PASSWORD_MAX, USERNAME_MAX, CredentialsInput
+from engage_core.messaging import channels as domain
+from engage_core.messaging.channel_service import CODE_MAX, PASSWORD_MAX, USERNAME_MAX, CredentialsInput
 from engage_http.constraints import Doc, Text
 
 ChannelType = Literal["whatsapp", "telegram", "instagram", "linkedin"]

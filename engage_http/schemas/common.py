@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from engage_core.tags import TITLE_MAX
+from engage_core.contacts.tags import TITLE_MAX
 from engage_http.constraints import Doc, Integer, Text
 
 MAX_ID = 999_999_999_999_999_999

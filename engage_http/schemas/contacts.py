@@ -7,9 +7,9 @@ from typing import Annotated, Any
 
 import attrs
 
-from engage_core import contacts as domain
-from engage_core.services.contacts import ContactInput, ContactPatch, TagAssignment
-from engage_core.unset import UNSET, Unset
+from engage_core.contacts import model as domain
+from engage_core.contacts.contact_service import ContactInput, ContactPatch, TagAssignment
+from engage_core.kernel.unset import UNSET, Unset
 from engage_http.constraints import Doc, Integer, Text
 from engage_http.schemas.common import (
     ContactStatus,

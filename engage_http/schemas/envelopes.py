@@ -6,7 +6,7 @@ from typing import Literal
 
 import attrs
 
-from engage_core.pagination import Page
+from engage_core.kernel.pagination import Page
 
 
 @attrs.frozen

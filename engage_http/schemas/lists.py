@@ -7,8 +7,8 @@ from typing import Literal
 
 import attrs
 
-from engage_core import contact_lists as domain
-from engage_core.unset import UNSET, Unset
+from engage_core.contacts import lists as domain
+from engage_core.kernel.unset import UNSET, Unset
 from engage_http.schemas.common import Name
 
 ListStatus = Literal[1, 0]

@@ -8,9 +8,9 @@ from typing import Annotated, Literal
 
 import attrs
 
-from engage_core import conversations as conversations_domain
-from engage_core import messages as domain
-from engage_core.services.messages import SendInput
+from engage_core.messaging import conversations as conversations_domain
+from engage_core.messaging import messages as domain
+from engage_core.messaging.message_service import SendInput
 from engage_http.constraints import Doc, Text
 from engage_http.schemas.common import Id
 

@@ -10,11 +10,11 @@ from typing import Annotated, Any, Literal
 
 import attrs
 
-from engage_core import orders as domain
-from engage_core.errors import ValidationFailed
-from engage_core.money import as_number
-from engage_core.services.orders import OrderInput, OrderPatch, PlacedOrder
-from engage_core.unset import UNSET, Unset
+from engage_core.commerce import orders as domain
+from engage_core.commerce.order_service import OrderInput, OrderPatch, PlacedOrder
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.money import as_number
+from engage_core.kernel.unset import UNSET, Unset
 from engage_http.constraints import NOT_BLANK, Doc, Integer, Items, Text
 from engage_http.schemas.common import Email, Id, Phone
 

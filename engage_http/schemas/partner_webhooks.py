@@ -11,9 +11,9 @@ from typing import Annotated, Any
 
 import attrs
 
-from engage_core.events import PARTNER_CATALOGUE
-from engage_core.services.partners import PartnerWebhookInput, PartnerWebhookPatch
-from engage_core.unset import UNSET, Unset
+from engage_core.kernel.events import PARTNER_CATALOGUE
+from engage_core.kernel.unset import UNSET, Unset
+from engage_core.partners.partner_service import PartnerWebhookInput, PartnerWebhookPatch
 from engage_http.constraints import Doc, Text
 from engage_http.schemas.common import Name
 from engage_http.schemas.webhooks import TargetUrl

@@ -12,9 +12,9 @@ from typing import Annotated, Literal
 
 import attrs
 
-from engage_core import partners as domain
-from engage_core import plans as plan_domain
-from engage_core.services.partner_clients import (
+from engage_core.kernel.unset import UNSET, Unset
+from engage_core.partners import model as domain
+from engage_core.partners.client_service import (
     AdminInput,
     ClientInput,
     ClientPatch,
@@ -24,8 +24,8 @@ from engage_core.services.partner_clients import (
     UsageLine,
     UsageSummary,
 )
-from engage_core.unset import UNSET, Unset
-from engage_core.usage import WorkspaceUsage
+from engage_core.plans import model as plan_domain
+from engage_core.plans.usage import WorkspaceUsage
 from engage_http.constraints import Doc, Text
 from engage_http.schemas.booking_setup import Timezone
 from engage_http.schemas.common import Email, Id, LongText, Phone

@@ -17,8 +17,8 @@ from typing import Annotated, Any
 
 import attrs
 
-from engage_core import products as domain
-from engage_core.money import PRICE_MAX, as_number
+from engage_core.commerce import products as domain
+from engage_core.kernel.money import PRICE_MAX, as_number
 from engage_http.constraints import WHITESPACE_CLASS, Doc, Integer, Text
 from engage_http.schemas.common import Name
 
@@ -70,7 +70,7 @@ _PURCHASE_URL = Text(
 
 
 def price_bounds(schema: dict[str, Any]) -> dict[str, Any]:
-    """A price property's schema with the bounds the core enforces (`engage_core.money`)."""
+    """A price property's schema with the bounds the core enforces (`engage_core.kernel.money`)."""
     return {**schema, "minimum": 0, "maximum": float(PRICE_MAX)}
 
 

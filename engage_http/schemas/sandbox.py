@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 import attrs
 
-from engage_core.sandbox_controls import REASON_MAX, SENDER_MAX, TEXT_MAX
+from engage_core.messaging.sandbox_controls import REASON_MAX, SENDER_MAX, TEXT_MAX
 from engage_http.constraints import Doc, Text
 
 SandboxStatus = Literal[

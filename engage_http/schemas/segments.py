@@ -1,7 +1,7 @@
 """Request and response bodies of the segment endpoints (our design; SPEC 4 leaves it open).
 
 A segment is `{name, description, match, conditions}`; a condition is `{field, operator, value}` in the
-rule language of `engage_core.segments`. The condition schema is generated from that language's
+rule language of `engage_core.contacts.segments`. The condition schema is generated from that language's
 `OPERATORS` table, one `oneOf` branch per field and kind of value, so it lists exactly what the
 core accepts.
 """
@@ -13,9 +13,9 @@ from typing import Annotated, Any, Literal
 
 import attrs
 
-from engage_core import segments as domain
-from engage_core.contacts import CONTACT_STATUSES, CONTACT_TYPES
-from engage_core.unset import UNSET, Unset
+from engage_core.contacts import segments as domain
+from engage_core.contacts.model import CONTACT_STATUSES, CONTACT_TYPES
+from engage_core.kernel.unset import UNSET, Unset
 from engage_http.constraints import NOT_BLANK, Items, Text
 from engage_http.converter import as_integer
 from engage_http.schemas.common import Name

@@ -2,7 +2,7 @@
 same objects in the files of `engage orders import`).
 
 A connected store pushes an order as it knows it: its own reference, the customer, and the lines at
-the store's prices (`engage_core.services.orders.StoreOrderInput`). Prices are JSON numbers read as
+the store's prices (`engage_core.commerce.order_service.StoreOrderInput`). Prices are JSON numbers read as
 the decimals they spell, as everywhere in the API (`schemas/products.py`).
 """
 
@@ -12,9 +12,9 @@ from typing import Annotated, Any
 
 import attrs
 
-from engage_core import orders as domain
-from engage_core.money import DEFAULT_CURRENCY, PRICE_MAX
-from engage_core.services.orders import PlacedOrder, StoreOrderInput, StoreOrderItemInput
+from engage_core.commerce import orders as domain
+from engage_core.commerce.order_service import PlacedOrder, StoreOrderInput, StoreOrderItemInput
+from engage_core.kernel.money import DEFAULT_CURRENCY, PRICE_MAX
 from engage_http.constraints import Doc, Items, Text
 from engage_http.schemas.common import Email, Id, Name, Phone
 from engage_http.schemas.orders import Address, Notes, Order, OrderStatus, Quantity

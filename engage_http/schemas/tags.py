@@ -6,7 +6,7 @@ from datetime import datetime
 
 import attrs
 
-from engage_core import tags as domain
+from engage_core.contacts import tags as domain
 from engage_http.schemas.common import Title
 
 

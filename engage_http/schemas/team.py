@@ -10,9 +10,9 @@ from typing import Annotated, Literal
 
 import attrs
 
-from engage_core import team as domain
-from engage_core.services.team import MemberInput, MemberPatch, NewMember
-from engage_core.unset import UNSET, Unset
+from engage_core.kernel.unset import UNSET, Unset
+from engage_core.team import model as domain
+from engage_core.team.service import MemberInput, MemberPatch, NewMember
 from engage_http.constraints import Doc, Text
 from engage_http.schemas.common import Email, Name
 

@@ -7,9 +7,9 @@ from typing import Annotated, Literal
 
 import attrs
 
-from engage_core import departments as department_domain
-from engage_core import tickets as domain
-from engage_core.services.tickets import PostedReply, TicketInput, TicketThread
+from engage_core.support import departments as department_domain
+from engage_core.support import tickets as domain
+from engage_core.support.ticket_service import PostedReply, TicketInput, TicketThread
 from engage_http.constraints import Doc, Text
 from engage_http.schemas.common import Id
 

@@ -15,10 +15,10 @@ from typing import Annotated, Any, Literal
 
 import attrs
 
-from engage_core import webhooks as domain
-from engage_core.services.partners import RevealedPartnerSecret
-from engage_core.services.webhooks import RevealedSecret, WebhookInput, WebhookPatch, WebhookService
-from engage_core.unset import UNSET, Unset
+from engage_core.kernel.unset import UNSET, Unset
+from engage_core.partners.partner_service import RevealedPartnerSecret
+from engage_core.webhooks import model as domain
+from engage_core.webhooks.service import RevealedSecret, WebhookInput, WebhookPatch, WebhookService
 from engage_http.constraints import Doc, Text
 from engage_http.schemas.common import Name
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from sqlalchemy import Connection, String, Text, bindparam, case, cast, func, insert, select, update
 
-from engage_core.accounts import DEFAULT_LOCALE, Account, Admission
-from engage_core.plans import Plan
+from engage_core.accounts.model import DEFAULT_LOCALE, Account, Admission
+from engage_core.plans.model import Plan
 from engage_sql.driver import DriverStatement
 from engage_sql.tables import account_counters, accounts, partner_clients, plans
 from engage_sql.types import AnyRow, UTCDateTime

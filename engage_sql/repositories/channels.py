@@ -14,7 +14,7 @@ from datetime import datetime
 import attrs
 from sqlalchemy import ColumnElement, Connection, delete, insert, select, update
 
-from engage_core.channels import ChannelAccount, ChannelDraft
+from engage_core.messaging.channels import ChannelAccount, ChannelDraft
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.tables import channel_accounts
 from engage_sql.types import AnyRow

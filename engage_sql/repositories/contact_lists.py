@@ -7,9 +7,9 @@ from datetime import datetime
 
 from sqlalchemy import ColumnElement, delete, func, literal, select, update
 
-from engage_core.contact_lists import ContactList
-from engage_core.contacts import Member
-from engage_core.pagination import Page, PageRequest
+from engage_core.contacts.lists import ContactList
+from engage_core.contacts.model import Member
+from engage_core.kernel.pagination import Page, PageRequest
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.statements import insert_or_ignore
 from engage_sql.tables import contact_lists, contacts, list_members

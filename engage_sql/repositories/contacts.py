@@ -20,11 +20,11 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.dml import Insert
 
-from engage_core.contacts import Contact, ContactDraft, ContactFilter
-from engage_core.errors import PlanLimitReached, ValidationFailed
-from engage_core.pagination import Page, PageRequest
-from engage_core.plans import CONTACTS
-from engage_core.tags import tag_order, title_key
+from engage_core.contacts.model import Contact, ContactDraft, ContactFilter
+from engage_core.contacts.tags import tag_order, title_key
+from engage_core.kernel.errors import PlanLimitReached, ValidationFailed
+from engage_core.kernel.pagination import Page, PageRequest
+from engage_core.plans.model import CONTACTS
 from engage_sql.driver import DriverStatement
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.repositories.messages import forget_conversations

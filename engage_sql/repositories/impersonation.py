@@ -6,7 +6,7 @@ from datetime import datetime
 
 from sqlalchemy import Connection, bindparam, insert, update
 
-from engage_core.partners import Impersonation
+from engage_core.partners.model import Impersonation
 from engage_sql.tables import impersonation_tokens
 
 _t = impersonation_tokens.c

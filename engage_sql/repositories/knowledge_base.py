@@ -6,7 +6,7 @@ from datetime import datetime
 
 from sqlalchemy import insert, select
 
-from engage_core.knowledge_base import KnowledgeBaseDraft, KnowledgeBaseEntry
+from engage_core.knowledge.model import KnowledgeBaseDraft, KnowledgeBaseEntry
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.tables import knowledge_base_entries
 from engage_sql.types import AnyRow

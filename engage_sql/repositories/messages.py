@@ -47,9 +47,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.dml import Insert
 from sqlalchemy.sql.elements import BindParameter
 
-from engage_core.conversations import ConversationFilter, ConversationSummary
-from engage_core.messages import Message, MessageDraft
-from engage_core.pagination import Page, PageRequest, paginate
+from engage_core.kernel.pagination import Page, PageRequest, paginate
+from engage_core.messaging.conversations import ConversationFilter, ConversationSummary
+from engage_core.messaging.messages import Message, MessageDraft
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.tables import contacts, conversation_totals, conversations, messages
 from engage_sql.types import AnyRow, Id, UTCDateTime

@@ -7,8 +7,8 @@ from datetime import datetime
 
 from sqlalchemy import literal, select
 
-from engage_core.contacts import Note
-from engage_core.errors import NotFound
+from engage_core.contacts.model import Note
+from engage_core.kernel.errors import NotFound
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.tables import contact_notes, contacts
 from engage_sql.types import AnyRow, UTCDateTime

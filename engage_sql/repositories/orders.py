@@ -38,9 +38,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 
-from engage_core.errors import ValidationFailed
-from engage_core.orders import Order, OrderDraft, OrderFilter, OrderItem, OrderItemDraft
-from engage_core.pagination import Page, PageRequest
+from engage_core.commerce.orders import Order, OrderDraft, OrderFilter, OrderItem, OrderItemDraft
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.pagination import Page, PageRequest
 from engage_sql.driver import DriverStatement
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.repositories.products import numeric_rows

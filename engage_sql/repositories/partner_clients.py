@@ -8,10 +8,10 @@ from datetime import datetime
 
 from sqlalchemy import ColumnElement, Connection, case, delete, exists, func, insert, literal, or_, select, update
 
-from engage_core.pagination import Page, PageRequest
-from engage_core.partners import Client, ClientDraft, ClientFilter, PrimaryUser, email_key
-from engage_core.plans import ScheduledPlan
-from engage_core.usage import UsageCounts
+from engage_core.kernel.pagination import Page, PageRequest
+from engage_core.partners.model import Client, ClientDraft, ClientFilter, PrimaryUser, email_key
+from engage_core.plans.model import ScheduledPlan
+from engage_core.plans.usage import UsageCounts
 from engage_sql.repositories.usage import client_counts
 from engage_sql.tables import accounts, partner_clients, partners
 from engage_sql.text import fold

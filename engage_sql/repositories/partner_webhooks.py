@@ -12,7 +12,7 @@ from datetime import datetime
 
 from sqlalchemy import ColumnElement, Connection, delete, select
 
-from engage_core.webhooks import Subscription
+from engage_core.webhooks.model import Subscription
 from engage_sql.repositories.webhooks import (
     SUBSCRIPTION_COLUMNS,
     insert_subscription,

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, exists, insert, select, update
 
-from engage_core.partners import Branding, Partner, PartnerDraft
+from engage_core.partners.model import Branding, Partner, PartnerDraft
 from engage_sql.tables import partners
 from engage_sql.types import AnyRow
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import Connection, String, bindparam, case, func, select, update
 
-from engage_core.plans import Plan
+from engage_core.plans.model import Plan
 from engage_sql.driver import DriverStatement
 from engage_sql.tables import partner_clients, plans
 from engage_sql.types import AnyRow, Id, UTCDateTime

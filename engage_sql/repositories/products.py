@@ -21,8 +21,8 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Integer, bindparam, delete, func, insert, or_, select, update
 
-from engage_core.pagination import Page, PageRequest
-from engage_core.products import STOCK_MAX, Product, ProductDraft, ProductFilter
+from engage_core.commerce.products import STOCK_MAX, Product, ProductDraft, ProductFilter
+from engage_core.kernel.pagination import Page, PageRequest
 from engage_sql.driver import DriverStatement
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.tables import products

@@ -9,9 +9,9 @@ from typing import Any
 import attrs
 from sqlalchemy import ColumnElement, ScalarSelect, delete, func, literal, select, update
 
-from engage_core.contacts import Member
-from engage_core.pagination import Page, PageRequest
-from engage_core.segments import Segment, SegmentRules, parse_rules
+from engage_core.contacts.model import Member
+from engage_core.contacts.segments import Segment, SegmentRules, parse_rules
+from engage_core.kernel.pagination import Page, PageRequest
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.repositories.contact_lists import MEMBER_COLUMNS, member_from_row
 from engage_sql.segment_sql import contacts_with_overrides, membership

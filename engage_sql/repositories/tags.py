@@ -8,8 +8,8 @@ from datetime import datetime
 from sqlalchemy import ColumnElement, delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 
-from engage_core.errors import ValidationFailed
-from engage_core.tags import Tag, title_key
+from engage_core.contacts.tags import Tag, title_key
+from engage_core.kernel.errors import ValidationFailed
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.statements import insert_or_ignore, is_unique_violation
 from engage_sql.tables import contact_tags, contacts, tags

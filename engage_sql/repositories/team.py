@@ -13,9 +13,9 @@ from datetime import datetime
 from sqlalchemy import ColumnElement, delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 
-from engage_core.errors import ValidationFailed
-from engage_core.pagination import Page, PageRequest
-from engage_core.team import MemberDraft, TeamMember, email_key
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.pagination import Page, PageRequest
+from engage_core.team.model import MemberDraft, TeamMember, email_key
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.statements import insert_or_ignore, is_unique_violation
 from engage_sql.tables import team_members

@@ -21,9 +21,9 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Select, bindparam, func, insert, select, update
 
-from engage_core.departments import Department
-from engage_core.pagination import Page, PageRequest
-from engage_core.tickets import ReplyDraft, Ticket, TicketDraft, TicketFilter, TicketReply
+from engage_core.kernel.pagination import Page, PageRequest
+from engage_core.support.departments import Department
+from engage_core.support.tickets import ReplyDraft, Ticket, TicketDraft, TicketFilter, TicketReply
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.statements import insert_or_ignore
 from engage_sql.tables import account_counters, contacts, departments, ticket_replies, tickets

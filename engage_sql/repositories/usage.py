@@ -23,8 +23,8 @@ from datetime import datetime
 
 from sqlalchemy import ColumnElement, Connection, Table, bindparam, case, func, literal, select
 
-from engage_core.plans import CHANNELS, CONTACTS, MESSAGES_PER_MONTH, TEAM_MEMBERS
-from engage_core.usage import UsageCounts, WorkspaceUsage
+from engage_core.plans.model import CHANNELS, CONTACTS, MESSAGES_PER_MONTH, TEAM_MEMBERS
+from engage_core.plans.usage import UsageCounts, WorkspaceUsage
 from engage_sql.driver import DriverStatement
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.tables import (

@@ -8,9 +8,9 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, bindparam, delete, func, insert, literal, select, update
 
-from engage_core.errors import NotFound
-from engage_core.pagination import Page, PageRequest
-from engage_core.webhooks import Attempt, Subscription
+from engage_core.kernel.errors import NotFound
+from engage_core.kernel.pagination import Page, PageRequest
+from engage_core.webhooks.model import Attempt, Subscription
 from engage_sql.driver import DriverStatement
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.tables import webhook_attempts, webhooks

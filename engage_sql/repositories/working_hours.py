@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from sqlalchemy import delete, select
 
-from engage_core.working_hours import Schedule, WorkingHours
+from engage_core.bookings.working_hours import Schedule, WorkingHours
 from engage_sql.repositories.base import WorkspaceRepository
 from engage_sql.statements import upsert
 from engage_sql.tables import resource_working_hours, working_hours

@@ -23,13 +23,13 @@ import httpx
 import pytest
 from receiver import Answer, MakeReceiver, Receiver
 
-from engage_core.clock import SystemClock
-from engage_core.contacts import ContactDraft
-from engage_core.events import DomainEvent
-from engage_core.pagination import PageRequest
-from engage_core.services.webhooks import WebhookInput
+from engage_core.contacts.model import ContactDraft
+from engage_core.kernel.clock import SystemClock
+from engage_core.kernel.events import DomainEvent
+from engage_core.kernel.pagination import PageRequest
 from engage_core.settings import Settings
-from engage_core.webhooks import Attempt
+from engage_core.webhooks.model import Attempt
+from engage_core.webhooks.service import WebhookInput
 from engage_http.bootstrap import build_services
 from engage_sql import Database
 

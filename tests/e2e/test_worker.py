@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 from conftest import MakeOutbox, StartWorker
 
-from engage_core.signatures import sign_body
+from engage_core.webhooks.signatures import sign_body
 
 pytestmark = pytest.mark.e2e
 

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from engage_core.contacts import Contact
-from engage_core.orders import ItemRequest, Order
-from engage_core.products import Product, ProductInput
+from engage_core.commerce.order_service import OrderInput
+from engage_core.commerce.orders import ItemRequest, Order
+from engage_core.commerce.product_service import CatalogInput
+from engage_core.commerce.products import Product, ProductInput
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import Contact
 from engage_core.services import Services
-from engage_core.services.contacts import ContactInput
-from engage_core.services.orders import OrderInput
-from engage_core.services.products import CatalogInput
 from engage_core.testing import FakeClock, FakeStorePlatform, InMemoryStore, InMemoryUnitOfWorkFactory
 
 from .factories import START

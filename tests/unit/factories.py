@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from engage_core.contacts import Contact
-from engage_core.orders import Order, OrderItem
-from engage_core.products import Product
+from engage_core.commerce.orders import Order, OrderItem
+from engage_core.commerce.products import Product
+from engage_core.contacts.model import Contact
 
 START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 """Where every FakeClock of the unit tests starts."""

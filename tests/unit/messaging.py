@@ -7,13 +7,13 @@ import itertools
 from collections.abc import Mapping
 from typing import Any
 
-from engage_core.channels import ChannelAccount
-from engage_core.contacts import Contact
-from engage_core.features import LINKEDIN_ACCESS
-from engage_core.sandbox_gateway import SandboxGateway
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import Contact
+from engage_core.messaging.channel_service import CredentialsInput
+from engage_core.messaging.channels import ChannelAccount
+from engage_core.messaging.sandbox import SandboxGateway
+from engage_core.plans.features import LINKEDIN_ACCESS
 from engage_core.services import Services
-from engage_core.services.channels import CredentialsInput
-from engage_core.services.contacts import ContactInput
 from engage_core.testing import FakeClock, InMemoryStore, InMemoryUnitOfWorkFactory
 
 from .factories import START

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engage_core.accounts import DEFAULT_LOCALE, parse_locale
-from engage_core.errors import ValidationFailed
+from engage_core.accounts.model import DEFAULT_LOCALE, parse_locale
+from engage_core.accounts.profile_service import ProfilePatch
+from engage_core.kernel.errors import ValidationFailed
 from engage_core.services import Services
-from engage_core.services.account_profile import ProfilePatch
 from engage_core.testing import FakeClock
 
 

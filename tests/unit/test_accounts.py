@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engage_core.accounts import normalise_origin
+from engage_core.accounts.model import normalise_origin
 
 
 @pytest.mark.parametrize(

@@ -10,11 +10,11 @@ from typing import Any
 import attrs
 import pytest
 
-from engage_core.accounts import Admission
-from engage_core.errors import Forbidden, NotFound, Unauthenticated
-from engage_core.plans import SEED_PLANS
+from engage_core.accounts.model import Admission
+from engage_core.kernel.errors import Forbidden, NotFound, Unauthenticated
+from engage_core.partners.client_service import AdminInput, ClientInput, ClientPatch
+from engage_core.plans.model import SEED_PLANS
 from engage_core.services import Services
-from engage_core.services.partner_clients import AdminInput, ClientInput, ClientPatch
 from engage_core.testing import (
     FakeClock,
     FakeMailer,

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from engage_core import api_keys
-from engage_core.api_keys import (
+from engage_core.accounts import keys as api_keys
+from engage_core.accounts.keys import (
     ALPHABET,
     KEY_LENGTH,
     PARTNER_PREFIX,

@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from engage_core.availability import Slot, calendar_slots, merge, overlaps, slot_grid
-from engage_core.working_hours import ALL_DAY, Opening
+from engage_core.bookings.availability import Slot, calendar_slots, merge, overlaps, slot_grid
+from engage_core.bookings.working_hours import ALL_DAY, Opening
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 import attrs
 import pytest
 
-from engage_core.bookings import (
+from engage_core.bookings.model import (
     BOOKING_STATUSES,
     TERMINAL,
     TRANSITIONS,
@@ -23,7 +23,7 @@ from engage_core.bookings import (
     confirm,
     reschedule,
 )
-from engage_core.errors import ValidationFailed
+from engage_core.kernel.errors import ValidationFailed
 
 from .factories import START, contact_entity
 

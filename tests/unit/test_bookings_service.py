@@ -11,17 +11,17 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from engage_core.booking_catalogue import BookingTypeInput, BookingTypePatch, ResourceInput
-from engage_core.bookings import Booking, BookingFilter
-from engage_core.contacts import Contact
-from engage_core.errors import NotFound, ValidationFailed
-from engage_core.events import DomainEvent
-from engage_core.pagination import PageRequest
+from engage_core.bookings.booking_service import BookingInput, BookingPatch
+from engage_core.bookings.catalogue import BookingTypeInput, BookingTypePatch, ResourceInput
+from engage_core.bookings.model import Booking, BookingFilter
+from engage_core.bookings.working_hours import ExceptionInput, OpeningInput, ScheduleInput, WorkingHoursInput
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import Contact
+from engage_core.kernel.errors import NotFound, ValidationFailed
+from engage_core.kernel.events import DomainEvent
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.bookings import BookingInput, BookingPatch
-from engage_core.services.contacts import ContactInput
 from engage_core.testing import FakeClock, InMemoryStore, InMemoryUnitOfWorkFactory, InMemoryWorkspaceUnitOfWork
-from engage_core.working_hours import ExceptionInput, OpeningInput, ScheduleInput, WorkingHoursInput
 
 BERLIN = ZoneInfo("Europe/Berlin")
 MONDAY = date(2026, 1, 5)

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from engage_core.booking_catalogue import BookingTypeInput, BookingTypePatch, ResourceInput, ResourcePatch
-from engage_core.errors import NotFound, ValidationFailed
+from engage_core.bookings.catalogue import BookingTypeInput, BookingTypePatch, ResourceInput, ResourcePatch
+from engage_core.bookings.working_hours import DEFAULT_HOURS, OpeningInput, ScheduleInput, WorkingHoursInput
+from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.services import Services
 from engage_core.testing import FakeClock
-from engage_core.working_hours import DEFAULT_HOURS, OpeningInput, ScheduleInput, WorkingHoursInput
 
 
 def errors_of(call: Callable[[], Any]) -> dict[str, list[str]]:

@@ -4,7 +4,7 @@ A Berlin workspace with two resources (one with hours of its own) is booked over
 the spring daylight-saving change, through the real `Services` over the in-memory fakes. Rules
 create bookings (on a named resource or on whichever is free, confirmed or pending), reschedule,
 cancel, confirm and complete them, and let the clock run. A plain model, whose working hours are
-written out by hand as UTC ranges (an oracle independent of `engage_core.working_hours`), predicts
+written out by hand as UTC ranges (an oracle independent of `engage_core.bookings.working_hours`), predicts
 whether each request succeeds and which resource it gets.
 
 After every step:
@@ -30,14 +30,14 @@ from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, multiple, rule
 
-from engage_core.booking_catalogue import BookingTypeInput, ResourceInput
-from engage_core.bookings import Booking
-from engage_core.errors import ValidationFailed
+from engage_core.bookings.booking_service import BookingInput, BookingPatch
+from engage_core.bookings.catalogue import BookingTypeInput, ResourceInput
+from engage_core.bookings.model import Booking
+from engage_core.bookings.working_hours import ExceptionInput, OpeningInput, ScheduleInput, WorkingHoursInput
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.kernel.errors import ValidationFailed
 from engage_core.services import Services
-from engage_core.services.bookings import BookingInput, BookingPatch
-from engage_core.services.contacts import ContactInput
 from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
-from engage_core.working_hours import ExceptionInput, OpeningInput, ScheduleInput, WorkingHoursInput
 
 START = datetime(2026, 3, 26, 6, 0, tzinfo=UTC)
 """Thursday morning; Berlin moves its clocks from 02:00 CET to 03:00 CEST on Sunday 29 March."""

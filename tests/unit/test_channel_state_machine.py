@@ -24,9 +24,9 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from engage_core.errors import Conflict, NotFound, ValidationFailed
-from engage_core.sandbox_gateway import QR_LIFETIME, SANDBOX_CODE, SandboxRefused
-from engage_core.services.channels import CredentialsInput
+from engage_core.kernel.errors import Conflict, NotFound, ValidationFailed
+from engage_core.messaging.channel_service import CredentialsInput
+from engage_core.messaging.sandbox import QR_LIFETIME, SANDBOX_CODE, SandboxRefused
 
 from .messaging import Messaging
 
@@ -57,7 +57,7 @@ TABLE = {
     "stopped": {"start": "pending", "healthy": "ok", "lose_credentials": "credentials", "error": "error",
                 "remove": "absent"},
 }  # fmt: skip
-"""The designed table (engage_core.channels docstring), written out here so the machine checks the code."""
+"""The designed table (engage_core.messaging.channels docstring), written out here so the machine checks the code."""
 PROVIDER = {
     "OK": "healthy",
     "RECONNECTED": "healthy",

@@ -7,7 +7,7 @@ from typing import Any, get_args
 
 import pytest
 
-from engage_core.channels import (
+from engage_core.messaging.channels import (
     CONNECTED,
     PHASES,
     TRANSITIONS,

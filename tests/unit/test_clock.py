@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engage_core.clock import SystemClock, format_optional, format_timestamp, parse_timestamp, remember_last
+from engage_core.kernel.clock import SystemClock, format_optional, format_timestamp, parse_timestamp, remember_last
 from engage_core.testing import FakeClock
 
 from .factories import START

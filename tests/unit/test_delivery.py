@@ -14,9 +14,7 @@ from typing import Any
 import pytest
 import standardwebhooks
 
-from engage_core.delivery import USER_AGENT, DeliveryWorker, render
-from engage_core.events import DomainEvent
-from engage_core.signatures import generate_secret, sign_body, standard_signature
+from engage_core.kernel.events import DomainEvent
 from engage_core.testing import (
     FakeCipher,
     FakeClock,
@@ -26,7 +24,9 @@ from engage_core.testing import (
     InMemoryUnitOfWorkFactory,
     SentRequest,
 )
-from engage_core.webhooks import Attempt, Claim, Completion, Outcome
+from engage_core.webhooks.delivery import USER_AGENT, DeliveryWorker, render
+from engage_core.webhooks.model import Attempt, Claim, Completion, Outcome
+from engage_core.webhooks.signatures import generate_secret, sign_body, standard_signature
 
 from .factories import START
 

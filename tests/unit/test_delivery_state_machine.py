@@ -19,10 +19,8 @@ from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from engage_core.delivery import DeliveryWorker
-from engage_core.events import DomainEvent
+from engage_core.kernel.events import DomainEvent
 from engage_core.services import Services
-from engage_core.services.webhooks import WebhookInput
 from engage_core.testing import (
     AllowAllTargets,
     FakeCipher,
@@ -32,7 +30,9 @@ from engage_core.testing import (
     InMemoryUnitOfWorkFactory,
     SentRequest,
 )
-from engage_core.webhooks import Attempt, Outcome
+from engage_core.webhooks.delivery import DeliveryWorker
+from engage_core.webhooks.model import Attempt, Outcome
+from engage_core.webhooks.service import WebhookInput
 
 from .factories import START
 

@@ -1,5 +1,5 @@
 """Entitlements: a workspace's plan and features, and race-free limit checks at the write
-(`engage_core.services.plans`)."""
+(`engage_core.plans.entitlements`)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,15 @@ from datetime import timedelta
 
 import pytest
 
-from engage_core.contacts import ContactDraft
-from engage_core.errors import FeatureUnavailable, PlanLimitReached
-from engage_core.messages import MessageDraft
-from engage_core.plans import Plan
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import ContactDraft
+from engage_core.kernel.errors import FeatureUnavailable, PlanLimitReached
+from engage_core.messaging.messages import MessageDraft
+from engage_core.partners.client_service import AdminInput, ClientInput
+from engage_core.plans.entitlements import Entitlements, reserve
+from engage_core.plans.model import Plan
+from engage_core.plans.plan_service import PlanPatch
 from engage_core.services import Services
-from engage_core.services.contacts import ContactInput
-from engage_core.services.partner_clients import AdminInput, ClientInput
-from engage_core.services.plans import Entitlements, PlanPatch, reserve
 from engage_core.testing import FakeClock, FakeMailer, FakePasswordHasher, InMemoryUnitOfWorkFactory
 
 from .factories import START

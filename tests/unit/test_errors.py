@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engage_core.errors import (
+from engage_core.kernel.errors import (
     Conflict,
     EngageError,
     Forbidden,

@@ -18,22 +18,22 @@ from typing import Any
 
 import pytest
 
-from engage_core.booking_catalogue import BookingTypeInput
-from engage_core.errors import ValidationFailed
-from engage_core.events import CATALOGUE, TEST_EVENT
-from engage_core.orders import ItemRequest
-from engage_core.products import ProductInput
-from engage_core.sandbox_gateway import SandboxGateway
+from engage_core.bookings.booking_service import BookingInput, BookingPatch
+from engage_core.bookings.catalogue import BookingTypeInput
+from engage_core.commerce.order_service import OrderInput, OrderPatch, StoreOrderInput, StoreOrderItemInput
+from engage_core.commerce.orders import ItemRequest
+from engage_core.commerce.product_service import CatalogInput
+from engage_core.commerce.products import ProductInput
+from engage_core.contacts.contact_service import ContactInput, ContactPatch, TagAssignment
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.events import CATALOGUE, TEST_EVENT
+from engage_core.messaging.channel_service import CredentialsInput
+from engage_core.messaging.message_service import SendInput
+from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
-from engage_core.services.bookings import BookingInput, BookingPatch
-from engage_core.services.channels import CredentialsInput
-from engage_core.services.contacts import ContactInput, ContactPatch, TagAssignment
-from engage_core.services.messages import SendInput
-from engage_core.services.orders import OrderInput, OrderPatch, StoreOrderInput, StoreOrderItemInput
-from engage_core.services.products import CatalogInput
-from engage_core.services.tickets import TicketInput, TicketPatch
-from engage_core.services.webhooks import WebhookInput, WebhookService
+from engage_core.support.ticket_service import TicketInput, TicketPatch
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock, InMemoryStore, InMemoryUnitOfWorkFactory
+from engage_core.webhooks.service import WebhookInput, WebhookService
 
 
 def fields(spec_text: str) -> tuple[str, ...]:
@@ -372,7 +372,7 @@ def test_the_table_has_every_row_of_spec_6() -> None:
 
 
 def test_the_catalogue_is_the_spec_list() -> None:
-    """engage_core.events.CATALOGUE lists SPEC 6's workspace events, in the spec's order."""
+    """engage_core.kernel.events.CATALOGUE lists SPEC 6's workspace events, in the spec's order."""
     assert list(CATALOGUE) == [name for name in SPEC_EVENTS if name != TEST_EVENT]
 
 

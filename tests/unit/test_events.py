@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engage_core.events import CATALOGUE, SUBSCRIBABLE, TEST_EVENT
+from engage_core.kernel.events import CATALOGUE, SUBSCRIBABLE, TEST_EVENT
 
 
 def test_catalogue_has_the_33_workspace_events() -> None:

@@ -19,9 +19,9 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, rule
 
-from engage_core.conversations import ConversationFilter
-from engage_core.pagination import PageRequest
-from engage_core.services.messages import SendInput
+from engage_core.kernel.pagination import PageRequest
+from engage_core.messaging.conversations import ConversationFilter
+from engage_core.messaging.message_service import SendInput
 
 from .messaging import Messaging
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from engage_core.messages import Message, apply_receipt, mark_failed, mark_sent
+from engage_core.messaging.messages import Message, apply_receipt, mark_failed, mark_sent
 
 from .factories import START
 

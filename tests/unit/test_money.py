@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engage_core.errors import ValidationFailed
-from engage_core.money import PRICE_MAX, TOTAL_MAX, as_number, parse_currency, parse_price
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.money import PRICE_MAX, TOTAL_MAX, as_number, parse_currency, parse_price
 
 
 @pytest.mark.parametrize(

@@ -30,13 +30,13 @@ from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, multiple, rule
 
-from engage_core.errors import ValidationFailed
-from engage_core.orders import ItemRequest, Order, transition
-from engage_core.products import ProductInput
+from engage_core.commerce.order_service import OrderInput, OrderPatch
+from engage_core.commerce.orders import ItemRequest, Order, transition
+from engage_core.commerce.product_service import CatalogInput
+from engage_core.commerce.products import ProductInput
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.kernel.errors import ValidationFailed
 from engage_core.services import Services
-from engage_core.services.contacts import ContactInput
-from engage_core.services.orders import OrderInput, OrderPatch
-from engage_core.services.products import CatalogInput
 from engage_core.testing import FakeClock, FakeStorePlatform, InMemoryUnitOfWorkFactory
 
 from .factories import START

@@ -10,9 +10,7 @@ from decimal import Decimal
 
 import pytest
 
-from engage_core.errors import ValidationFailed
-from engage_core.money import TOTAL_MAX
-from engage_core.orders import (
+from engage_core.commerce.orders import (
     ITEMS_MAX,
     QUANTITY_MAX,
     ItemRequest,
@@ -23,6 +21,8 @@ from engage_core.orders import (
     price_items,
     transition,
 )
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.money import TOTAL_MAX
 
 from .factories import START, order_entity, product_entity
 

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from engage_core.contacts import Contact
-from engage_core.errors import NotFound, ValidationFailed
-from engage_core.events import DomainEvent
-from engage_core.orders import ItemRequest, Order, OrderFilter
-from engage_core.pagination import PageRequest
-from engage_core.products import STOCK_MAX, Product
+from engage_core.commerce.order_service import OrderInput, OrderPatch, PlacedOrder
+from engage_core.commerce.orders import ItemRequest, Order, OrderFilter
+from engage_core.commerce.products import STOCK_MAX, Product
+from engage_core.contacts.model import Contact
+from engage_core.kernel.errors import NotFound, ValidationFailed
+from engage_core.kernel.events import DomainEvent
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.orders import OrderInput, OrderPatch, PlacedOrder
 from engage_core.testing import FakeClock, InMemoryStore
 
 NewProduct = Callable[..., Product]

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from engage_core.errors import Conflict, ValidationFailed
-from engage_core.orders import ItemRequest, Order
-from engage_core.products import Product
+from engage_core.commerce.order_service import OrderInput, OrderPatch, StoreOrderInput, StoreOrderItemInput
+from engage_core.commerce.orders import ItemRequest, Order
+from engage_core.commerce.products import Product
+from engage_core.kernel.errors import Conflict, ValidationFailed
 from engage_core.services import Services
-from engage_core.services.orders import OrderInput, OrderPatch, StoreOrderInput, StoreOrderItemInput
 from engage_core.testing import FakeClock, FakeStorePlatform, InMemoryStore, InMemoryUnitOfWorkFactory, StorePush
 
 NewProduct = Callable[..., Product]

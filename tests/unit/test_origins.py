@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engage_core.accounts import origin_allowed
+from engage_core.accounts.model import origin_allowed
 
 LISTED = ("https://app.example.com", "http://localhost:3000")
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engage_core.errors import ValidationFailed
-from engage_core.pagination import CONTACTS, LIST_MEMBERS, SEGMENT_MEMBERS, Page, PageRequest, paginate
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.pagination import CONTACTS, LIST_MEMBERS, SEGMENT_MEMBERS, Page, PageRequest, paginate
 
 page_requests = st.builds(PageRequest, page=st.integers(1, 50), per_page=st.integers(1, 100))
 

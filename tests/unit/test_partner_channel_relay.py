@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engage_core.sandbox_gateway import SandboxGateway
+from engage_core.messaging.sandbox import SandboxGateway
+from engage_core.partners.client_service import AdminInput, ClientInput
 from engage_core.services import Services
-from engage_core.services.partner_clients import AdminInput, ClientInput
 from engage_core.testing import (
     AllowAllTargets,
     FakeCipher,

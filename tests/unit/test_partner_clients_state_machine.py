@@ -28,11 +28,11 @@ from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
 
-from engage_core.errors import Conflict, Forbidden, NotFound
-from engage_core.pagination import PageRequest
-from engage_core.partners import ClientFilter
+from engage_core.kernel.errors import Conflict, Forbidden, NotFound
+from engage_core.kernel.pagination import PageRequest
+from engage_core.partners.client_service import AdminInput, ClientInput, ClientPatch
+from engage_core.partners.model import ClientFilter
 from engage_core.services import Services
-from engage_core.services.partner_clients import AdminInput, ClientInput, ClientPatch
 from engage_core.testing import FakeClock, FakeMailer, FakePasswordHasher, InMemoryUnitOfWorkFactory
 
 from .factories import START

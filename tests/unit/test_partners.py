@@ -1,6 +1,6 @@
 """Partners and their client workspaces over the in-memory fakes: keys, provisioning, listing,
 plan changes, suspension, deletion, usage, impersonation and partner-level events
-(`engage_core.services.partners`, `engage_core.services.partner_clients`)."""
+(`engage_core.partners.partner_service`, `engage_core.partners.client_service`)."""
 
 from __future__ import annotations
 
@@ -10,19 +10,19 @@ from datetime import UTC, datetime, timedelta
 import attrs
 import pytest
 
-from engage_core import api_keys
-from engage_core.contacts import ContactFilter
-from engage_core.errors import Conflict, Forbidden, NotFound, Unauthenticated, ValidationFailed
-from engage_core.events import PARTNER_CATALOGUE, DomainEvent
-from engage_core.messages import MessageDraft
-from engage_core.pagination import PageRequest
-from engage_core.partners import ClientFilter
+from engage_core.accounts import keys as api_keys
+from engage_core.contacts.contact_service import ContactInput, TagAssignment
+from engage_core.contacts.model import ContactFilter
+from engage_core.kernel.errors import Conflict, Forbidden, NotFound, Unauthenticated, ValidationFailed
+from engage_core.kernel.events import PARTNER_CATALOGUE, DomainEvent
+from engage_core.kernel.pagination import PageRequest
+from engage_core.messaging.messages import MessageDraft
+from engage_core.partners.client_service import AdminInput, ClientInput, ClientPatch
+from engage_core.partners.model import ClientFilter
+from engage_core.partners.partner_service import PartnerWebhookInput, PartnerWebhookPatch
 from engage_core.services import Services
-from engage_core.services.contacts import ContactInput, TagAssignment
-from engage_core.services.partner_clients import AdminInput, ClientInput, ClientPatch
-from engage_core.services.partners import PartnerWebhookInput, PartnerWebhookPatch
-from engage_core.services.team import MemberInput
-from engage_core.services.tickets import TicketInput
+from engage_core.support.ticket_service import TicketInput
+from engage_core.team.service import MemberInput
 from engage_core.testing import (
     AllowAllTargets,
     FakeCipher,
@@ -763,7 +763,7 @@ def _partner_trigger(name: str, services: Services, partner: int, client: int, c
 
 
 def test_the_partner_catalogue_is_the_spec_list() -> None:
-    """engage_core.events.PARTNER_CATALOGUE lists SPEC 6's partner events, in order."""
+    """engage_core.kernel.events.PARTNER_CATALOGUE lists SPEC 6's partner events, in order."""
     assert PARTNER_CATALOGUE == SPEC_PARTNER_EVENTS
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engage_core.phones import to_e164
+from engage_core.kernel.phones import to_e164
 
 
 @pytest.mark.parametrize(

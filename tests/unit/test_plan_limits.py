@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from engage_core.contacts import ContactFilter
-from engage_core.errors import Forbidden, PlanLimitReached
-from engage_core.pagination import PageRequest
-from engage_core.plans import MESSAGES_PER_MONTH, month_of
+from engage_core.contacts.contact_service import ContactInput, ContactService
+from engage_core.contacts.model import ContactFilter
+from engage_core.kernel.errors import Forbidden, PlanLimitReached
+from engage_core.kernel.pagination import PageRequest
+from engage_core.messaging.message_service import SendInput
+from engage_core.partners.client_service import AdminInput, ClientInput
+from engage_core.plans.model import MESSAGES_PER_MONTH, month_of
+from engage_core.plans.plan_service import PlanPatch
 from engage_core.services import Services
-from engage_core.services.contacts import ContactInput, ContactService
-from engage_core.services.messages import SendInput
-from engage_core.services.partner_clients import AdminInput, ClientInput
-from engage_core.services.plans import PlanPatch
-from engage_core.services.team import MemberInput
+from engage_core.team.service import MemberInput
 from engage_core.testing import FakeClock, FakeMailer, FakePasswordHasher, InMemoryUnitOfWorkFactory
 
 from .messaging import Messaging

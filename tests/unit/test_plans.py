@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from engage_core.errors import FeatureUnavailable, NotFound, PlanLimitReached, ValidationFailed
-from engage_core.plans import (
+from engage_core.kernel.errors import FeatureUnavailable, NotFound, PlanLimitReached, ValidationFailed
+from engage_core.plans.model import (
     FEATURES,
     LIMITS,
     PLAN_SLUGS,
@@ -20,8 +20,8 @@ from engage_core.plans import (
     month_of,
     parse_period,
 )
+from engage_core.plans.plan_service import PlanPatch
 from engage_core.services import Services
-from engage_core.services.plans import PlanPatch
 
 JAN_31 = datetime(2026, 1, 31, 9, 30, tzinfo=UTC)
 

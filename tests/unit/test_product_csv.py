@@ -6,9 +6,9 @@ from decimal import Decimal
 
 import pytest
 
-from engage_core.errors import ValidationFailed
-from engage_core.product_csv import parse_products_csv
-from engage_core.products import MAX_PRODUCTS_PER_REQUEST
+from engage_core.commerce.product_csv import parse_products_csv
+from engage_core.commerce.products import MAX_PRODUCTS_PER_REQUEST
+from engage_core.kernel.errors import ValidationFailed
 
 
 def failure(content: bytes | str) -> ValidationFailed:

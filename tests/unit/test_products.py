@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from engage_core.errors import ValidationFailed
-from engage_core.products import STOCK_MAX, ProductInput, validate_product
+from engage_core.commerce.products import STOCK_MAX, ProductInput, validate_product
+from engage_core.kernel.errors import ValidationFailed
 
 from .factories import product_entity
 

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from engage_core.errors import NotFound, ValidationFailed
-from engage_core.orders import Order
-from engage_core.pagination import PageRequest
-from engage_core.products import Product, ProductFilter, ProductInput
+from engage_core.commerce.orders import Order
+from engage_core.commerce.product_service import CatalogInput, ProductsInput
+from engage_core.commerce.products import Product, ProductFilter, ProductInput
+from engage_core.kernel.errors import NotFound, ValidationFailed
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.products import CatalogInput, ProductsInput
 from engage_core.testing import InMemoryStore
 
 NewProduct = Callable[..., Product]

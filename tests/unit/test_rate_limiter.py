@@ -1,4 +1,4 @@
-"""The in-memory fixed-window rate limiter and its decisions (`engage_core.rate_limits`)."""
+"""The in-memory fixed-window rate limiter and its decisions (`engage_core.kernel.rate_limits`)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from engage_core.errors import RateLimited
-from engage_core.rate_limits import DEFAULT_LIMIT, InMemoryRateLimiter, RateLimitPolicy, decide, window_bounds
+from engage_core.kernel.errors import RateLimited
+from engage_core.kernel.rate_limits import DEFAULT_LIMIT, InMemoryRateLimiter, RateLimitPolicy, decide, window_bounds
 
 WINDOW_START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 """A minute boundary: 1767268800 is a multiple of 60."""

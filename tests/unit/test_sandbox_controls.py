@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engage_core.errors import Conflict, NotFound, ValidationFailed
-from engage_core.sandbox_controls import SandboxControls
-from engage_core.services.messages import SendInput
+from engage_core.kernel.errors import Conflict, NotFound, ValidationFailed
+from engage_core.messaging.message_service import SendInput
+from engage_core.messaging.sandbox_controls import SandboxControls
 
 from .messaging import PHONE, Messaging
 

@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from engage_core.channel_gateway import (
+from engage_core.messaging.channels import ChannelAccount
+from engage_core.messaging.gateway import (
     Authenticated,
     Checkpoint,
     GatewayRejected,
@@ -16,9 +17,8 @@ from engage_core.channel_gateway import (
     Receipt,
     StatusChange,
 )
-from engage_core.channels import ChannelAccount
-from engage_core.messages import Message
-from engage_core.sandbox_gateway import QR_LIFETIME, SANDBOX_CODE, SandboxGateway, SandboxRefused
+from engage_core.messaging.messages import Message
+from engage_core.messaging.sandbox import QR_LIFETIME, SANDBOX_CODE, SandboxGateway, SandboxRefused
 from engage_core.testing import FakeClock
 
 from .factories import START

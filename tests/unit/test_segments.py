@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engage_core.errors import ValidationFailed
-from engage_core.segments import (
+from engage_core.contacts.segments import (
     MAX_CONDITIONS,
     OPERATORS,
     Condition,
@@ -20,6 +19,7 @@ from engage_core.segments import (
     parse_rules,
     rules_match,
 )
+from engage_core.kernel.errors import ValidationFailed
 
 from .factories import START, contact_entity
 

@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
-from engage_core.api_keys import digest_key, generate_key, is_well_formed
-from engage_core.errors import Forbidden, NotFound, Unauthenticated, ValidationFailed
+from engage_core.accounts.keys import digest_key, generate_key, is_well_formed
+from engage_core.kernel.errors import Forbidden, NotFound, Unauthenticated, ValidationFailed
 from engage_core.services import Services
 from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engage_core.errors import Conflict, Forbidden, NotFound, Unavailable, ValidationFailed
-from engage_core.sandbox_gateway import QR_LIFETIME, SANDBOX_CODE
+from engage_core.kernel.errors import Conflict, Forbidden, NotFound, Unavailable, ValidationFailed
+from engage_core.messaging.channel_service import CredentialsInput
+from engage_core.messaging.sandbox import QR_LIFETIME, SANDBOX_CODE
 from engage_core.services import Services
-from engage_core.services.channels import CredentialsInput
 from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
 
 from .messaging import Messaging

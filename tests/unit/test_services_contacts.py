@@ -9,14 +9,14 @@ from typing import Any
 import attrs
 import pytest
 
-from engage_core.contacts import Contact, ContactFilter
-from engage_core.errors import NotFound, ValidationFailed
-from engage_core.events import DomainEvent
-from engage_core.pagination import PageRequest
+from engage_core.contacts.contact_service import ContactInput, ContactPatch, TagAssignment
+from engage_core.contacts.model import Contact, ContactFilter
+from engage_core.kernel.errors import NotFound, ValidationFailed
+from engage_core.kernel.events import DomainEvent
+from engage_core.kernel.pagination import PageRequest
+from engage_core.kernel.unset import UNSET
 from engage_core.services import Services
-from engage_core.services.contacts import ContactInput, ContactPatch, TagAssignment
 from engage_core.testing import FakeClock, InMemoryStore
-from engage_core.unset import UNSET
 
 from .factories import START
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from engage_core.contacts import Contact, Member
-from engage_core.errors import NotFound, ValidationFailed
-from engage_core.pagination import LIST_MEMBERS, PageRequest
+from engage_core.contacts.model import Contact, Member
+from engage_core.kernel.errors import NotFound, ValidationFailed
+from engage_core.kernel.pagination import LIST_MEMBERS, PageRequest
 from engage_core.services import Services
 from engage_core.testing import FakeClock
 

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from engage_core.channel_gateway import InboundMessage
-from engage_core.contacts import ContactFilter
-from engage_core.conversations import ConversationFilter, ConversationSummary
-from engage_core.errors import NotFound, ValidationFailed
-from engage_core.pagination import Page, PageRequest
-from engage_core.services.contacts import ContactInput
-from engage_core.services.messages import SendInput, SendResult
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import ContactFilter
+from engage_core.kernel.errors import NotFound, ValidationFailed
+from engage_core.kernel.pagination import Page, PageRequest
+from engage_core.messaging.conversations import ConversationFilter, ConversationSummary
+from engage_core.messaging.gateway import InboundMessage
+from engage_core.messaging.message_service import SendInput, SendResult
 
 from .factories import START
 from .messaging import PHONE, Messaging

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from engage_core.contacts import Contact, Member
-from engage_core.errors import NotFound, ValidationFailed
-from engage_core.pagination import PageRequest
-from engage_core.segments import Condition
+from engage_core.contacts.model import Contact, Member
+from engage_core.contacts.segments import Condition
+from engage_core.kernel.errors import NotFound, ValidationFailed
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 from engage_core.testing import FakeClock
 

@@ -10,11 +10,11 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, multiple, rule
 
-from engage_core.contacts import Contact
-from engage_core.errors import NotFound, ValidationFailed
+from engage_core.contacts.contact_service import ContactInput, TagAssignment
+from engage_core.contacts.model import Contact
+from engage_core.contacts.tags import title_key
+from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.services import Services
-from engage_core.services.contacts import ContactInput, TagAssignment
-from engage_core.tags import title_key
 from engage_core.testing import FakeClock, InMemoryStore, InMemoryUnitOfWorkFactory
 
 from .factories import START

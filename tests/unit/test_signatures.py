@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import engage_core
-from engage_core.signatures import (
+from engage_core.webhooks.signatures import (
     SECRET_LENGTH,
     TOLERANCE_SECONDS,
     InvalidSignature,
@@ -165,7 +165,7 @@ def test_the_tolerance_can_be_changed() -> None:
 
 def test_the_current_time_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without `now`, the check uses the real clock."""
-    monkeypatch.setattr("engage_core.signatures.time.time", lambda: float(NOW + 1000))
+    monkeypatch.setattr("engage_core.webhooks.signatures.time.time", lambda: float(NOW + 1000))
     secret = generate_secret()
     with pytest.raises(InvalidSignature, match="tolerance"):
         verify_signature(secret, BODY, sign_body(secret, BODY), NOW)
@@ -180,7 +180,7 @@ def test_the_comparison_is_constant_time(monkeypatch: pytest.MonkeyPatch) -> Non
         calls.append((a, b))
         return real(a, b)
 
-    monkeypatch.setattr("engage_core.signatures.hmac.compare_digest", spy)
+    monkeypatch.setattr("engage_core.webhooks.signatures.hmac.compare_digest", spy)
     secret = generate_secret()
     verify_signature(secret, BODY, sign_body(secret, BODY), NOW, now=NOW)
     assert len(calls) == 1

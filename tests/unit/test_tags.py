@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engage_core.tags import TITLE_MAX, clean_title, title_key
+from engage_core.contacts.tags import TITLE_MAX, clean_title, title_key
 
 
 @pytest.mark.parametrize("variant", ["VIP", "vip", " Vip ", "vIp\t"])

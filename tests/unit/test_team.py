@@ -7,9 +7,17 @@ import logging
 
 import pytest
 
-from engage_core.errors import ValidationFailed
-from engage_core.mail import LoggingMailer, MailMessage, MailUndelivered
-from engage_core.team import PASSWORD_MAX, PASSWORD_MIN, TeamMember, check_password, email_key, invitation, login_link
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.mail import LoggingMailer, MailMessage, MailUndelivered
+from engage_core.team.model import (
+    PASSWORD_MAX,
+    PASSWORD_MIN,
+    TeamMember,
+    check_password,
+    email_key,
+    invitation,
+    login_link,
+)
 from engage_core.testing import FakeMailer, FakePasswordHasher
 
 from .factories import START

@@ -9,12 +9,12 @@ from typing import Any
 import attrs
 import pytest
 
-from engage_core.errors import Forbidden, NotFound, Unauthenticated, Unavailable, ValidationFailed
-from engage_core.pagination import PageRequest
+from engage_core.kernel.errors import Forbidden, NotFound, Unauthenticated, Unavailable, ValidationFailed
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.team import MemberInput, MemberPatch, NewMember
-from engage_core.services.tickets import TicketInput, TicketPatch
-from engage_core.team import TeamMember
+from engage_core.support.ticket_service import TicketInput, TicketPatch
+from engage_core.team.model import TeamMember
+from engage_core.team.service import MemberInput, MemberPatch, NewMember
 from engage_core.testing import (
     FakeClock,
     FakeMailer,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engage_core.contacts import ContactDraft
-from engage_core.events import DomainEvent
+from engage_core.contacts.model import ContactDraft
+from engage_core.kernel.events import DomainEvent
 from engage_core.testing import InMemoryUnitOfWorkFactory
 
 from .factories import START

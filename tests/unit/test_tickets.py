@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from engage_core.departments import Department
-from engage_core.errors import ValidationFailed
-from engage_core.tickets import (
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.support.departments import Department
+from engage_core.support.tickets import (
     ADMIN_REPLY,
     CLIENT_REPLY,
     CLOSE,

@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 import pytest
 
-from engage_core.errors import NotFound
+from engage_core.kernel.errors import NotFound
 from engage_core.services import Services
-from engage_core.services.tickets import TicketInput
+from engage_core.support.ticket_service import TicketInput
 
 
 def test_a_reference_finds_its_ticket(services: Services, account_id: int) -> None:

@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 import pytest
 
-from engage_core.departments import TITLE_MAX, title_key
-from engage_core.errors import NotFound, ValidationFailed
+from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.services import Services
-from engage_core.services.tickets import TicketInput
+from engage_core.support.departments import TITLE_MAX, title_key
+from engage_core.support.ticket_service import TicketInput
 from engage_core.testing import InMemoryStore
 
 

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from engage_core.errors import NotFound, ValidationFailed
-from engage_core.events import DomainEvent
-from engage_core.pagination import PageRequest
+from engage_core.kernel.errors import NotFound, ValidationFailed
+from engage_core.kernel.events import DomainEvent
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.tickets import TicketInput, TicketPatch
-from engage_core.team import MemberDraft
+from engage_core.support.ticket_service import TicketInput, TicketPatch
+from engage_core.support.tickets import REPLY_MAX, Ticket, TicketFilter
+from engage_core.team.model import MemberDraft
 from engage_core.testing import FakeClock, InMemoryStore, InMemoryUnitOfWorkFactory
-from engage_core.tickets import REPLY_MAX, Ticket, TicketFilter
 
 NewTicket = Callable[..., Ticket]
 

@@ -26,12 +26,12 @@ from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, rule
 
-from engage_core.errors import NotFound, ValidationFailed
+from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.services import Services
-from engage_core.services.team import MemberInput
-from engage_core.services.tickets import TicketInput, TicketPatch
+from engage_core.support.ticket_service import TicketInput, TicketPatch
+from engage_core.support.tickets import Ticket
+from engage_core.team.service import MemberInput
 from engage_core.testing import FakeClock, FakeMailer, FakePasswordHasher, InMemoryUnitOfWorkFactory
-from engage_core.tickets import Ticket
 
 from .factories import START
 

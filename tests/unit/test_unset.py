@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engage_core.unset import UNSET, pick
+from engage_core.kernel.unset import UNSET, pick
 
 
 def test_pick_keeps_the_current_value_when_unset() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engage_core.errors import ValidationFailed
-from engage_core.validation import ErrorCollector, one_of, optional_email, optional_text, required_text
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.validation import ErrorCollector, one_of, optional_email, optional_text, required_text
 
 
 def test_required_text_trims() -> None:

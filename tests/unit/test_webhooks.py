@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engage_core.events import CATALOGUE, TEST_EVENT
-from engage_core.webhooks import (
+from engage_core.kernel.events import CATALOGUE, TEST_EVENT
+from engage_core.webhooks.model import (
     MAX_ATTEMPTS,
     RESPONSE_EXCERPT_LIMIT,
     RESPONSE_TIMEOUT_SECONDS,

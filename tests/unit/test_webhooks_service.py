@@ -9,16 +9,16 @@ from typing import Any
 import attrs
 import pytest
 
-from engage_core.delivery import DeliveryWorker
-from engage_core.errors import NotFound, ValidationFailed
-from engage_core.events import CATALOGUE, TEST_EVENT
-from engage_core.pagination import PageRequest
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.kernel.errors import NotFound, ValidationFailed
+from engage_core.kernel.events import CATALOGUE, TEST_EVENT
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.contacts import ContactInput
-from engage_core.services.webhooks import RevealedSecret, WebhookInput, WebhookPatch, WebhookService
-from engage_core.signatures import sign_body
 from engage_core.testing import FakeCipher, FakeClock, FakeSender, InMemoryDeliveryQueue, InMemoryStore
-from engage_core.webhooks import Attempt, Outcome, Subscription
+from engage_core.webhooks.delivery import DeliveryWorker
+from engage_core.webhooks.model import Attempt, Outcome, Subscription
+from engage_core.webhooks.service import RevealedSecret, WebhookInput, WebhookPatch, WebhookService
+from engage_core.webhooks.signatures import sign_body
 
 URL = "https://hooks.example.com/in"
 NewWebhook = Callable[..., RevealedSecret]

@@ -8,8 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from engage_core.errors import ValidationFailed
-from engage_core.working_hours import (
+from engage_core.bookings.working_hours import (
     ALL_DAY,
     ALWAYS_OPEN,
     DEFAULT_HOURS,
@@ -31,6 +30,7 @@ from engage_core.working_hours import (
     parse_working_hours,
     wall_instant,
 )
+from engage_core.kernel.errors import ValidationFailed
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")

@@ -4,7 +4,7 @@ Revision ID: 0009
 Revises: 0008
 Create Date: 2026-12-01
 
-`accounts.locale` holds a BCP 47 language tag in canonical case (`engage_core.accounts.parse_locale`);
+`accounts.locale` holds a BCP 47 language tag in canonical case (`engage_core.accounts.model.parse_locale`);
 existing workspaces get `en`, the default of new ones.
 """
 

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from engage_core.booking_catalogue import BookingTypeInput
+from engage_core.bookings.booking_service import BookingInput
+from engage_core.bookings.catalogue import BookingTypeInput
+from engage_core.contacts.contact_service import ContactInput
 from engage_core.services import Services
-from engage_core.services.bookings import BookingInput
-from engage_core.services.contacts import ContactInput
 from engage_core.testing import FakeClock
 
 RunCli = Callable[..., Result]

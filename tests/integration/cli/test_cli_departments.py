@@ -10,7 +10,7 @@ import pytest
 from click.testing import Result
 
 from engage_core.services import Services
-from engage_core.services.tickets import TicketInput
+from engage_core.support.ticket_service import TicketInput
 
 RunCli = Callable[..., Result]
 OneLineError = Callable[[Result], str]

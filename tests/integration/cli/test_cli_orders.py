@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from engage_cli.main import cli
-from engage_core.orders import OrderFilter
-from engage_core.pagination import PageRequest
+from engage_core.commerce.orders import OrderFilter
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 
 RunCli = Callable[..., Result]

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from engage_core import api_keys
-from engage_core.errors import Forbidden, Unauthenticated
+from engage_core.accounts import keys as api_keys
+from engage_core.kernel.errors import Forbidden, Unauthenticated
 from engage_core.services import Services
 
 RunCli = Callable[..., Result]

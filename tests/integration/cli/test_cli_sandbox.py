@@ -11,11 +11,11 @@ from click.testing import CliRunner, Result
 from served_app import served
 
 from engage_cli.main import cli
-from engage_core.sandbox_controls import SandboxControls
-from engage_core.sandbox_gateway import SandboxGateway
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.messaging.message_service import SendInput
+from engage_core.messaging.sandbox import SandboxGateway
+from engage_core.messaging.sandbox_controls import SandboxControls
 from engage_core.services import Services
-from engage_core.services.contacts import ContactInput
-from engage_core.services.messages import SendInput
 from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
 from engage_http import create_app
 

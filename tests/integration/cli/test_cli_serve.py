@@ -14,7 +14,7 @@ import uvicorn
 from click.testing import Result
 from starlette.applications import Starlette
 
-from engage_core import api_keys
+from engage_core.accounts import keys as api_keys
 from engage_core.services import Services
 
 RunCli = Callable[..., Result]

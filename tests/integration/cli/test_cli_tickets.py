@@ -10,8 +10,8 @@ import pytest
 from click.testing import Result
 
 from engage_core.services import Services
-from engage_core.services.tickets import TicketInput
-from engage_core.tickets import Ticket
+from engage_core.support.ticket_service import TicketInput
+from engage_core.support.tickets import Ticket
 
 RunCli = Callable[..., Result]
 OneLineError = Callable[[Result], str]

@@ -19,16 +19,16 @@ from engage_connectors.secrets import FernetCipher
 from engage_connectors.ssrf import AddressPolicy
 from engage_connectors.target_guard import DnsTargetGuard
 from engage_connectors.webhook_sender import HttpWebhookSender
-from engage_core.clock import SystemClock
-from engage_core.delivery import DeliveryWorker, render
-from engage_core.pagination import PageRequest
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.kernel.clock import SystemClock
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.contacts import ContactInput
-from engage_core.services.webhooks import WebhookInput
 from engage_core.settings import Settings
-from engage_core.signatures import generate_secret
 from engage_core.testing import InMemoryDeliveryQueue, InMemoryUnitOfWorkFactory
-from engage_core.webhooks import Claim
+from engage_core.webhooks.delivery import DeliveryWorker, render
+from engage_core.webhooks.model import Claim
+from engage_core.webhooks.service import WebhookInput
+from engage_core.webhooks.signatures import generate_secret
 
 EXAMPLE = Path(__file__).parents[3] / "examples" / "webhook_receiver.py"
 Event = dict[str, Any]

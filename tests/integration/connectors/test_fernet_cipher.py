@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engage_connectors.secrets import FernetCipher
-from engage_core.signatures import generate_secret
+from engage_core.webhooks.signatures import generate_secret
 
 KEY = "a-long-enough-test-secret-key"
 

@@ -14,10 +14,10 @@ from receiver import MakeReceiver
 
 from engage_connectors.secrets import FernetCipher
 from engage_connectors.webhook_sender import HttpWebhookSender
-from engage_core.delivery import DeliveryWorker
-from engage_core.services.partner_clients import AdminInput, ClientInput, PartnerClientService
-from engage_core.services.partners import PartnerService, PartnerWebhookInput
+from engage_core.partners.client_service import AdminInput, ClientInput, PartnerClientService
+from engage_core.partners.partner_service import PartnerService, PartnerWebhookInput
 from engage_core.testing import AllowAllTargets, FakeClock, FakeMailer, FakePasswordHasher
+from engage_core.webhooks.delivery import DeliveryWorker
 from engage_sql import Database
 
 

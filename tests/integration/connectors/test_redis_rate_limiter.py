@@ -18,7 +18,7 @@ import pytest
 import redis
 
 from engage_connectors.redis_rate_limiter import EXPIRY_SLACK_MS, RedisRateLimiter
-from engage_core.rate_limits import InMemoryRateLimiter, LimiterUnavailable
+from engage_core.kernel.rate_limits import InMemoryRateLimiter, LimiterUnavailable
 
 REDIS_URL = os.environ.get("ENGAGE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 WINDOW_START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)

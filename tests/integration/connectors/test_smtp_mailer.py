@@ -17,7 +17,7 @@ import trustme
 from smtp_server import Options, Received, SmtpServer
 
 from engage_connectors.smtp_mailer import SmtpMailer
-from engage_core.mail import MailMessage, MailUndelivered
+from engage_core.kernel.mail import MailMessage, MailUndelivered
 
 SENDER = "engage@example.com"
 MESSAGE = MailMessage("ada@example.com", "You have been added to Acme", "Hello Ada,\nwelcome — café.\n.\nBye\n")

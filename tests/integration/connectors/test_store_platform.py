@@ -13,10 +13,10 @@ import pytest
 from fake_store import TOKEN, FakeStore
 
 from engage_connectors.store_platform import HttpStorePlatform, NoStorePlatform
-from engage_core.errors import ValidationFailed
-from engage_core.orders import Order, StoreRejected
+from engage_core.commerce.order_service import OrderPatch, StoreOrderInput, StoreOrderItemInput
+from engage_core.commerce.orders import Order, StoreRejected
+from engage_core.kernel.errors import ValidationFailed
 from engage_core.services import Services
-from engage_core.services.orders import OrderPatch, StoreOrderInput, StoreOrderItemInput
 from engage_core.settings import Settings
 from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
 

@@ -18,15 +18,15 @@ from engage_connectors.ssrf import AddressPolicy
 from engage_connectors.target_guard import DnsTargetGuard
 from engage_connectors.webhook_sender import HttpWebhookSender
 from engage_core import InvalidSignature, verify_signature
-from engage_core.clock import Clock
-from engage_core.delivery import DeliveryWorker
-from engage_core.pagination import PageRequest
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.kernel.clock import Clock
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.contacts import ContactInput
-from engage_core.services.webhooks import WebhookInput
 from engage_core.settings import Settings
-from engage_core.signatures import sign_body
 from engage_core.testing import FakeClock, InMemoryDeliveryQueue, InMemoryUnitOfWorkFactory
+from engage_core.webhooks.delivery import DeliveryWorker
+from engage_core.webhooks.service import WebhookInput
+from engage_core.webhooks.signatures import sign_body
 
 
 @dataclass

@@ -11,7 +11,7 @@ import trustme
 from receiver import Answer, MakeReceiver
 
 from engage_connectors.webhook_sender import HttpWebhookSender
-from engage_core.webhooks import RESPONSE_EXCERPT_LIMIT
+from engage_core.webhooks.model import RESPONSE_EXCERPT_LIMIT
 
 MakeSender = Callable[..., HttpWebhookSender]
 

@@ -17,29 +17,28 @@ from http_support import Api, PartnerCaller, Tenant
 from starlette.applications import Starlette
 from starlette.exceptions import StarletteDeprecationWarning
 
-from engage_core.booking_catalogue import BookingType, BookingTypeInput, Resource, ResourceInput
-from engage_core.bookings import Booking
-from engage_core.channels import QR_CHANNELS, ChannelAccount
-from engage_core.contact_lists import ContactList
-from engage_core.contacts import Contact, Note
-from engage_core.delivery import DeliveryWorker
-from engage_core.orders import ItemRequest, Order
-from engage_core.pagination import PageRequest
-from engage_core.products import Product, ProductInput
-from engage_core.sandbox_gateway import SandboxGateway
-from engage_core.segments import Segment
+from engage_core.bookings.booking_service import BookingInput
+from engage_core.bookings.catalogue import BookingType, BookingTypeInput, Resource, ResourceInput
+from engage_core.bookings.model import Booking
+from engage_core.commerce.order_service import OrderInput
+from engage_core.commerce.orders import ItemRequest, Order
+from engage_core.commerce.product_service import CatalogInput, CatalogResult
+from engage_core.commerce.products import Product, ProductInput
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.lists import ContactList
+from engage_core.contacts.model import Contact, Note
+from engage_core.contacts.segments import Segment
+from engage_core.contacts.tags import Tag
+from engage_core.kernel.pagination import PageRequest
+from engage_core.messaging.channel_service import CredentialsInput
+from engage_core.messaging.channels import QR_CHANNELS, ChannelAccount
+from engage_core.messaging.sandbox import SandboxGateway
+from engage_core.partners.client_service import AdminInput, ClientInput
 from engage_core.services import Services
-from engage_core.services.bookings import BookingInput
-from engage_core.services.channels import CredentialsInput
-from engage_core.services.contacts import ContactInput
-from engage_core.services.orders import OrderInput
-from engage_core.services.partner_clients import AdminInput, ClientInput
-from engage_core.services.products import CatalogInput, CatalogResult
-from engage_core.services.team import MemberInput
-from engage_core.services.tickets import TicketInput
-from engage_core.services.webhooks import RevealedSecret, WebhookInput
-from engage_core.tags import Tag
-from engage_core.team import TeamMember
+from engage_core.support.ticket_service import TicketInput
+from engage_core.support.tickets import Ticket
+from engage_core.team.model import TeamMember
+from engage_core.team.service import MemberInput
 from engage_core.testing import (
     AllowAllTargets,
     FakeCipher,
@@ -50,8 +49,9 @@ from engage_core.testing import (
     InMemoryDeliveryQueue,
     InMemoryUnitOfWorkFactory,
 )
-from engage_core.tickets import Ticket
-from engage_core.webhooks import RETRY_DELAYS, Attempt, Outcome
+from engage_core.webhooks.delivery import DeliveryWorker
+from engage_core.webhooks.model import RETRY_DELAYS, Attempt, Outcome
+from engage_core.webhooks.service import RevealedSecret, WebhookInput
 from engage_http import create_app
 
 # Starlette 1.x warns, once, when `starlette.testclient` is imported with httpx rather than httpx2;
@@ -198,7 +198,7 @@ def make_note(services: Services) -> Callable[..., Note]:
 @pytest.fixture
 def wrong_key() -> str:
     """A well-formed key (right length, prefix and checksum) that no account has."""
-    from engage_core.api_keys import generate_key
+    from engage_core.accounts.keys import generate_key
 
     return generate_key().plaintext
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import httpx
 
-from engage_core.ports import WorkspaceUnitOfWork
 from engage_core.testing import InMemoryUnitOfWorkFactory
+from engage_core.unit_of_work import WorkspaceUnitOfWork
 
 if TYPE_CHECKING:
     from starlette.testclient import TestClient

@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 
 from http_support import Api, Tenant
 
-from engage_core.channels import ChannelAccount
-from engage_core.contacts import Contact
+from engage_core.contacts.model import Contact
+from engage_core.messaging.channels import ChannelAccount
+from engage_core.plans.plan_service import PlanPatch
 from engage_core.services import Services
-from engage_core.services.plans import PlanPatch
 from engage_core.testing import FakeClock
 
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from http_support import Api, Tenant
 
-from engage_core.booking_catalogue import BookingType, Resource
-from engage_core.bookings import Booking
-from engage_core.contacts import Contact
+from engage_core.bookings.catalogue import BookingType, Resource
+from engage_core.bookings.model import Booking
+from engage_core.contacts.model import Contact
 from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from http_support import Api, Tenant
 
-from engage_core.booking_catalogue import BookingType, Resource
-from engage_core.bookings import Booking
-from engage_core.contacts import Contact
+from engage_core.bookings.catalogue import BookingType, Resource
+from engage_core.bookings.model import Booking
+from engage_core.contacts.model import Contact
 
 ROUND_THE_CLOCK = {"opens": "00:00", "closes": "24:00"}
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")

@@ -13,10 +13,10 @@ from smtp_server import SmtpServer
 from starlette.testclient import TestClient
 
 from engage_connectors.smtp_mailer import SmtpMailer
-from engage_core.mail import LoggingMailer
+from engage_core.kernel.mail import LoggingMailer
 from engage_core.services import Services
 from engage_core.settings import Settings
-from engage_core.team import DEFAULT_APP_URL
+from engage_core.team.model import DEFAULT_APP_URL
 from engage_http.bootstrap import MailerMisconfigured, build_app, mailer
 from engage_sql import Database
 from engage_sql.tables import team_members

@@ -9,8 +9,8 @@ import pytest
 from http_support import Api, Tenant
 from starlette.testclient import TestClient
 
-from engage_core.channels import ChannelAccount
-from engage_core.sandbox_gateway import SANDBOX_CODE, SandboxGateway
+from engage_core.messaging.channels import ChannelAccount
+from engage_core.messaging.sandbox import SANDBOX_CODE, SandboxGateway
 from engage_core.services import Services
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock, InMemoryUnitOfWorkFactory
 from engage_http import create_app

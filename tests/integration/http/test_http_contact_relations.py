@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 from http_support import Api, Tenant
 
-from engage_core.contact_lists import ContactList
-from engage_core.contacts import Contact, Note
-from engage_core.segments import Segment
-from engage_core.tags import Tag
+from engage_core.contacts.lists import ContactList
+from engage_core.contacts.model import Contact, Note
+from engage_core.contacts.segments import Segment
+from engage_core.contacts.tags import Tag
 from engage_core.testing import FakeClock
 
 # -- notes ------------------------------------------------------------------------------------------

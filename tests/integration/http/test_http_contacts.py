@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from http_support import Api, Tenant
 
-from engage_core.contacts import Contact
+from engage_core.contacts.model import Contact
 
 WHATSAPP = {"name": "Ada Lovelace", "type": "whatsapp", "phone": "+14155552671"}
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engage_core.clock import format_timestamp
-from engage_core.errors import ValidationFailed
-from engage_core.unset import UNSET
+from engage_core.kernel.clock import format_timestamp
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.unset import UNSET
 from engage_http.converter import load_json, render_timestamp, structure
 from engage_http.schemas.contacts import ContactCreate, ContactUpdate, TagAssign
 from engage_http.schemas.lists import ListUpdate

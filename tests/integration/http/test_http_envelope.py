@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from http_support import Api, Tenant
 
-from engage_core.contacts import Contact
+from engage_core.contacts.model import Contact
 from engage_http.envelope import dumps, success_body
 from engage_http.schemas.envelopes import PageMeta
 

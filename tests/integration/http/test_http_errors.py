@@ -10,8 +10,8 @@ from http_support import Api, Tenant
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from engage_core.contacts import Contact
-from engage_core.errors import Conflict, RateLimited
+from engage_core.contacts.model import Contact
+from engage_core.kernel.errors import Conflict, RateLimited
 from engage_core.services import Services
 from engage_http import create_app
 

@@ -8,9 +8,9 @@ import pytest
 from http_support import Api, ThreadRecordingUnitOfWork
 from starlette.testclient import TestClient
 
-from engage_core.pagination import PageRequest
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.contacts import ContactInput
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock
 from engage_http import create_app
 from engage_http.routes.contacts import INLINE_OFFSET, is_short_read

@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 from http_support import Api, Tenant
 
-from engage_core.contact_lists import ContactList
-from engage_core.contacts import Contact
+from engage_core.contacts.lists import ContactList
+from engage_core.contacts.model import Contact
 
 
 def test_list_shows_lists_with_counts(

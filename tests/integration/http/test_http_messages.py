@@ -7,9 +7,9 @@ from collections.abc import Callable
 import pytest
 from http_support import Api, Tenant
 
-from engage_core.channels import ChannelAccount
-from engage_core.contacts import Contact
-from engage_core.sandbox_gateway import SandboxGateway
+from engage_core.contacts.model import Contact
+from engage_core.messaging.channels import ChannelAccount
+from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.testing import InMemoryUnitOfWorkFactory
 
 PHONE = "+14155550123"

@@ -10,11 +10,11 @@ from datetime import datetime
 import pytest
 from http_support import Api, Tenant
 
-from engage_core.contacts import Contact
-from engage_core.orders import Order
-from engage_core.products import Product
+from engage_core.commerce.order_service import OrderPatch, StoreOrderInput, StoreOrderItemInput
+from engage_core.commerce.orders import Order
+from engage_core.commerce.products import Product
+from engage_core.contacts.model import Contact
 from engage_core.services import Services
-from engage_core.services.orders import OrderPatch, StoreOrderInput, StoreOrderItemInput
 from engage_core.testing import (
     AllowAllTargets,
     FakeCipher,

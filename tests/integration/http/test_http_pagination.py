@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 from http_support import Api, Tenant
 
-from engage_core.contacts import Contact
+from engage_core.contacts.model import Contact
 from engage_core.testing import FakeClock
 
 

@@ -8,9 +8,9 @@ from collections.abc import Callable
 import pytest
 from http_support import Api, PartnerCaller, Tenant
 
-from engage_core.plans import FEATURES
+from engage_core.plans.model import FEATURES
+from engage_core.plans.plan_service import PlanPatch
 from engage_core.services import Services
-from engage_core.services.plans import PlanPatch
 from engage_http.openapi import build_document
 from engage_http.routes import FEATURE_AREAS, OPERATIONS
 from engage_http.routing import API_PREFIX

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from http_support import Api, Tenant
 
-from engage_core.products import Product
+from engage_core.commerce.products import Product
 
 
 def test_a_product_has_every_field(api: Api, tenant: Tenant, make_product: Callable[..., Product]) -> None:

@@ -9,8 +9,8 @@ import attrs
 import pytest
 from http_support import Api, Tenant
 
-from engage_core.contacts import Contact
-from engage_core.errors import ValidationFailed
+from engage_core.contacts.model import Contact
+from engage_core.kernel.errors import ValidationFailed
 from engage_http.constraints import Integer, Text
 from engage_http.query import QueryParser
 from engage_http.schemas.contacts import ContactFilters

@@ -15,7 +15,7 @@ import pytest
 from http_support import Api, PartnerCaller, Tenant
 from starlette.exceptions import StarletteDeprecationWarning
 
-from engage_core.rate_limits import Decision, InMemoryRateLimiter, LimiterUnavailable, RateLimitPolicy
+from engage_core.kernel.rate_limits import Decision, InMemoryRateLimiter, LimiterUnavailable, RateLimitPolicy
 from engage_core.services import Services
 from engage_core.testing import FakeClock
 from engage_http import create_app

@@ -9,10 +9,10 @@ import pytest
 from http_support import Api, Tenant
 from starlette.testclient import TestClient
 
-from engage_core.channels import ChannelAccount
-from engage_core.contacts import Contact
-from engage_core.sandbox_controls import SandboxControls
-from engage_core.sandbox_gateway import SandboxGateway
+from engage_core.contacts.model import Contact
+from engage_core.messaging.channels import ChannelAccount
+from engage_core.messaging.sandbox import SandboxGateway
+from engage_core.messaging.sandbox_controls import SandboxControls
 from engage_core.services import Services
 from engage_core.testing import InMemoryUnitOfWorkFactory
 from engage_http import create_app

@@ -7,9 +7,9 @@ from typing import get_args
 
 import attrs
 
-from engage_core import contacts as domain
-from engage_core.contacts import CONTACT_STATUSES, CONTACT_TYPES
-from engage_core.segments import MATCH_MODES
+from engage_core.contacts import model as domain
+from engage_core.contacts.model import CONTACT_STATUSES, CONTACT_TYPES
+from engage_core.contacts.segments import MATCH_MODES
 from engage_http.constraints import NOT_BLANK, WHITESPACE_CLASS
 from engage_http.converter import unstructure_hook
 from engage_http.schemas.common import ContactStatus, ContactType

@@ -25,19 +25,17 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from engage_core.delivery import DeliveryWorker
-from engage_core.orders import ItemRequest
-from engage_core.products import ProductInput
-from engage_core.sandbox_gateway import SandboxGateway
+from engage_core.commerce.order_service import OrderInput
+from engage_core.commerce.orders import ItemRequest
+from engage_core.commerce.product_service import CatalogInput
+from engage_core.commerce.products import ProductInput
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.messaging.sandbox import SandboxGateway
+from engage_core.partners.client_service import AdminInput, ClientInput
+from engage_core.partners.partner_service import PartnerWebhookInput
 from engage_core.services import Services
-from engage_core.services.contacts import ContactInput
-from engage_core.services.orders import OrderInput
-from engage_core.services.partner_clients import AdminInput, ClientInput
-from engage_core.services.partners import PartnerWebhookInput
-from engage_core.services.products import CatalogInput
-from engage_core.services.team import MemberInput
-from engage_core.services.tickets import TicketInput, TicketPatch
-from engage_core.services.webhooks import WebhookInput
+from engage_core.support.ticket_service import TicketInput, TicketPatch
+from engage_core.team.service import MemberInput
 from engage_core.testing import (
     AllowAllTargets,
     FakeCipher,
@@ -49,7 +47,9 @@ from engage_core.testing import (
     InMemoryStore,
     InMemoryUnitOfWorkFactory,
 )
-from engage_core.webhooks import RETRY_DELAYS, Outcome
+from engage_core.webhooks.delivery import DeliveryWorker
+from engage_core.webhooks.model import RETRY_DELAYS, Outcome
+from engage_core.webhooks.service import WebhookInput
 from engage_http import create_app
 from engage_http.routes import OPERATIONS, PARTNER_OPERATIONS
 from engage_http.schemas.common import E164_PATTERN

@@ -7,8 +7,8 @@ from collections.abc import Callable
 import pytest
 from http_support import Api, Tenant
 
-from engage_core.contacts import Contact
-from engage_core.segments import Segment
+from engage_core.contacts.model import Contact
+from engage_core.contacts.segments import Segment
 
 TAGGED_VIP = {"field": "tag", "operator": "has", "value": "VIP"}
 

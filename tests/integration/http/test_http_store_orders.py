@@ -17,8 +17,8 @@ from http_support import Api, Tenant
 from starlette.testclient import TestClient
 
 from engage_connectors.store_platform import HttpStorePlatform, NoStorePlatform
-from engage_core.contacts import Contact
-from engage_core.products import Product
+from engage_core.commerce.products import Product
+from engage_core.contacts.model import Contact
 from engage_core.services import Services
 from engage_core.settings import Settings
 from engage_core.testing import (

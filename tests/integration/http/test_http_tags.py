@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 from http_support import Api, Tenant
 
-from engage_core.contacts import Contact
-from engage_core.tags import Tag
+from engage_core.contacts.model import Contact
+from engage_core.contacts.tags import Tag
 
 
 def test_list_shows_tags_with_contact_counts(api: Api, tenant: Tenant, make_contact: Callable[..., Contact]) -> None:

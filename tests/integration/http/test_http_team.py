@@ -10,10 +10,10 @@ import pytest
 from http_support import Api, Tenant
 
 from engage_core.services import Services
-from engage_core.services.tickets import TicketPatch
-from engage_core.team import TeamMember
+from engage_core.support.ticket_service import TicketPatch
+from engage_core.support.tickets import Ticket
+from engage_core.team.model import TeamMember
 from engage_core.testing import FakeMailer, FakePasswordHasher, InMemoryUnitOfWorkFactory
-from engage_core.tickets import Ticket
 
 MakeMember = Callable[..., TeamMember]
 MEMBER_FIELDS = {"id", "name", "email", "role", "status", "created_at", "updated_at"}

@@ -17,17 +17,17 @@ import attrs
 import pytest
 from http_support import Api, Tenant
 
-from engage_core.booking_catalogue import BookingType, Resource
-from engage_core.bookings import Booking
-from engage_core.contacts import Contact
-from engage_core.orders import Order
+from engage_core.bookings.catalogue import BookingType, Resource
+from engage_core.bookings.model import Booking
+from engage_core.commerce.orders import Order
+from engage_core.commerce.product_service import CatalogResult
+from engage_core.contacts.model import Contact
 from engage_core.services import Services
-from engage_core.services.products import CatalogResult
-from engage_core.services.webhooks import RevealedSecret
-from engage_core.team import TeamMember
+from engage_core.support.tickets import Ticket
+from engage_core.team.model import TeamMember
 from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
-from engage_core.tickets import Ticket
-from engage_core.webhooks import Attempt
+from engage_core.webhooks.model import Attempt
+from engage_core.webhooks.service import RevealedSecret
 from engage_http.operations import Operation
 from engage_http.routes import OPERATIONS
 

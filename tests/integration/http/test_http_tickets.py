@@ -9,8 +9,8 @@ import pytest
 from http_support import Api, Tenant
 
 from engage_core.services import Services
+from engage_core.support.tickets import Ticket
 from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
-from engage_core.tickets import Ticket
 
 MakeTicket = Callable[..., Ticket]
 

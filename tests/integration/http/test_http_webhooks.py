@@ -13,10 +13,10 @@ import pytest
 from http_support import Api, Tenant
 from starlette.testclient import TestClient
 
-from engage_core.services import Services, WebhookService
-from engage_core.services.webhooks import RevealedSecret
+from engage_core.services import Services
 from engage_core.testing import FakeCipher, FakeClock, FakeSender, InMemoryUnitOfWorkFactory
-from engage_core.webhooks import Attempt
+from engage_core.webhooks.model import Attempt
+from engage_core.webhooks.service import RevealedSecret, WebhookService
 from engage_http import create_app
 from engage_http.operations import Operation
 from engage_http.routes import OPERATIONS

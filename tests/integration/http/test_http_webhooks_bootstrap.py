@@ -20,7 +20,6 @@ from starlette.testclient import TestClient
 import engage_http
 from engage_connectors.secrets import FernetCipher
 from engage_core.services import Services
-from engage_core.services.webhooks import WebhookInput
 from engage_core.settings import Settings
 from engage_core.testing import (
     AllowAllTargets,
@@ -30,7 +29,8 @@ from engage_core.testing import (
     InMemoryDeliveryQueue,
     InMemoryUnitOfWorkFactory,
 )
-from engage_core.webhooks import Claim
+from engage_core.webhooks.model import Claim
+from engage_core.webhooks.service import WebhookInput
 from engage_http.bootstrap import KEY_FILE_SUFFIX, SecretKeyRequired, build_app, secret_cipher
 from engage_http.worker import start_delivery_worker
 from engage_sql import Database

@@ -9,8 +9,8 @@ import jsonschema_rs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engage_core.services import WebhookService
-from engage_core.webhooks import DELIVERY_STATUSES, URL_MAX, check_target
+from engage_core.webhooks.model import DELIVERY_STATUSES, URL_MAX, check_target
+from engage_core.webhooks.service import WebhookService
 from engage_http.openapi import build_document
 from engage_http.routes import OPERATIONS
 from engage_http.routing import API_PREFIX

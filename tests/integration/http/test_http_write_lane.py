@@ -11,8 +11,8 @@ from typing import Any, TypeVar
 from http_support import Api, ThreadRecordingUnitOfWork
 from starlette.testclient import TestClient
 
-from engage_core.clock import SystemClock
-from engage_core.rate_limits import InMemoryRateLimiter, RateLimitPolicy
+from engage_core.kernel.clock import SystemClock
+from engage_core.kernel.rate_limits import InMemoryRateLimiter, RateLimitPolicy
 from engage_core.services import Services
 from engage_core.settings import Settings
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock

@@ -8,25 +8,26 @@ from decimal import Decimal
 
 import attrs
 
-from engage_core.booking_catalogue import BookingTypeDraft, ResourceDraft
-from engage_core.bookings import BookingDraft
-from engage_core.channels import ChannelDraft
-from engage_core.clock import Clock
-from engage_core.contacts import ContactDraft
-from engage_core.events import DomainEvent
-from engage_core.knowledge_base import KnowledgeBaseDraft
-from engage_core.messages import MessageDraft
-from engage_core.orders import OrderDraft, OrderItemDraft
-from engage_core.partners import Impersonation
-from engage_core.products import ProductDraft
-from engage_core.segments import SegmentRules
-from engage_core.services.partner_clients import AdminInput, ClientInput, PartnerClientService
-from engage_core.services.partners import PartnerService
-from engage_core.services.plans import Entitlements, PlanService
-from engage_core.team import MemberDraft
+from engage_core.bookings.catalogue import BookingTypeDraft, ResourceDraft
+from engage_core.bookings.model import BookingDraft
+from engage_core.bookings.working_hours import DEFAULT_HOURS
+from engage_core.commerce.orders import OrderDraft, OrderItemDraft
+from engage_core.commerce.products import ProductDraft
+from engage_core.contacts.model import ContactDraft
+from engage_core.contacts.segments import SegmentRules
+from engage_core.kernel.clock import Clock
+from engage_core.kernel.events import DomainEvent
+from engage_core.knowledge.model import KnowledgeBaseDraft
+from engage_core.messaging.channels import ChannelDraft
+from engage_core.messaging.messages import MessageDraft
+from engage_core.partners.client_service import AdminInput, ClientInput, PartnerClientService
+from engage_core.partners.model import Impersonation
+from engage_core.partners.partner_service import PartnerService
+from engage_core.plans.entitlements import Entitlements
+from engage_core.plans.plan_service import PlanService
+from engage_core.support.tickets import ReplyDraft, TicketDraft
+from engage_core.team.model import MemberDraft
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeMailer, FakePasswordHasher
-from engage_core.tickets import ReplyDraft, TicketDraft
-from engage_core.working_hours import DEFAULT_HOURS
 from engage_sql import Database
 
 APP_URL = "https://app.example.com"

@@ -9,8 +9,8 @@ from typing import Any
 import attrs
 from hypothesis import strategies as st
 
-from engage_core.clock import format_timestamp
-from engage_core.contacts import CONTACT_STATUSES, CONTACT_TYPES
+from engage_core.contacts.model import CONTACT_STATUSES, CONTACT_TYPES
+from engage_core.kernel.clock import format_timestamp
 
 NOW = datetime(2026, 1, 10, 12, 0, tzinfo=UTC)
 TAGS = ("VIP", "Straße", "a_b", "50%", "new")

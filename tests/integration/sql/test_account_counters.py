@@ -8,9 +8,9 @@ from collections.abc import Callable
 import pytest
 from sqlalchemy import delete, func, select
 
-from engage_core.contacts import Contact, ContactDraft, ContactFilter
-from engage_core.errors import PlanLimitReached, ValidationFailed
-from engage_core.pagination import PageRequest
+from engage_core.contacts.model import Contact, ContactDraft, ContactFilter
+from engage_core.kernel.errors import PlanLimitReached, ValidationFailed
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 from engage_sql import Database
 from engage_sql.tables import account_counters, accounts, contacts

@@ -6,9 +6,9 @@ from datetime import UTC
 
 import pytest
 
-from engage_core.errors import Forbidden, Unauthenticated
+from engage_core.accounts.profile_service import ProfilePatch
+from engage_core.kernel.errors import Forbidden, Unauthenticated
 from engage_core.services import Services
-from engage_core.services.account_profile import ProfilePatch
 from engage_sql import Database
 
 from .conftest import START

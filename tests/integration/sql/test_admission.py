@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from engage_core.accounts import Admission
-from engage_core.errors import Forbidden, Unauthenticated
-from engage_core.services.accounts import AccountService
-from engage_core.services.partner_clients import ClientPatch
-from engage_core.services.plans import PlanPatch
+from engage_core.accounts.account_service import AccountService
+from engage_core.accounts.model import Admission
+from engage_core.kernel.errors import Forbidden, Unauthenticated
+from engage_core.partners.client_service import ClientPatch
+from engage_core.plans.plan_service import PlanPatch
 from engage_core.testing import FakeClock
 from engage_sql import Database
 

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 
-from engage_core.booking_catalogue import (
+from engage_core.bookings.catalogue import (
     BookingType,
     BookingTypeDraft,
     BookingTypeInput,
@@ -21,7 +21,7 @@ from engage_core.booking_catalogue import (
     ResourceInput,
     ResourcePatch,
 )
-from engage_core.errors import NotFound
+from engage_core.kernel.errors import NotFound
 from engage_core.services import Services
 from engage_core.testing import FakeClock
 from engage_sql import Database

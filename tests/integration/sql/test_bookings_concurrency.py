@@ -14,13 +14,13 @@ from datetime import timedelta
 
 import pytest
 
-from engage_core.booking_catalogue import BookingTypeInput, ResourceInput
-from engage_core.bookings import Booking, BookingFilter
-from engage_core.contacts import Contact
-from engage_core.errors import ValidationFailed
-from engage_core.pagination import PageRequest
+from engage_core.bookings.booking_service import BookingInput, BookingPatch
+from engage_core.bookings.catalogue import BookingTypeInput, ResourceInput
+from engage_core.bookings.model import Booking, BookingFilter
+from engage_core.contacts.model import Contact
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.bookings import BookingInput, BookingPatch
 from engage_sql import Database
 
 from .concurrency import at_once

@@ -13,8 +13,8 @@ import attrs
 import pytest
 from sqlalchemy.exc import IntegrityError
 
-from engage_core.channels import ChannelAccount, ChannelDraft
-from engage_core.sandbox_gateway import SandboxGateway
+from engage_core.messaging.channels import ChannelAccount, ChannelDraft
+from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
 from engage_core.testing import FakeClock
 from engage_sql import Database

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engage_core.contacts import CONTACT_TYPES, Contact, ContactDraft, ContactFilter
-from engage_core.pagination import Page, PageRequest
-from engage_core.ports import WorkspaceUnitOfWork
+from engage_core.contacts.model import CONTACT_TYPES, Contact, ContactDraft, ContactFilter
+from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.testing import InMemoryUnitOfWorkFactory
+from engage_core.unit_of_work import WorkspaceUnitOfWork
 from engage_sql import Database
 
 from .strategies import NOW, TAG_VALUES, TAGS, ContactSpec, contact_specs, needles

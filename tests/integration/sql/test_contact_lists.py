@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 import pytest
 
-from engage_core.contacts import Contact, ContactDraft
-from engage_core.errors import NotFound
-from engage_core.pagination import PageRequest
+from engage_core.contacts.model import Contact, ContactDraft
+from engage_core.kernel.errors import NotFound
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 from engage_sql import Database
 

@@ -9,11 +9,11 @@ from datetime import timedelta
 import attrs
 import pytest
 
-from engage_core.contacts import Contact, ContactDraft, ContactFilter
-from engage_core.errors import NotFound, ValidationFailed
-from engage_core.pagination import PageRequest
+from engage_core.contacts.contact_service import ContactInput, ContactPatch
+from engage_core.contacts.model import Contact, ContactDraft, ContactFilter
+from engage_core.kernel.errors import NotFound, ValidationFailed
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.contacts import ContactInput, ContactPatch
 from engage_core.testing import FakeClock
 from engage_sql import Database
 

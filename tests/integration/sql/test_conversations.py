@@ -14,16 +14,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engage_core.contacts import Contact, ContactDraft
-from engage_core.conversations import ConversationFilter, ConversationSummary
-from engage_core.errors import NotFound
-from engage_core.messages import MESSAGE_STATUSES, MessageDraft
-from engage_core.pagination import Page, PageRequest
-from engage_core.ports import WorkspaceUnitOfWork
-from engage_core.sandbox_gateway import SandboxGateway
+from engage_core.contacts.contact_service import ContactPatch
+from engage_core.contacts.model import Contact, ContactDraft
+from engage_core.kernel.errors import NotFound
+from engage_core.kernel.pagination import Page, PageRequest
+from engage_core.messaging.conversations import ConversationFilter, ConversationSummary
+from engage_core.messaging.messages import MESSAGE_STATUSES, MessageDraft
+from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
-from engage_core.services.contacts import ContactPatch
 from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
+from engage_core.unit_of_work import WorkspaceUnitOfWork
 from engage_sql import Database
 from engage_sql.repositories import messages as message_sql
 

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from sqlalchemy import Connection, event, select
 
-from engage_core.events import DomainEvent
-from engage_core.pagination import PageRequest
+from engage_core.kernel.events import DomainEvent
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.webhooks import WebhookInput
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock
-from engage_core.webhooks import RESPONSE_EXCERPT_LIMIT, Claim, Completion, NextStep, Outcome, Subscription
+from engage_core.webhooks.model import RESPONSE_EXCERPT_LIMIT, Claim, Completion, NextStep, Outcome, Subscription
+from engage_core.webhooks.service import WebhookInput
 from engage_sql import Database, delivery_queue
 from engage_sql.delivery_queue import SqlDeliveryQueue
 from engage_sql.tables import webhook_attempts

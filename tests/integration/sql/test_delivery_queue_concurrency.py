@@ -17,11 +17,11 @@ from datetime import timedelta
 
 import pytest
 
-from engage_core.delivery import DeliveryWorker
-from engage_core.events import DomainEvent
+from engage_core.kernel.events import DomainEvent
 from engage_core.services import Services
-from engage_core.services.webhooks import WebhookInput
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock, FakeSender
+from engage_core.webhooks.delivery import DeliveryWorker
+from engage_core.webhooks.service import WebhookInput
 from engage_sql import Database
 
 from .conftest import START

@@ -1,4 +1,4 @@
-"""The delivery worker (`engage_core.delivery`) over the SQL queue: retries, leases and signatures end to end."""
+"""The delivery worker (`engage_core.webhooks.delivery`) over the SQL queue: retries, leases and signatures end to end."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from datetime import timedelta
 
 import pytest
 
-from engage_core.delivery import DeliveryWorker
-from engage_core.pagination import PageRequest
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.contacts import ContactInput
-from engage_core.services.webhooks import RevealedSecret, WebhookInput
-from engage_core.signatures import verify_signature
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock, FakeSender, SentRequest
-from engage_core.webhooks import MAX_ATTEMPTS, Attempt, Outcome
+from engage_core.webhooks.delivery import DeliveryWorker
+from engage_core.webhooks.model import MAX_ATTEMPTS, Attempt, Outcome
+from engage_core.webhooks.service import RevealedSecret, WebhookInput
+from engage_core.webhooks.signatures import verify_signature
 from engage_sql import Database
 
 from .conftest import START

@@ -10,10 +10,10 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
-from engage_core.departments import Department
-from engage_core.errors import NotFound, ValidationFailed
+from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.services import Services
-from engage_core.services.tickets import TicketInput
+from engage_core.support.departments import Department
+from engage_core.support.ticket_service import TicketInput
 from engage_core.testing import FakeClock
 from engage_sql import Database
 from engage_sql.tables import departments

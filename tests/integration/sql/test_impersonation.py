@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from engage_core.errors import Unauthenticated
-from engage_core.partners import Impersonation
+from engage_core.kernel.errors import Unauthenticated
+from engage_core.partners.model import Impersonation
 from engage_core.testing import FakeClock
 from engage_sql import Database
 from engage_sql.tables import impersonation_tokens

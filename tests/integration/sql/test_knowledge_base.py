@@ -8,10 +8,10 @@ import pytest
 from sqlalchemy import delete, insert
 from sqlalchemy.exc import IntegrityError
 
-from engage_core.knowledge_base import KB_TYPES, KnowledgeBaseDraft, KnowledgeBaseEntry
-from engage_core.products import ProductDraft, ProductInput
+from engage_core.commerce.product_service import CatalogInput
+from engage_core.commerce.products import ProductDraft, ProductInput
+from engage_core.knowledge.model import KB_TYPES, KnowledgeBaseDraft, KnowledgeBaseEntry
 from engage_core.services import Services
-from engage_core.services.products import CatalogInput
 from engage_sql import Database
 from engage_sql.tables import accounts, knowledge_base_entries
 

@@ -12,15 +12,15 @@ from datetime import timedelta
 import attrs
 import pytest
 
-from engage_core.channel_gateway import InboundMessage
-from engage_core.contacts import Contact, ContactFilter
-from engage_core.events import DomainEvent
-from engage_core.messages import Message, MessageDraft, apply_receipt
-from engage_core.pagination import PageRequest
-from engage_core.sandbox_gateway import SandboxGateway
+from engage_core.contacts.model import Contact, ContactFilter
+from engage_core.kernel.events import DomainEvent
+from engage_core.kernel.pagination import PageRequest
+from engage_core.messaging.channel_service import CredentialsInput
+from engage_core.messaging.gateway import InboundMessage
+from engage_core.messaging.message_service import SendInput
+from engage_core.messaging.messages import Message, MessageDraft, apply_receipt
+from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
-from engage_core.services.channels import CredentialsInput
-from engage_core.services.messages import SendInput
 from engage_core.testing import FakeClock
 from engage_sql import Database
 

@@ -12,11 +12,11 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 
-from engage_core.contacts import ContactDraft
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import ContactDraft
 from engage_core.services import Services
-from engage_core.services.contacts import ContactInput
-from engage_core.services.webhooks import WebhookInput
 from engage_core.testing import AllowAllTargets, FakeCipher
+from engage_core.webhooks.service import WebhookInput
 from engage_sql import Database
 from engage_sql.migrate import SCRIPT_LOCATION, downgrade, upgrade
 from engage_sql.tables import metadata

@@ -11,23 +11,17 @@ import attrs
 import pytest
 from sqlalchemy import select
 
-from engage_core.contacts import Contact
-from engage_core.errors import NotFound, ValidationFailed
-from engage_core.money import PRICE_MAX, TOTAL_MAX
-from engage_core.orders import ItemRequest, Order, OrderDraft, OrderFilter, OrderItemDraft, duplicate_key
-from engage_core.pagination import PageRequest
-from engage_core.products import Product, ProductInput
+from engage_core.commerce.order_service import OrderInput, OrderPatch, PlacedOrder, StoreOrderInput, StoreOrderItemInput
+from engage_core.commerce.orders import ItemRequest, Order, OrderDraft, OrderFilter, OrderItemDraft, duplicate_key
+from engage_core.commerce.product_service import CatalogInput
+from engage_core.commerce.products import Product, ProductInput
+from engage_core.contacts.model import Contact
+from engage_core.kernel.errors import NotFound, ValidationFailed
+from engage_core.kernel.money import PRICE_MAX, TOTAL_MAX
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.orders import (
-    OrderInput,
-    OrderPatch,
-    PlacedOrder,
-    StoreOrderInput,
-    StoreOrderItemInput,
-)
-from engage_core.services.products import CatalogInput
-from engage_core.services.webhooks import WebhookInput
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock, FakeStorePlatform
+from engage_core.webhooks.service import WebhookInput
 from engage_sql import Database
 from engage_sql.tables import webhook_attempts
 

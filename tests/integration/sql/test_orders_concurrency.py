@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
-from engage_core.contacts import Contact
-from engage_core.errors import ValidationFailed
-from engage_core.orders import ItemRequest, OrderFilter
-from engage_core.pagination import PageRequest
-from engage_core.products import STOCK_MAX, Product, ProductInput
+from engage_core.commerce.order_service import OrderInput, StoreOrderInput, StoreOrderItemInput
+from engage_core.commerce.orders import ItemRequest, OrderFilter
+from engage_core.commerce.product_service import CatalogInput
+from engage_core.commerce.products import STOCK_MAX, Product, ProductInput
+from engage_core.contacts.model import Contact
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.orders import OrderInput, StoreOrderInput, StoreOrderItemInput
-from engage_core.services.products import CatalogInput
 from engage_sql import Database
 
 from .concurrency import at_once

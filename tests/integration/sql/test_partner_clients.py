@@ -7,10 +7,10 @@ from collections import Counter
 
 import pytest
 
-from engage_core.errors import Conflict, Forbidden, NotFound
-from engage_core.pagination import PageRequest
-from engage_core.partners import ClientFilter
-from engage_core.services.partner_clients import ClientPatch
+from engage_core.kernel.errors import Conflict, Forbidden, NotFound
+from engage_core.kernel.pagination import PageRequest
+from engage_core.partners.client_service import ClientPatch
+from engage_core.partners.model import ClientFilter
 from engage_core.testing import FakeClock
 from engage_sql import Database, partner_outbox
 

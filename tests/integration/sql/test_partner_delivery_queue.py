@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engage_core.services.partners import PartnerWebhookInput, RevealedPartnerSecret
+from engage_core.partners.partner_service import PartnerWebhookInput, RevealedPartnerSecret
 from engage_core.testing import FakeCipher, FakeClock
 from engage_sql import Database
 

@@ -7,10 +7,10 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from engage_core.errors import Unauthenticated
-from engage_core.events import DomainEvent
-from engage_core.partners import Branding, PartnerDraft
-from engage_core.services.partners import PartnerWebhookInput
+from engage_core.kernel.errors import Unauthenticated
+from engage_core.kernel.events import DomainEvent
+from engage_core.partners.model import Branding, PartnerDraft
+from engage_core.partners.partner_service import PartnerWebhookInput
 from engage_core.testing import FakeClock
 from engage_sql import Database, partner_outbox
 from engage_sql.tables import webhook_attempts

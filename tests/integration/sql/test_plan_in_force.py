@@ -6,9 +6,9 @@ from datetime import timedelta
 
 import pytest
 
-from engage_core.services.accounts import AccountService
-from engage_core.services.partner_clients import ClientPatch
-from engage_core.services.plans import Entitlements
+from engage_core.accounts.account_service import AccountService
+from engage_core.partners.client_service import ClientPatch
+from engage_core.plans.entitlements import Entitlements
 from engage_core.testing import FakeClock
 from engage_sql import Database
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from engage_core.contacts import ContactFilter
-from engage_core.pagination import PageRequest
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import ContactFilter
+from engage_core.kernel.pagination import PageRequest
+from engage_core.plans.plan_service import PlanPatch
 from engage_core.services import Services
-from engage_core.services.contacts import ContactInput
-from engage_core.services.plans import PlanPatch
 
 from .concurrency import at_once, outcome
 

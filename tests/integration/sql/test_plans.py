@@ -7,10 +7,10 @@ from collections.abc import Callable
 import attrs
 import pytest
 
-from engage_core.errors import NotFound
-from engage_core.plans import SEED_PLANS
-from engage_core.services.partner_clients import ClientPatch
-from engage_core.services.plans import PlanPatch
+from engage_core.kernel.errors import NotFound
+from engage_core.partners.client_service import ClientPatch
+from engage_core.plans.model import SEED_PLANS
+from engage_core.plans.plan_service import PlanPatch
 from engage_core.testing import FakeClock
 from engage_sql import Database
 

@@ -9,11 +9,11 @@ import pytest
 from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 
-from engage_core.errors import NotFound
-from engage_core.knowledge_base import KnowledgeBaseDraft
-from engage_core.money import PRICE_MAX
-from engage_core.pagination import PageRequest
-from engage_core.products import STOCK_MAX, Product, ProductDraft, ProductFilter
+from engage_core.commerce.products import STOCK_MAX, Product, ProductDraft, ProductFilter
+from engage_core.kernel.errors import NotFound
+from engage_core.kernel.money import PRICE_MAX
+from engage_core.kernel.pagination import PageRequest
+from engage_core.knowledge.model import KnowledgeBaseDraft
 from engage_core.services import Services
 from engage_sql import Database
 from engage_sql.tables import products

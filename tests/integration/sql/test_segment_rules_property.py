@@ -1,4 +1,4 @@
-"""Property: the SQL compilation of segment rules selects exactly what `engage_core.segments` selects."""
+"""Property: the SQL compilation of segment rules selects exactly what `engage_core.contacts.segments` selects."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from engage_core.contacts import Contact, ContactDraft
-from engage_core.pagination import PageRequest
-from engage_core.segments import MATCH_MODES, condition_holds, is_member, parse_rules
+from engage_core.contacts.model import Contact, ContactDraft
+from engage_core.contacts.segments import MATCH_MODES, condition_holds, is_member, parse_rules
+from engage_core.kernel.pagination import PageRequest
 from engage_sql import Database
 from engage_sql.segment_sql import condition_clause
 from engage_sql.tables import contacts

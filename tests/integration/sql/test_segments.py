@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from engage_core.contacts import Contact
-from engage_core.errors import NotFound
-from engage_core.pagination import PageRequest
+from engage_core.contacts.contact_service import TagAssignment
+from engage_core.contacts.model import Contact
+from engage_core.kernel.errors import NotFound
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.contacts import TagAssignment
 from engage_core.testing import FakeClock
 
 MakeContact = Callable[..., Contact]

@@ -8,10 +8,10 @@ from collections.abc import Callable
 
 import pytest
 
-from engage_core.contacts import Contact, ContactDraft
-from engage_core.errors import NotFound, ValidationFailed
+from engage_core.contacts.contact_service import TagAssignment
+from engage_core.contacts.model import Contact, ContactDraft
+from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.services import Services
-from engage_core.services.contacts import TagAssignment
 from engage_sql import Database
 
 from .conftest import START

@@ -14,12 +14,12 @@ import pytest
 from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from engage_core.errors import NotFound, ValidationFailed
-from engage_core.pagination import PageRequest
+from engage_core.kernel.errors import NotFound, ValidationFailed
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.team import MemberInput, MemberPatch
-from engage_core.services.tickets import TicketInput, TicketPatch
-from engage_core.team import MemberDraft, TeamMember
+from engage_core.support.ticket_service import TicketInput, TicketPatch
+from engage_core.team.model import MemberDraft, TeamMember
+from engage_core.team.service import MemberInput, MemberPatch
 from engage_core.testing import FakeClock, FakeMailer, FakePasswordHasher
 from engage_sql import Database
 from engage_sql.tables import team_members

@@ -6,12 +6,12 @@ from collections.abc import Callable
 
 import pytest
 
-from engage_core.contacts import Contact, ContactDraft, ContactFilter
-from engage_core.errors import NotFound
-from engage_core.pagination import PageRequest
-from engage_core.segments import SegmentRules
+from engage_core.contacts.contact_service import ContactPatch, TagAssignment
+from engage_core.contacts.model import Contact, ContactDraft, ContactFilter
+from engage_core.contacts.segments import SegmentRules
+from engage_core.kernel.errors import NotFound
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.contacts import ContactPatch, TagAssignment
 from engage_sql import Database
 
 from .conftest import START

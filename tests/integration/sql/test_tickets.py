@@ -13,13 +13,13 @@ import pytest
 from sqlalchemy import delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from engage_core.errors import NotFound, ValidationFailed
-from engage_core.pagination import PageRequest
+from engage_core.kernel.errors import NotFound, ValidationFailed
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.tickets import TicketInput, TicketPatch
-from engage_core.team import MemberDraft
+from engage_core.support.ticket_service import TicketInput, TicketPatch
+from engage_core.support.tickets import ReplyDraft, Ticket, TicketDraft, TicketFilter, TicketReply
+from engage_core.team.model import MemberDraft
 from engage_core.testing import FakeClock
-from engage_core.tickets import ReplyDraft, Ticket, TicketDraft, TicketFilter, TicketReply
 from engage_sql import Database
 from engage_sql.tables import account_counters, tickets
 

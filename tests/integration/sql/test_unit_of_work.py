@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import select
 
-from engage_core.events import DomainEvent
+from engage_core.kernel.events import DomainEvent
 from engage_core.testing import FakeClock
 from engage_sql import Database
 from engage_sql.tables import events

@@ -10,17 +10,17 @@ from datetime import UTC, datetime, timedelta
 import attrs
 import pytest
 
-from engage_core.booking_catalogue import BookingTypeDraft
-from engage_core.bookings import BookingDraft
-from engage_core.channels import ChannelDraft
-from engage_core.contacts import Contact, ContactDraft
-from engage_core.messages import MessageDraft
-from engage_core.pagination import PageRequest
-from engage_core.plans import CHANNELS, CONTACTS, MESSAGES_PER_MONTH, SEED_PLANS, TEAM_MEMBERS, Plan
-from engage_core.services.plans import reserve
-from engage_core.team import MemberDraft
+from engage_core.bookings.catalogue import BookingTypeDraft
+from engage_core.bookings.model import BookingDraft
+from engage_core.contacts.model import Contact, ContactDraft
+from engage_core.kernel.pagination import PageRequest
+from engage_core.messaging.channels import ChannelDraft
+from engage_core.messaging.messages import MessageDraft
+from engage_core.plans.entitlements import reserve
+from engage_core.plans.model import CHANNELS, CONTACTS, MESSAGES_PER_MONTH, SEED_PLANS, TEAM_MEMBERS, Plan
+from engage_core.plans.usage import WorkspaceUsage
+from engage_core.team.model import MemberDraft
 from engage_core.testing import FakeClock
-from engage_core.usage import WorkspaceUsage
 from engage_sql import Database
 
 from .concurrency import at_once, outcome

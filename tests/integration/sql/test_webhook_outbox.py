@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from sqlalchemy import insert, select
 
-from engage_core.contacts import Contact, ContactDraft
-from engage_core.events import DomainEvent
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import Contact, ContactDraft
+from engage_core.kernel.events import DomainEvent
 from engage_core.services import Services
-from engage_core.services.contacts import ContactInput
-from engage_core.services.webhooks import WebhookInput, WebhookPatch
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock
-from engage_core.webhooks import Subscription
+from engage_core.webhooks.model import Subscription
+from engage_core.webhooks.service import WebhookInput, WebhookPatch
 from engage_sql import Database, outbox
 from engage_sql.tables import contacts, webhook_attempts, webhooks
 

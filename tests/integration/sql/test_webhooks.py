@@ -10,13 +10,13 @@ import pytest
 from sqlalchemy import delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from engage_core.errors import NotFound
-from engage_core.events import TEST_EVENT
-from engage_core.pagination import PageRequest
+from engage_core.kernel.errors import NotFound
+from engage_core.kernel.events import TEST_EVENT
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_core.services.webhooks import WebhookInput
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock
-from engage_core.webhooks import Attempt, Subscription
+from engage_core.webhooks.model import Attempt, Subscription
+from engage_core.webhooks.service import WebhookInput
 from engage_sql import Database
 from engage_sql.tables import accounts, webhook_attempts, webhooks
 

@@ -9,10 +9,8 @@ from datetime import UTC, date, datetime
 import pytest
 from sqlalchemy import select
 
-from engage_core.booking_catalogue import BookingTypeInput, ResourceDraft, ResourceInput
-from engage_core.errors import NotFound
-from engage_core.services import Services
-from engage_core.working_hours import (
+from engage_core.bookings.catalogue import BookingTypeInput, ResourceDraft, ResourceInput
+from engage_core.bookings.working_hours import (
     ALL_DAY,
     ALWAYS_OPEN,
     Opening,
@@ -22,6 +20,8 @@ from engage_core.working_hours import (
     WorkingHours,
     WorkingHoursInput,
 )
+from engage_core.kernel.errors import NotFound
+from engage_core.services import Services
 from engage_sql import Database
 from engage_sql.tables import working_hours
 

@@ -1,0 +1,146 @@
+"""Accounts: creation, keys, activation, origin whitelist and authentication."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import attrs
+
+from engage_core.accounts import keys as api_keys
+from engage_core.accounts.model import Account, Admission, normalise_origin, origin_allowed
+from engage_core.kernel.clock import Clock
+from engage_core.kernel.errors import Forbidden, NotFound, Unauthenticated, ValidationFailed
+from engage_core.kernel.validation import required_text
+from engage_core.plans.model import DEFAULT_PLAN
+from engage_core.unit_of_work import AdminUnitOfWork, UnitOfWorkFactory
+
+_ADMITTED = "admitted"
+"""The transaction memo's key of admissions (with the key's digest and the default plan)."""
+
+
+@attrs.frozen
+class NewKey:
+    """An account with the plaintext key that was just issued for it (shown once)."""
+
+    account: Account
+    api_key: str
+
+
+class AccountService:
+    def __init__(self, uow: UnitOfWorkFactory, clock: Clock, default_plan: str = DEFAULT_PLAN) -> None:
+        self._uow = uow
+        self._clock = clock
+        self._default_plan = default_plan  # of a workspace without a partner, as `Entitlements`'
+
+    def create(self, name: str) -> NewKey:
+        name = required_text("name", name, max_length=255)
+        key = api_keys.generate_key()
+        with self._uow.admin() as uow:
+            account = uow.accounts.add(name, key.digest, key.hint, self._clock.now())
+            uow.commit()
+        return NewKey(account=account, api_key=key.plaintext)
+
+    def list(self) -> Sequence[Account]:
+        with self._uow.admin(readonly=True) as uow:
+            return uow.accounts.list()
+
+    def get(self, account_id: int) -> Account:
+        with self._uow.admin(readonly=True) as uow:
+            return _require(uow, account_id)
+
+    def rotate_key(self, account_id: int) -> NewKey:
+        """Issue a new key; the old one stops working when this returns."""
+        key = api_keys.generate_key()
+        with self._uow.admin() as uow:
+            _require(uow, account_id)
+            uow.accounts.set_key(account_id, key.digest, key.hint, self._clock.now())
+            account = _require(uow, account_id)
+            uow.commit()
+        return NewKey(account=account, api_key=key.plaintext)
+
+    def set_active(self, account_id: int, is_active: bool) -> Account:
+        with self._uow.admin() as uow:
+            _require(uow, account_id)
+            uow.accounts.set_active(account_id, is_active, self._clock.now())
+            account = _require(uow, account_id)
+            uow.commit()
+        return account
+
+    def set_origins(self, account_id: int, origins: Sequence[str]) -> Account:
+        """Replace the whitelist. `*` or no origins allows every origin."""
+        cleaned: list[str] = []
+        errors: dict[str, list[str]] = {}
+        for index, origin in enumerate(origins):
+            try:
+                cleaned.append(normalise_origin(origin))
+            except ValueError:
+                errors[f"origins.{index}"] = [f"Not a valid origin: {origin!r}."]
+        if errors:
+            raise ValidationFailed(errors)
+        with self._uow.admin() as uow:
+            _require(uow, account_id)
+            uow.accounts.set_origins(account_id, tuple(dict.fromkeys(cleaned)), self._clock.now())
+            account = _require(uow, account_id)
+            uow.commit()
+        return account
+
+    def authenticate(self, raw_key: str | None, *, origin: str | None = None, referer: str | None = None) -> Account:
+        """The account a request acts for (SPEC 5). Every kind of bad key raises the same error."""
+        if not raw_key or not api_keys.is_well_formed(raw_key):
+            raise Unauthenticated()
+        digest = api_keys.digest_key(raw_key)
+        with self._uow.admin(readonly=True) as uow:
+            found = uow.accounts.by_key_digest(digest)
+        if found is None or not api_keys.digests_match(found[1], digest):
+            raise Unauthenticated()
+        return _allowed(found[0], origin, referer)
+
+    def admit(self, raw_key: str | None, *, origin: str | None = None, referer: str | None = None) -> Admission:
+        """`authenticate`, with what else a workspace request needs in the same read: whether the
+        workspace is suspended, and the plan in force (`Entitlements.plan_of`'s). The caller refuses
+        with `Admission.plan_to_run_on`."""
+        # A key of the wrong length is refused before it is hashed (the rest of its form is checked
+        # before storage is asked, `_read_admission`).
+        if not raw_key or len(raw_key) != api_keys.KEY_LENGTH:
+            raise Unauthenticated()
+        now = self._clock.now()
+        digest = api_keys.digest_key(raw_key)
+        # In a batch sharing one transaction (the write lane's), a key admitted once is admitted
+        # again from the transaction's memo, which writes to accounts, clients and plans empty.
+        memo_key = (_ADMITTED, digest, self._default_plan)
+        memo = self._uow.transaction_memo()
+        admission: Admission | None = None if memo is None else memo.get(memo_key)
+        if admission is None or not admission.holds_at(now):
+            admission = self._read_admission(raw_key, digest, now)
+            memo = self._uow.transaction_memo()  # the read may have begun the transaction
+            if memo is not None:
+                memo[memo_key] = admission
+        _allowed(admission.account, origin, referer)
+        return admission
+
+    def _read_admission(self, raw_key: str, digest: str, now: datetime) -> Admission:
+        """The admission stored for a key: malformed keys are refused before storage is asked."""
+        if not api_keys.is_well_formed(raw_key):
+            raise Unauthenticated()
+        with self._uow.admin(readonly=True) as uow:
+            found = uow.accounts.admission(digest, now, self._default_plan)
+        if found is None or not api_keys.digests_match(found[1], digest):
+            raise Unauthenticated()
+        return found[0]
+
+
+def _allowed(account: Account, origin: str | None, referer: str | None) -> Account:
+    """`account`, unless it is inactive or the request comes from an origin it does not allow (403)."""
+    if not account.is_active:
+        raise Forbidden("This account is inactive.", code="account_inactive")
+    if not origin_allowed(account.allowed_origins, origin, referer):
+        raise Forbidden("The request origin is not allowed for this account.", code="origin_not_allowed")
+    return account
+
+
+def _require(uow: AdminUnitOfWork, account_id: int) -> Account:
+    account = uow.accounts.get(account_id)
+    if account is None:
+        raise NotFound("Account")
+    return account

@@ -1,0 +1,1 @@
+"""Bookings: booking types and resources, working hours, availability and no double booking."""

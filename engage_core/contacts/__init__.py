@@ -1,0 +1,1 @@
+"""Contacts with their notes and tags, contact lists, and rule-based segments."""

@@ -1,0 +1,355 @@
+"""Contacts: CRUD, blacklist, notes, tags, and list and segment membership."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import attrs
+
+from engage_core.contacts.model import (
+    CONTACT_STATUSES,
+    CONTACT_TYPES,
+    PHONE_REQUIRED_TYPES,
+    Contact,
+    ContactDraft,
+    ContactFilter,
+    Note,
+)
+from engage_core.contacts.tags import Tag, clean_title, tag_order, title_key
+from engage_core.kernel.clock import Clock
+from engage_core.kernel.errors import NotFound, ValidationFailed
+from engage_core.kernel.events import DomainEvent
+from engage_core.kernel.pagination import Page, PageRequest
+from engage_core.kernel.phones import to_e164
+from engage_core.kernel.unset import UNSET, Unset, pick
+from engage_core.kernel.validation import ErrorCollector, one_of, optional_email, optional_text, required_text
+from engage_core.plans.entitlements import Entitlements, PlanLimits
+from engage_core.plans.model import CONTACTS
+from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
+
+NAME_MAX = 255
+NOTE_MAX = 10_000
+
+
+@attrs.frozen
+class ContactInput:
+    """Fields of `POST /contacts`."""
+
+    name: str
+    type: str
+    phone: str | None = None
+    email: str | None = None
+    tags: Sequence[str] = ()
+    status: str = "active"
+    company: str | None = None
+    address: str | None = None
+    country_id: int | None = None
+
+
+@attrs.frozen
+class ContactPatch:
+    """Fields of `PUT /contacts/{id}`: any subset; `UNSET` leaves a field alone."""
+
+    name: str | Unset = UNSET
+    type: str | Unset = UNSET
+    phone: str | Unset | None = UNSET
+    email: str | Unset | None = UNSET
+    tags: Sequence[str] | Unset = UNSET
+    status: str | Unset = UNSET
+    company: str | Unset | None = UNSET
+    address: str | Unset | None = UNSET
+    country_id: int | Unset | None = UNSET
+
+
+@attrs.frozen
+class TagAssignment:
+    """Exactly one of `tag_id` or `title`."""
+
+    tag_id: int | None = None
+    title: str | None = None
+
+
+class ContactService:
+    def __init__(self, uow: UnitOfWorkFactory, clock: Clock, entitlements: Entitlements | None = None) -> None:
+        self._uow = uow
+        self._clock = clock
+        self._limits = PlanLimits(entitlements)
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def find(self, account_id: int, filters: ContactFilter, page: PageRequest) -> Page[Contact]:
+        with self._uow.workspace(account_id, readonly=True) as uow:
+            return uow.contacts.find(filters, page)
+
+    def get(self, account_id: int, contact_id: int) -> Contact:
+        with self._uow.workspace(account_id, readonly=True) as uow:
+            return _contact(uow, contact_id)
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def create(self, account_id: int, data: ContactInput, *, source: str = "api") -> Contact:
+        errors = ErrorCollector()
+        draft = errors.run(lambda: _validated_draft(data, source))
+        titles = errors.run(lambda: _clean_titles(data.tags))
+        errors.raise_if_any()
+        assert draft is not None and titles is not None
+        now = self._clock.now()
+        plan = self._limits.plan_of(account_id)
+        with self._uow.workspace(account_id) as uow:
+            _check_phone_free(uow, draft.type, draft.phone, None)
+            # The repository checks the limit as it counts the contact: one statement, not a count first.
+            contact = uow.contacts.add(draft, now, at_most=None if plan is None else plan.limits[CONTACTS])
+            if titles:
+                attached = [_tag_by_title(uow, title, now) for title in titles]
+                for tag in attached:
+                    uow.tags.attach(contact.id, tag.id)
+                # What `get` would read back: the stored titles, in the core's order. No second read.
+                contact = attrs.evolve(contact, tags=tag_order(tag.title for tag in attached))
+            uow.emit(DomainEvent("contact.created", contact.event_payload(), now))
+            uow.commit()
+        return contact
+
+    def update(self, account_id: int, contact_id: int, patch: ContactPatch) -> Contact:
+        now = self._clock.now()
+        with self._uow.workspace(account_id) as uow:
+            current = _contact(uow, contact_id)
+            errors = ErrorCollector()
+            changed = errors.run(lambda: _apply_patch(current, patch, now))
+            titles = None if patch.tags is UNSET else errors.run(lambda: _clean_titles(patch.tags))  # type: ignore[arg-type]
+            errors.raise_if_any()
+            assert changed is not None
+            _check_phone_free(uow, changed.type, changed.phone, contact_id)
+            uow.contacts.update(changed)
+            if titles is not None:
+                _replace_tags(uow, current, titles, now)
+            contact = _contact(uow, contact_id)
+            if attrs.evolve(contact, updated_at=current.updated_at) == current:
+                return current  # nothing changed: no write, no event (leaving uncommitted rolls back)
+            uow.emit(DomainEvent("contact.updated", contact.event_payload(), now))
+            uow.commit()
+        return contact
+
+    def delete(self, account_id: int, contact_id: int) -> None:
+        now = self._clock.now()
+        with self._uow.workspace(account_id) as uow:
+            contact = _contact(uow, contact_id)
+            uow.contacts.delete(contact_id)
+            uow.emit(DomainEvent("contact.deleted", contact.deleted_payload(now), now))
+            uow.commit()
+
+    def toggle_blacklist(self, account_id: int, contact_id: int) -> Contact:
+        now = self._clock.now()
+        with self._uow.workspace(account_id) as uow:
+            current = _contact(uow, contact_id)
+            uow.contacts.update(attrs.evolve(current, blacklisted=not current.blacklisted, updated_at=now))
+            contact = _contact(uow, contact_id)
+            uow.emit(DomainEvent("contact.updated", contact.event_payload(), now))
+            uow.commit()
+        return contact
+
+    # -- notes --------------------------------------------------------------------------------
+
+    def notes(self, account_id: int, contact_id: int) -> Sequence[Note]:
+        with self._uow.workspace(account_id, readonly=True) as uow:
+            _contact(uow, contact_id)
+            return uow.notes.for_contact(contact_id)
+
+    def add_note(self, account_id: int, contact_id: int, content: str) -> Note:
+        content = required_text("content", content, max_length=NOTE_MAX)
+        with self._uow.workspace(account_id) as uow:
+            _contact(uow, contact_id)
+            note = uow.notes.add(contact_id, content, self._clock.now())
+            uow.commit()
+        return note
+
+    # -- tags ---------------------------------------------------------------------------------
+
+    def assign_tag(self, account_id: int, contact_id: int, assignment: TagAssignment) -> Tag:
+        """Idempotent: assigning a tag the contact already has changes nothing."""
+        if (assignment.tag_id is None) == (assignment.title is None):
+            message = "Provide exactly one of tag_id or title."
+            raise ValidationFailed({"tag_id": [message], "title": [message]}, message)
+        now = self._clock.now()
+        with self._uow.workspace(account_id) as uow:
+            _contact(uow, contact_id)
+            if assignment.tag_id is not None:
+                found = uow.tags.get(assignment.tag_id)
+                if found is None:
+                    raise NotFound("Tag")
+                tag = found
+            else:
+                assert assignment.title is not None
+                try:
+                    title = clean_title(assignment.title)
+                except ValueError as exc:
+                    raise ValidationFailed.on("title", str(exc)) from exc
+                tag = _tag_by_title(uow, title, now)
+            if uow.tags.attach(contact_id, tag.id):
+                _touch(uow, contact_id, now)
+            tag = uow.tags.get(tag.id) or tag
+            uow.commit()
+        return tag
+
+    def remove_tag(self, account_id: int, contact_id: int, tag_id: int) -> None:
+        now = self._clock.now()
+        with self._uow.workspace(account_id) as uow:
+            _contact(uow, contact_id)
+            if uow.tags.get(tag_id) is None:
+                raise NotFound("Tag")
+            if uow.tags.detach(contact_id, tag_id):
+                _touch(uow, contact_id, now)
+            uow.commit()
+
+    # -- lists and segments -------------------------------------------------------------------
+
+    def add_to_list(self, account_id: int, contact_id: int, list_id: int) -> bool:
+        """True when the membership is new."""
+        with self._uow.workspace(account_id) as uow:
+            _contact(uow, contact_id)
+            if uow.lists.get(list_id) is None:
+                raise NotFound("List")
+            added = uow.lists.add_member(list_id, contact_id, self._clock.now())
+            uow.commit()
+        return added
+
+    def remove_from_list(self, account_id: int, contact_id: int, list_id: int) -> None:
+        with self._uow.workspace(account_id) as uow:
+            _contact(uow, contact_id)
+            if uow.lists.get(list_id) is None:
+                raise NotFound("List")
+            uow.lists.remove_member(list_id, contact_id)  # idempotent, like removing a tag
+            uow.commit()
+
+    def add_to_segment(self, account_id: int, contact_id: int, segment_id: int) -> None:
+        now = self._clock.now()
+        with self._uow.workspace(account_id) as uow:
+            _contact(uow, contact_id)
+            if uow.segments.get(segment_id, now) is None:
+                raise NotFound("Segment")
+            uow.segments.include(segment_id, contact_id)
+            uow.commit()
+
+    def remove_from_segment(self, account_id: int, contact_id: int, segment_id: int) -> None:
+        now = self._clock.now()
+        with self._uow.workspace(account_id) as uow:
+            _contact(uow, contact_id)
+            if uow.segments.get(segment_id, now) is None:
+                raise NotFound("Segment")
+            uow.segments.exclude(segment_id, contact_id)  # idempotent; also overrides matching rules
+            uow.commit()
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _contact(uow: WorkspaceUnitOfWork, contact_id: int) -> Contact:
+    contact = uow.contacts.get(contact_id)
+    if contact is None:
+        raise NotFound("Contact")
+    return contact
+
+
+def _touch(uow: WorkspaceUnitOfWork, contact_id: int, now: datetime) -> None:
+    """A tag change is a contact change: bump `updated_at` and tell subscribers."""
+    uow.contacts.update(attrs.evolve(_contact(uow, contact_id), updated_at=now))
+    uow.emit(DomainEvent("contact.updated", _contact(uow, contact_id).event_payload(), now))
+
+
+def _tag_by_title(uow: WorkspaceUnitOfWork, title: str, now: datetime) -> Tag:
+    return uow.tags.by_title(title) or uow.tags.add(title, now)
+
+
+def _clean_titles(titles: Sequence[str]) -> list[str]:
+    """Valid, trimmed titles with case-insensitive duplicates dropped (first spelling wins)."""
+    cleaned: dict[str, str] = {}
+    for index, title in enumerate(titles):
+        try:
+            value = clean_title(title)
+        except ValueError as exc:
+            raise ValidationFailed.on(f"tags.{index}", str(exc)) from exc
+        cleaned.setdefault(title_key(value), value)
+    return list(cleaned.values())
+
+
+def _replace_tags(uow: WorkspaceUnitOfWork, contact: Contact, titles: list[str], now: datetime) -> None:
+    wanted = {_tag_by_title(uow, title, now).id for title in titles}
+    current = {tag.id for title in contact.tags if (tag := uow.tags.by_title(title)) is not None}
+    for tag_id in current - wanted:
+        uow.tags.detach(contact.id, tag_id)
+    for tag_id in wanted - current:
+        uow.tags.attach(contact.id, tag_id)
+
+
+def _validated_draft(data: ContactInput, source: str) -> ContactDraft:
+    """Check every field at once, so a 422 names all the problems, not just the first."""
+    errors = ErrorCollector()
+    name = errors.run(lambda: required_text("name", data.name, max_length=NAME_MAX))
+    kind = errors.run(lambda: one_of("type", data.type, CONTACT_TYPES))
+    status = errors.run(lambda: one_of("status", data.status, CONTACT_STATUSES))
+    email = errors.run(lambda: optional_email("email", data.email))
+    phone = errors.run(lambda: _phone(data.phone))
+    company = errors.run(lambda: optional_text("company", data.company, max_length=255))
+    address = errors.run(lambda: optional_text("address", data.address, max_length=1000))
+    if data.country_id is not None and (isinstance(data.country_id, bool) or data.country_id < 1):
+        errors.errors.setdefault("country_id", []).append("The country id must be a positive integer.")
+    if kind in PHONE_REQUIRED_TYPES and phone is None and "phone" not in errors.errors:
+        errors.errors["phone"] = [f"The phone field is required when type is {kind}."]
+    errors.raise_if_any()
+    assert name is not None and kind is not None and status is not None
+    draft = ContactDraft(
+        name=name,
+        type=kind,
+        phone=phone,
+        email=email,
+        status=status,
+        source=source,
+        company=company,
+        address=address,
+        country_id=data.country_id,
+    )
+    return draft
+
+
+def _phone(raw: str | None) -> str | None:
+    if raw is None or not raw.strip():
+        return None
+    try:
+        return to_e164(raw)
+    except ValueError as exc:
+        raise ValidationFailed.on("phone", str(exc)) from exc
+
+
+def _check_phone_free(uow: WorkspaceUnitOfWork, kind: str, phone: str | None, own_id: int | None) -> None:
+    """One contact per phone number and channel type, so inbound messages find exactly one contact."""
+    if phone is None:
+        return
+    other = uow.contacts.by_phone(kind, phone)
+    if other is not None and other.id != own_id:
+        raise ValidationFailed.on("phone", f"A {kind} contact with this phone already exists.")
+
+
+def _apply_patch(current: Contact, patch: ContactPatch, now: datetime) -> Contact:
+    data = ContactInput(
+        name=pick(patch.name, current.name),
+        type=pick(patch.type, current.type),
+        phone=pick(patch.phone, current.phone),
+        email=pick(patch.email, current.email),
+        status=pick(patch.status, current.status),
+        company=pick(patch.company, current.company),
+        address=pick(patch.address, current.address),
+        country_id=pick(patch.country_id, current.country_id),
+    )
+    draft = _validated_draft(data, current.source)
+    return attrs.evolve(
+        current,
+        name=draft.name,
+        type=draft.type,
+        phone=draft.phone,
+        email=draft.email,
+        status=draft.status,
+        company=draft.company,
+        address=draft.address,
+        country_id=draft.country_id,
+        updated_at=now,
+    )

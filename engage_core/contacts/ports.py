@@ -1,0 +1,115 @@
+"""What the contacts area (contacts, tags, lists, segments, notes) needs from storage."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+
+from engage_core.contacts.lists import ContactList
+from engage_core.contacts.model import Contact, ContactDraft, ContactFilter, Member, Note
+from engage_core.contacts.segments import Segment, SegmentRules
+from engage_core.contacts.tags import Tag
+from engage_core.kernel.pagination import Page, PageRequest
+
+
+class ContactRepository(Protocol):
+    def add(self, draft: ContactDraft, now: datetime, *, at_most: int | None = None) -> Contact:
+        """Store a new contact and count it in the account's contacts total. With `at_most` (the
+        plan's contacts limit), raise PlanLimitReached instead when the account already has that
+        many: checked and counted in one step, race-free like `services.plans.reserve`. Raises
+        ValidationFailed on `phone` when the channel type already has a contact with that phone.
+        After either error the unit of work must be left uncommitted."""
+
+    def get(self, contact_id: int) -> Contact | None: ...
+
+    def find(self, filters: ContactFilter, page: PageRequest) -> Page[Contact]:
+        """Newest first (`created_at`, then `id`, descending)."""
+
+    def by_phone(self, type: str, phone: str) -> Contact | None:
+        """The contact of this channel type with this E.164 phone."""
+
+    def update(self, contact: Contact) -> None:
+        """Store every scalar field of `contact` (tags are changed through the tag repository)."""
+
+    def delete(self, contact_id: int) -> None:
+        """Delete the contact with its notes, tag links and list and segment memberships."""
+
+    def count(self) -> int: ...
+
+
+class TagRepository(Protocol):
+    def add(self, title: str, now: datetime) -> Tag: ...
+
+    def get(self, tag_id: int) -> Tag | None: ...
+
+    def by_title(self, title: str) -> Tag | None:
+        """Case-insensitive look-up (see `tags.title_key`)."""
+
+    def list(self) -> Sequence[Tag]: ...
+
+    def rename(self, tag_id: int, title: str, now: datetime) -> None: ...
+
+    def delete(self, tag_id: int) -> None:
+        """Delete the tag and every link to it."""
+
+    def attach(self, contact_id: int, tag_id: int) -> bool:
+        """Link the tag to the contact. False when it was already linked."""
+
+    def detach(self, contact_id: int, tag_id: int) -> bool:
+        """Unlink. False when it was not linked."""
+
+
+class ContactListRepository(Protocol):
+    def add(self, name: str, now: datetime) -> ContactList: ...
+
+    def get(self, list_id: int) -> ContactList | None: ...
+
+    def list(self) -> Sequence[ContactList]: ...
+
+    def update(self, list_id: int, name: str, status: int, now: datetime) -> None: ...
+
+    def delete(self, list_id: int) -> None:
+        """Delete the list and its memberships (the contacts stay)."""
+
+    def add_member(self, list_id: int, contact_id: int, now: datetime) -> bool:
+        """False when the contact was already a member."""
+
+    def remove_member(self, list_id: int, contact_id: int) -> bool:
+        """False when the contact was not a member."""
+
+    def members(self, list_id: int, page: PageRequest) -> Page[Member]:
+        """Members in the order they were added."""
+
+
+class SegmentRepository(Protocol):
+    def add(self, name: str, description: str | None, rules: SegmentRules, now: datetime) -> Segment: ...
+
+    def get(self, segment_id: int, now: datetime) -> Segment | None:
+        """The segment with `contacts_count` evaluated at `now`."""
+
+    def list(self, now: datetime) -> Sequence[Segment]: ...
+
+    def update(
+        self, segment_id: int, name: str, description: str | None, rules: SegmentRules, now: datetime
+    ) -> None: ...
+
+    def delete(self, segment_id: int) -> None: ...
+
+    def include(self, segment_id: int, contact_id: int) -> None:
+        """Add the contact by hand (and forget an earlier manual removal)."""
+
+    def exclude(self, segment_id: int, contact_id: int) -> None:
+        """Remove the contact by hand, even if the rules match it."""
+
+    def members(self, segment_id: int, page: PageRequest, now: datetime) -> Page[Member]:
+        """Members ordered by contact id."""
+
+    def is_member(self, segment_id: int, contact_id: int, now: datetime) -> bool: ...
+
+
+class NoteRepository(Protocol):
+    def add(self, contact_id: int, content: str, now: datetime) -> Note: ...
+
+    def for_contact(self, contact_id: int) -> Sequence[Note]:
+        """Newest first."""

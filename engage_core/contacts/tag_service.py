@@ -1,0 +1,79 @@
+"""Tags: create, rename everywhere, delete everywhere."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from engage_core.contacts.segments import SegmentRules, retitle
+from engage_core.contacts.tags import Tag, clean_title
+from engage_core.kernel.clock import Clock
+from engage_core.kernel.errors import NotFound, ValidationFailed
+from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
+
+
+class TagService:
+    def __init__(self, uow: UnitOfWorkFactory, clock: Clock) -> None:
+        self._uow = uow
+        self._clock = clock
+
+    def list(self, account_id: int) -> Sequence[Tag]:
+        with self._uow.workspace(account_id, readonly=True) as uow:
+            return uow.tags.list()
+
+    def get(self, account_id: int, tag_id: int) -> Tag:
+        with self._uow.workspace(account_id, readonly=True) as uow:
+            return _tag(uow, tag_id)
+
+    def create(self, account_id: int, title: str) -> Tag:
+        title = _title(title)
+        with self._uow.workspace(account_id) as uow:
+            if uow.tags.by_title(title) is not None:
+                raise ValidationFailed.on("title", "A tag with this title already exists.")
+            tag = uow.tags.add(title, self._clock.now())
+            uow.commit()
+        return tag
+
+    def rename(self, account_id: int, tag_id: int, title: str) -> Tag:
+        """Every contact carrying the tag shows the new title; no contact is re-tagged."""
+        title = _title(title)
+        with self._uow.workspace(account_id) as uow:
+            _tag(uow, tag_id)
+            other = uow.tags.by_title(title)
+            if other is not None and other.id != tag_id:
+                raise ValidationFailed.on("title", "A tag with this title already exists.")
+            now = self._clock.now()
+            old_title = _tag(uow, tag_id).title
+            uow.tags.rename(tag_id, title, now)
+            _retitle_segments(uow, old_title, title, now)
+            tag = _tag(uow, tag_id)
+            uow.commit()
+        return tag
+
+    def delete(self, account_id: int, tag_id: int) -> None:
+        with self._uow.workspace(account_id) as uow:
+            _tag(uow, tag_id)
+            uow.tags.delete(tag_id)
+            uow.commit()
+
+
+def _tag(uow: WorkspaceUnitOfWork, tag_id: int) -> Tag:
+    tag = uow.tags.get(tag_id)
+    if tag is None:
+        raise NotFound("Tag")
+    return tag
+
+
+def _retitle_segments(uow: WorkspaceUnitOfWork, old_title: str, new_title: str, now: datetime) -> None:
+    """Segments select tags by title: follow the rename so they keep selecting the same contacts."""
+    for segment in uow.segments.list(now):
+        rules = retitle(SegmentRules(segment.match, segment.conditions), old_title, new_title)
+        if rules is not None:
+            uow.segments.update(segment.id, segment.name, segment.description, rules, now)
+
+
+def _title(title: str) -> str:
+    try:
+        return clean_title(title)
+    except ValueError as exc:
+        raise ValidationFailed.on("title", str(exc)) from exc

@@ -1,0 +1,1 @@
+"""The knowledge base: entries of every type (product catalogues so far)."""

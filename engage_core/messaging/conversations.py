@@ -1,0 +1,33 @@
+"""Conversations: one summary per contact of the messages exchanged with it (SPEC 2, 4)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import attrs
+
+from engage_core.kernel.pagination import PageLimits
+
+CONVERSATIONS = PageLimits(default=15)
+"""`GET /conversations`: default 15 (SPEC 8); no maximum is given, 100 like every other list."""
+
+
+@attrs.frozen
+class ConversationSummary:
+    """A contact's conversation: its newest message and how many inbound messages are unread."""
+
+    contact_id: int
+    contact_name: str
+    channel: str
+    last_message: str
+    last_message_at: datetime
+    unread_count: int
+
+
+@attrs.frozen
+class ConversationFilter:
+    """Filters of `GET /conversations`. `channel` keeps only messages of that channel (a contact
+    without any is left out); `contact_id` keeps only that contact's conversation."""
+
+    channel: str | None = None
+    contact_id: int | None = None

@@ -1,0 +1,52 @@
+"""The inbox: where every channel gateway hands what arrives from the networks.
+
+Provider callbacks (and the sandbox's actions) name only the provider's account id. The inbox
+finds the workspace that owns it (`ChannelDirectory`) and passes the value on to the workspace's
+message or channel service, so the sandbox and a hosted provider's webhook route feed exactly the
+same code. It implements `engage_core.unit_of_work.InboundSink`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from engage_core.kernel.errors import NotFound
+from engage_core.messaging.channel_service import ChannelService
+from engage_core.messaging.channels import ChannelAccount
+from engage_core.messaging.gateway import InboundMessage, Receipt, StatusChange
+from engage_core.messaging.message_service import MessageService
+from engage_core.messaging.messages import Message
+from engage_core.unit_of_work import UnitOfWorkFactory
+
+T = TypeVar("T")
+
+
+class ChannelInbox:
+    def __init__(self, uow: UnitOfWorkFactory, channels: ChannelService, messages: MessageService) -> None:
+        self._uow = uow
+        self._channels = channels
+        self._messages = messages
+
+    def owner_of(self, provider_account_id: str) -> int | None:
+        """The workspace whose channel setting has this provider account, if any."""
+        with self._uow.admin(readonly=True) as admin:
+            return admin.channel_directory.owner_of(provider_account_id)
+
+    def receive(self, message: InboundMessage) -> Message | None:
+        return self._dispatch(message.provider_account_id, lambda owner: self._messages.receive(owner, message))
+
+    def receipt(self, receipt: Receipt) -> Message | None:
+        return self._dispatch(receipt.provider_account_id, lambda owner: self._messages.receipt(owner, receipt))
+
+    def status_changed(self, change: StatusChange) -> ChannelAccount | None:
+        return self._dispatch(change.provider_account_id, lambda owner: self._channels.status_changed(owner, change))
+
+    def _dispatch(self, provider_account_id: str, handle: Callable[[int], T | None]) -> T | None:
+        owner = self.owner_of(provider_account_id)
+        if owner is None:
+            return None  # no workspace owns the account (any more): nothing to do
+        try:
+            return handle(owner)
+        except NotFound:
+            return None  # disconnected between the look-up and the change

@@ -1,0 +1,1 @@
+"""Support: tickets with their replies and state machine, and departments."""

@@ -1,0 +1,1 @@
+"""The team: members with roles and passwords, invitations and sign-in."""

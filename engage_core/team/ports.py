@@ -1,0 +1,48 @@
+"""What the team area needs: storage of members, and password hashing."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Protocol
+
+from engage_core.kernel.pagination import Page, PageRequest
+from engage_core.team.model import MemberDraft, TeamMember
+
+
+class TeamMemberRepository(Protocol):
+    """Team members of one account (`engage_core.team`). Addresses are unique per account by
+    `team.email_key` (a unique index on `(account_id, email_key)`): `add` and `update` raise
+    ValidationFailed on `email` when another member has the key. The password hash is stored
+    beside the member, never in `TeamMember`."""
+
+    def add(self, draft: MemberDraft, password_hash: str, now: datetime) -> TeamMember: ...
+
+    def get(self, member_id: int) -> TeamMember | None: ...
+
+    def by_email(self, email: str) -> TeamMember | None:
+        """Case-insensitive look-up (see `team.email_key`)."""
+
+    def find(self, role: str | None, page: PageRequest) -> Page[TeamMember]:
+        """Ascending id; only members of `role` when it is given."""
+
+    def update(self, member: TeamMember) -> None:
+        """Store `name`, `email`, `role`, `status` and `updated_at`."""
+
+    def password_hash(self, member_id: int) -> str | None: ...
+
+    def set_password_hash(self, member_id: int, password_hash: str, now: datetime) -> None:
+        """Replace the hash and set `updated_at`."""
+
+    def delete(self, member_id: int) -> None:
+        """Delete the member and its password hash. What was assigned to it is unassigned first,
+        by the service, through each repository that holds assignments."""
+
+
+class PasswordHasher(Protocol):
+    """One-way password hashing (argon2id: `engage_connectors.passwords.Argon2idHasher`)."""
+
+    def hash(self, password: str) -> str:
+        """A self-describing hash (algorithm, parameters, salt): hashing twice gives two hashes."""
+
+    def verify(self, password_hash: str, password: str) -> bool:
+        """Whether `password` matches. False, never an error, for a mismatch or a malformed hash."""

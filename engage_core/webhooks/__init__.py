@@ -1,0 +1,2 @@
+"""Webhooks: subscriptions, the transactional outbox's delivery log, signing, and the delivery
+worker with its retries."""
