@@ -31,7 +31,7 @@ from bench.harness import (
     print_cpu_per_request,
     wrk,
 )
-from engage_core.commerce.product_service import CatalogInput
+from engage_core.knowledge.service import CatalogInput
 from engage_core.services import Services
 from engage_sql import Database
 
@@ -49,7 +49,7 @@ def seed(url: str) -> tuple[str, list[int]]:
     db.upgrade()
     services = Services.build(db.uow)
     issued = services.accounts.create("Bench")
-    result = services.products.create_catalog(issued.account.id, CatalogInput(title="Shop", csv_file=CATALOG_CSV))
+    result = services.knowledge_base.create_catalog(issued.account.id, CatalogInput(title="Shop", csv_file=CATALOG_CSV))
     db.dispose()
     return issued.api_key, [product.id for product in result.products]
 

@@ -43,7 +43,7 @@ class Database:
             return outbox.read(connection, account_id)
 
     def delivery_queue(self) -> SqlDeliveryQueue:
-        """The webhook delivery log as the worker's queue (`engage_core.unit_of_work.DeliveryQueue`), across accounts."""
+        """The webhook delivery log as the worker's queue (`engage_core.webhooks.ports.DeliveryQueue`)."""
         return SqlDeliveryQueue(self.engine, groups=self.uow.write_groups)
 
     def write_lane(self) -> WriteLane | None:

@@ -8,11 +8,11 @@ from urllib.parse import urlsplit
 
 import attrs
 
-from engage_core.kernel.errors import NotFound, ValidationFailed
-from engage_core.partners.model import suspended_refusal
+from engage_core.kernel.errors import Forbidden, NotFound, ValidationFailed
 from engage_core.plans.model import Plan
 
 DEFAULT_LOCALE = "en"
+SUSPENDED_CODE = "workspace_suspended"
 
 
 @attrs.frozen
@@ -118,3 +118,8 @@ def origin_allowed(allowed: tuple[str, ...], origin: str | None, referer: str | 
         except ValueError:
             return False
     return True
+
+
+def suspended_refusal() -> Forbidden:
+    """The 403 of any API call or sign-in of a suspended client workspace (SPEC 5 item 8)."""
+    return Forbidden("This workspace is suspended. Contact your provider.", code=SUSPENDED_CODE)

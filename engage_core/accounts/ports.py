@@ -36,3 +36,10 @@ class AccountRepository(Protocol):
     def rename(self, account_id: int, name: str, now: datetime) -> None: ...
 
     def set_locale(self, account_id: int, locale: str, now: datetime) -> None: ...
+
+
+class AccountsRepositories(Protocol):
+    """What a unit of work across accounts (administration, partners) hands out of this area."""
+
+    @property
+    def accounts(self) -> AccountRepository: ...

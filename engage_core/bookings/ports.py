@@ -115,3 +115,19 @@ class WorkingHoursRepository(Protocol):
 
     def clear_resource(self, resource_id: int) -> bool:
         """Drop the resource's own schedule; False when it had none."""
+
+
+class BookingsRepositories(Protocol):
+    """The bookings area's repositories, as a workspace unit of work hands them out."""
+
+    @property
+    def bookings(self) -> BookingRepository: ...
+
+    @property
+    def booking_types(self) -> BookingTypeRepository: ...
+
+    @property
+    def resources(self) -> ResourceRepository: ...
+
+    @property
+    def working_hours(self) -> WorkingHoursRepository: ...

@@ -105,3 +105,13 @@ class StorePlatform(Protocol):
         `orders.StoreRejected` with a message for the caller when it refused, and also when it
         could not be reached: either way the local order stays as it was. One store connector may
         serve many workspaces, which is why the account is named."""
+
+
+class CommerceRepositories(Protocol):
+    """Commerce's repositories, as a workspace unit of work hands them out."""
+
+    @property
+    def products(self) -> ProductRepository: ...
+
+    @property
+    def orders(self) -> OrderRepository: ...

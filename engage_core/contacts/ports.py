@@ -113,3 +113,22 @@ class NoteRepository(Protocol):
 
     def for_contact(self, contact_id: int) -> Sequence[Note]:
         """Newest first."""
+
+
+class ContactsRepositories(Protocol):
+    """The contacts area's repositories, as a workspace unit of work hands them out."""
+
+    @property
+    def contacts(self) -> ContactRepository: ...
+
+    @property
+    def tags(self) -> TagRepository: ...
+
+    @property
+    def lists(self) -> ContactListRepository: ...
+
+    @property
+    def segments(self) -> SegmentRepository: ...
+
+    @property
+    def notes(self) -> NoteRepository: ...

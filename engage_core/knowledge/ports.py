@@ -16,3 +16,10 @@ class KnowledgeBaseRepository(Protocol):
         """Store a new entry (`embedding_updated_at` None, `created_at` = `updated_at` = `now`)."""
 
     def get(self, entry_id: int) -> KnowledgeBaseEntry | None: ...
+
+
+class KnowledgeRepositories(Protocol):
+    """The knowledge base's repositories, as a workspace unit of work hands them out."""
+
+    @property
+    def knowledge_base(self) -> KnowledgeBaseRepository: ...

@@ -173,3 +173,23 @@ class CampaignGuard(Protocol):
 
     def active_on(self, account_id: int, channel: str) -> bool:
         """Whether a campaign of the account is running or paused on this channel."""
+
+
+class MessagingRepositories(Protocol):
+    """The messaging area's repositories, as a workspace unit of work hands them out."""
+
+    @property
+    def channels(self) -> ChannelAccountRepository: ...
+
+    @property
+    def messages(self) -> MessageRepository: ...
+
+    @property
+    def handles(self) -> ContactHandleRepository: ...
+
+
+class ChannelDirectoryRepositories(Protocol):
+    """What the administration unit of work hands out of this area: who owns a provider account."""
+
+    @property
+    def channel_directory(self) -> ChannelDirectory: ...

@@ -27,6 +27,7 @@ from datetime import datetime
 import attrs
 
 from engage_core.accounts import keys as api_keys
+from engage_core.accounts.model import suspended_refusal
 from engage_core.bookings.working_hours import parse_timezone
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.errors import Conflict, Forbidden, NotFound, Unauthenticated, ValidationFailed
@@ -52,7 +53,6 @@ from engage_core.partners.model import (
     impersonation_expiry,
     impersonation_url,
     slugify,
-    suspended_refusal,
 )
 from engage_core.plans.model import PLAN_SLUGS, format_period, month_of, parse_period
 from engage_core.plans.plan_service import check_plan_slug

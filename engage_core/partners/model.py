@@ -57,7 +57,6 @@ USAGE = PageLimits(default=50, maximum=200)
 """`GET /partner/usage` (SPEC 8)."""
 
 IMPERSONATION_TTL = timedelta(minutes=5)
-SUSPENDED_CODE = "workspace_suspended"
 
 
 @attrs.frozen
@@ -201,11 +200,6 @@ def slugify(text: str) -> str:
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[: SLUG_MAX - 8].strip("-")
     return slug or "workspace"
-
-
-def suspended_refusal() -> Forbidden:
-    """The 403 of any API call or sign-in of a suspended client workspace (SPEC 5 item 8)."""
-    return Forbidden("This workspace is suspended. Contact your provider.", code=SUSPENDED_CODE)
 
 
 def partner_refusal() -> Forbidden:

@@ -134,3 +134,19 @@ class PartnerWebhookRepository(Protocol):
 
     def delete(self, partner_id: int, webhook_id: int) -> None:
         """Delete the subscription and its delivery log."""
+
+
+class PartnersRepositories(Protocol):
+    """The partners area's repositories, as the partners' unit of work hands them out."""
+
+    @property
+    def partners(self) -> PartnerRepository: ...
+
+    @property
+    def clients(self) -> ClientRepository: ...
+
+    @property
+    def impersonations(self) -> ImpersonationRepository: ...
+
+    @property
+    def partner_webhooks(self) -> PartnerWebhookRepository: ...

@@ -65,3 +65,17 @@ class UsageRepository(Protocol):
         the period, blacklisted), messages created in the period (outbound not failed: sent;
         inbound: received; failed), bookings (all, completed, cancelled), team members, and the
         types of the connected channel settings, in alphabetical order."""
+
+
+class UsageRepositories(Protocol):
+    """What a workspace unit of work hands out of this area: its usage counts."""
+
+    @property
+    def usage(self) -> UsageRepository: ...
+
+
+class PlansRepositories(Protocol):
+    """What the partners' unit of work hands out of this area: the plans."""
+
+    @property
+    def plans(self) -> PlanRepository: ...

@@ -79,3 +79,13 @@ class TicketRepository(Protocol):
         """Set `assignee_id` to NULL and `updated_at` to `now` on every ticket assigned to the team
         member; the tickets as they are afterwards, ascending id (the service emits
         `ticket.updated` for each). Replies keep their `author_id`."""
+
+
+class SupportRepositories(Protocol):
+    """Support's repositories, as a workspace unit of work hands them out."""
+
+    @property
+    def departments(self) -> DepartmentRepository: ...
+
+    @property
+    def tickets(self) -> TicketRepository: ...

@@ -46,3 +46,10 @@ class PasswordHasher(Protocol):
 
     def verify(self, password_hash: str, password: str) -> bool:
         """Whether `password` matches. False, never an error, for a mismatch or a malformed hash."""
+
+
+class TeamRepositories(Protocol):
+    """The team area's repositories, as a workspace unit of work hands them out."""
+
+    @property
+    def team(self) -> TeamMemberRepository: ...

@@ -104,3 +104,10 @@ class TargetGuard(Protocol):
     """Why a target URL may not be used (its host resolves to an internal address), or None."""
 
     def refusal(self, url: str) -> str | None: ...
+
+
+class WebhooksRepositories(Protocol):
+    """The webhooks area's repositories, as a workspace unit of work hands them out."""
+
+    @property
+    def webhooks(self) -> WebhookRepository: ...

@@ -28,17 +28,17 @@ _LIMITS = (
 
 
 def create_catalog(call: Call[CatalogCreate, None]) -> CatalogProducts:
-    created = call.services.products.create_catalog(call.account_id, call.body.to_input())
+    created = call.services.knowledge_base.create_catalog(call.account_id, call.body.to_input())
     return CatalogProducts.from_domain(created)
 
 
 def add_products(call: Call[ProductsAdd, None]) -> CatalogProducts:
-    added = call.services.products.add_products(call.account_id, call.path["id"], call.body.to_input())
+    added = call.services.knowledge_base.add_products(call.account_id, call.path["id"], call.body.to_input())
     return CatalogProducts.from_domain(added)
 
 
 def remove_product(call: Call[None, None]) -> None:
-    call.services.products.delete_product(call.account_id, call.path["id"], call.path["product_id"])
+    call.services.knowledge_base.delete_product(call.account_id, call.path["id"], call.path["product_id"])
 
 
 OPERATIONS: tuple[Operation, ...] = (

@@ -14,10 +14,10 @@ from typing import Annotated, Any, Literal
 import attrs
 
 from engage_core.commerce.product_csv import COLUMNS
-from engage_core.commerce.product_service import CatalogInput, CatalogResult, ProductsInput
 from engage_core.commerce.products import MAX_PRODUCTS_PER_REQUEST
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.knowledge import model as domain
+from engage_core.knowledge.service import CatalogInput, CatalogResult, ProductsInput
 from engage_http.constraints import Doc, Items, Text
 from engage_http.multipart import MEDIA_TYPE
 from engage_http.schemas.products import CatalogProduct, ProductCreate

@@ -10,10 +10,10 @@ import pytest
 
 from engage_core.commerce.order_service import OrderInput
 from engage_core.commerce.orders import ItemRequest, Order
-from engage_core.commerce.product_service import CatalogInput
 from engage_core.commerce.products import Product, ProductInput
 from engage_core.contacts.contact_service import ContactInput
 from engage_core.contacts.model import Contact
+from engage_core.knowledge.service import CatalogInput
 from engage_core.services import Services
 from engage_core.testing import FakeClock, FakeStorePlatform, InMemoryStore, InMemoryUnitOfWorkFactory
 
@@ -83,7 +83,7 @@ def new_product(services: Services, account_id: int) -> Callable[..., Product]:
         name: str = "Tea", price: Any = "3.50", stock_quantity: Any = 10, *, account: int | None = None, **fields: Any
     ) -> Product:
         product = ProductInput(product_name=name, price=price, stock_quantity=stock_quantity, **fields)
-        result = services.products.create_catalog(
+        result = services.knowledge_base.create_catalog(
             account_id if account is None else account, CatalogInput(title=f"{name} catalog", products=[product])
         )
         return result.products[0]

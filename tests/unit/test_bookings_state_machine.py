@@ -32,6 +32,7 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invar
 
 from engage_core.bookings.booking_service import BookingInput, BookingPatch
 from engage_core.bookings.catalogue import BookingTypeInput, ResourceInput
+from engage_core.bookings.fakes import BookingsTables
 from engage_core.bookings.model import Booking
 from engage_core.bookings.working_hours import ExceptionInput, OpeningInput, ScheduleInput, WorkingHoursInput
 from engage_core.contacts.contact_service import ContactInput
@@ -232,7 +233,9 @@ class BookingMachine(RuleBasedStateMachine):
     # -- invariants --------------------------------------------------------------------------------
 
     def _stored(self) -> list[Booking]:
-        return [b for account, b in self.uow.store.state.bookings.values() if account == self.account]
+        return [
+            b for account, b in self.uow.store.state.of(BookingsTables).bookings.values() if account == self.account
+        ]
 
     @invariant()
     def no_resource_is_double_booked(self) -> None:

@@ -25,6 +25,7 @@ from engage_core.testing import (
     SentRequest,
 )
 from engage_core.webhooks.delivery import USER_AGENT, DeliveryWorker, render
+from engage_core.webhooks.fakes import WebhooksTables
 from engage_core.webhooks.model import Attempt, Claim, Completion, Outcome
 from engage_core.webhooks.signatures import generate_secret, sign_body, standard_signature
 
@@ -160,7 +161,9 @@ class World:
             uow.commit()
 
     def attempts(self) -> list[Attempt]:
-        return sorted((row.attempt for row in self.store.state.attempts.values()), key=lambda a: a.id)
+        return sorted(
+            (row.attempt for row in self.store.state.of(WebhooksTables).attempts.values()), key=lambda a: a.id
+        )
 
 
 @pytest.fixture
@@ -247,7 +250,7 @@ def test_each_attempt_is_signed_at_its_own_time(make_world: Callable[..., World]
 def test_a_secret_that_cannot_be_decrypted_fails_the_attempt(make_world: Callable[..., World]) -> None:
     """Without a usable secret nothing is sent; the attempt fails, saying why, and is retried."""
     world = make_world()
-    world.store.state.webhook_secrets[world.webhook.id] = "not-a-ciphertext"
+    world.store.state.of(WebhooksTables).webhook_secrets[world.webhook.id] = "not-a-ciphertext"
     world.emit()
     world.worker.run_once()
     first, second = world.attempts()
@@ -575,7 +578,7 @@ def _gate() -> tuple[threading.Event, Callable[[SentRequest], Outcome]]:
 
 
 def _leased(world: World) -> int:
-    return sum(row.lease_token is not None for row in world.store.state.attempts.values())
+    return sum(row.lease_token is not None for row in world.store.state.of(WebhooksTables).attempts.values())
 
 
 def test_run_until_claims_ahead_while_every_slot_is_busy(make_world: Callable[..., World]) -> None:
@@ -647,7 +650,8 @@ def test_stopping_releases_what_was_claimed_ahead(make_world: Callable[..., Worl
     thread.join(timeout=5)
     world.worker.close()
     assert sorted(
-        (a.status, row.lease_token) for a, row in ((r.attempt, r) for r in world.store.state.attempts.values())
+        (a.status, row.lease_token)
+        for a, row in ((r.attempt, r) for r in world.store.state.of(WebhooksTables).attempts.values())
     ) == [
         ("delivered", None),
         ("delivered", None),

@@ -31,6 +31,7 @@ from engage_core.testing import (
     SentRequest,
 )
 from engage_core.webhooks.delivery import DeliveryWorker
+from engage_core.webhooks.fakes import WebhooksTables
 from engage_core.webhooks.model import Attempt, Outcome
 from engage_core.webhooks.service import WebhookInput
 
@@ -75,7 +76,7 @@ class DeliveryMachine(RuleBasedStateMachine):
 
     def _deliveries(self) -> dict[str, list[Attempt]]:
         grouped: dict[str, list[Attempt]] = defaultdict(list)
-        for row in sorted(self.uow.store.state.attempts.values(), key=lambda r: r.attempt.id):
+        for row in sorted(self.uow.store.state.of(WebhooksTables).attempts.values(), key=lambda r: r.attempt.id):
             grouped[row.attempt.delivery_id].append(row.attempt)
         return grouped
 
@@ -98,7 +99,11 @@ class DeliveryMachine(RuleBasedStateMachine):
 
     @rule()
     def time_passes_until_the_next_attempt_is_due(self) -> None:
-        due = [r.attempt.due_at for r in self.uow.store.state.attempts.values() if r.attempt.status == "pending"]
+        due = [
+            r.attempt.due_at
+            for r in self.uow.store.state.of(WebhooksTables).attempts.values()
+            if r.attempt.status == "pending"
+        ]
         if due and min(due) > self.clock.now():
             self.clock.set(min(due))
 

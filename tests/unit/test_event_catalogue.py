@@ -22,17 +22,18 @@ from engage_core.bookings.booking_service import BookingInput, BookingPatch
 from engage_core.bookings.catalogue import BookingTypeInput
 from engage_core.commerce.order_service import OrderInput, OrderPatch, StoreOrderInput, StoreOrderItemInput
 from engage_core.commerce.orders import ItemRequest
-from engage_core.commerce.product_service import CatalogInput
 from engage_core.commerce.products import ProductInput
 from engage_core.contacts.contact_service import ContactInput, ContactPatch, TagAssignment
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.events import CATALOGUE, TEST_EVENT
+from engage_core.knowledge.service import CatalogInput
 from engage_core.messaging.channel_service import CredentialsInput
 from engage_core.messaging.message_service import SendInput
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
 from engage_core.support.ticket_service import TicketInput, TicketPatch
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock, InMemoryStore, InMemoryUnitOfWorkFactory
+from engage_core.webhooks.fakes import WebhooksTables
 from engage_core.webhooks.service import WebhookInput, WebhookService
 
 
@@ -146,7 +147,7 @@ class World:
 
     def queued(self, event: str) -> list[Mapping[str, Any]]:
         """The payloads queued for delivery of `event`, oldest first."""
-        rows = sorted(self.store.state.attempts.values(), key=lambda r: r.attempt.id)
+        rows = sorted(self.store.state.of(WebhooksTables).attempts.values(), key=lambda r: r.attempt.id)
         return [r.payload for r in rows if r.attempt.event_type == event]
 
     def contact(self) -> int:
@@ -156,7 +157,7 @@ class World:
 
     def product(self) -> int:
         catalog = CatalogInput(title="Menu", products=[ProductInput("Tea", price="3.50", stock_quantity=10)])
-        return self.services.products.create_catalog(self.account, catalog).products[0].id
+        return self.services.knowledge_base.create_catalog(self.account, catalog).products[0].id
 
     def order(self, *statuses: str) -> int:
         """A new API order for the contact, moved through `statuses`."""
@@ -196,7 +197,8 @@ def _catalog_created(world: World) -> None:
 
 
 def _catalog_uploaded(world: World) -> None:
-    world.services.products.create_catalog(world.account, CatalogInput(title="Menu", csv_file="name,price\nTea,3\n"))
+    catalog = CatalogInput(title="Menu", csv_file="name,price\nTea,3\n")
+    world.services.knowledge_base.create_catalog(world.account, catalog)
 
 
 def _order_placed(world: World) -> None:

@@ -30,12 +30,13 @@ from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, multiple, rule
 
+from engage_core.commerce.fakes import CommerceTables
 from engage_core.commerce.order_service import OrderInput, OrderPatch
 from engage_core.commerce.orders import ItemRequest, Order, transition
-from engage_core.commerce.product_service import CatalogInput
 from engage_core.commerce.products import ProductInput
 from engage_core.contacts.contact_service import ContactInput
 from engage_core.kernel.errors import ValidationFailed
+from engage_core.knowledge.service import CatalogInput
 from engage_core.services import Services
 from engage_core.testing import FakeClock, FakeStorePlatform, InMemoryUnitOfWorkFactory
 
@@ -93,7 +94,7 @@ class OrderStockMachine(RuleBasedStateMachine):
 
     def _product(self, stock: int | None) -> int:
         data = CatalogInput(title="Menu", products=[ProductInput("Item", price="1.25", stock_quantity=stock)])
-        product = self.services.products.create_catalog(self.account, data).products[0]
+        product = self.services.knowledge_base.create_catalog(self.account, data).products[0]
         self.initial[product.id] = stock
         if stock is not None:
             self.stock[product.id] = stock
@@ -240,10 +241,14 @@ class OrderStockMachine(RuleBasedStateMachine):
 
     def _orders(self) -> list[Order]:
         """The committed orders, read straight from the fake's state (as the delivery machine does)."""
-        return [order for account, order in self.uow.store.state.orders.values() if account == self.account]
+        return [
+            order
+            for account, order in self.uow.store.state.of(CommerceTables).orders.values()
+            if account == self.account
+        ]
 
     def _stock(self) -> dict[int, int | None]:
-        products = self.uow.store.state.products
+        products = self.uow.store.state.of(CommerceTables).products
         return {pid: products[pid][1].stock_quantity for pid in self.initial}
 
     @invariant()

@@ -6,6 +6,7 @@ import pytest
 
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.partners.client_service import AdminInput, ClientInput
+from engage_core.partners.fakes import PartnersTables
 from engage_core.services import Services
 from engage_core.testing import (
     AllowAllTargets,
@@ -37,7 +38,9 @@ def world() -> tuple[Services, SandboxGateway, InMemoryUnitOfWorkFactory]:
 
 def partner_event_names(uow: InMemoryUnitOfWorkFactory) -> list[str]:
     return [
-        event.name for _, event in uow.store.state.partner_events if event.name.startswith("partner.client.channel")
+        event.name
+        for _, event in uow.store.state.of(PartnersTables).partner_events
+        if event.name.startswith("partner.client.channel")
     ]
 
 

@@ -31,6 +31,7 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
 from engage_core.kernel.errors import Conflict, Forbidden, NotFound
 from engage_core.kernel.pagination import PageRequest
 from engage_core.partners.client_service import AdminInput, ClientInput, ClientPatch
+from engage_core.partners.fakes import PartnersTables
 from engage_core.partners.model import ClientFilter
 from engage_core.services import Services
 from engage_core.testing import FakeClock, FakeMailer, FakePasswordHasher, InMemoryUnitOfWorkFactory
@@ -191,7 +192,9 @@ class PartnerClientMachine(RuleBasedStateMachine):
 
     @invariant()
     def the_outbox_has_one_event_per_move(self) -> None:
-        names = Counter(e.name.removeprefix("partner.client.") for _, e in self.uow.store.state.partner_events)
+        names = Counter(
+            e.name.removeprefix("partner.client.") for _, e in self.uow.store.state.of(PartnersTables).partner_events
+        )
         for move in ("created", "suspended", "reactivated", "deleted"):
             assert names[move] == self.moves[move]
 

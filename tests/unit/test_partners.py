@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-import attrs
 import pytest
 
 from engage_core.accounts import keys as api_keys
@@ -18,6 +17,7 @@ from engage_core.kernel.events import PARTNER_CATALOGUE, DomainEvent
 from engage_core.kernel.pagination import PageRequest
 from engage_core.messaging.messages import MessageDraft
 from engage_core.partners.client_service import AdminInput, ClientInput, ClientPatch
+from engage_core.partners.fakes import PartnersTables
 from engage_core.partners.model import ClientFilter
 from engage_core.partners.partner_service import PartnerWebhookInput, PartnerWebhookPatch
 from engage_core.services import Services
@@ -74,7 +74,7 @@ def new_client(services: Services, partner: int) -> NewClient:
 
 
 def partner_events(store: InMemoryStore, name: str) -> list[dict[str, object]]:
-    return [dict(e.payload) for _, e in store.state.partner_events if e.name == name]
+    return [dict(e.payload) for _, e in store.state.of(PartnersTables).partner_events if e.name == name]
 
 
 # -- partners and keys -----------------------------------------------------------------------------
@@ -439,7 +439,7 @@ def test_suspend_and_reactivate_emit_their_events(
     client = new_client()
     services.partner_clients.suspend(partner, client)
     services.partner_clients.reactivate(partner, client)
-    names = [e.name for _, e in store.state.partner_events]
+    names = [e.name for _, e in store.state.of(PartnersTables).partner_events]
     assert names[-2:] == ["partner.client.suspended", "partner.client.reactivated"]
 
 
@@ -456,9 +456,9 @@ def test_another_partner_cannot_suspend(services: Services, new_client: NewClien
 
 def _table_sizes(store: InMemoryStore) -> dict[str, int]:
     return {
-        field.name: len(getattr(store.state, field.name))
-        for field in attrs.fields(type(store.state))
-        if field.name not in ("partner_events", "partner_attempts")
+        name: len(table)
+        for name, table in store.state.tables().items()
+        if name not in ("partner_events", "partner_attempts")
     }
 
 
@@ -633,8 +633,8 @@ def test_only_the_tokens_digest_is_stored(
     """Storage holds the token's SHA-256, never the token."""
     link = services.partner_clients.impersonate(partner, new_client())
     token = _token(link.login_url)
-    assert token not in store.state.impersonations
-    assert api_keys.digest_key(token) in store.state.impersonations
+    assert token not in store.state.of(PartnersTables).impersonations
+    assert api_keys.digest_key(token) in store.state.of(PartnersTables).impersonations
 
 
 def test_the_link_is_not_in_its_repr(services: Services, partner: int, new_client: NewClient) -> None:
@@ -668,7 +668,9 @@ def test_partner_events_are_queued_for_the_partners_webhooks(
     """With a subscription, a created client queues one partner.client.created delivery to it."""
     hook = services.partners.create_webhook(partner, PartnerWebhookInput("Ops", "https://hooks.example/p"))
     client = new_client()
-    (attempt,) = [a for a in store.state.partner_attempts if a.event_type == "partner.client.created"]
+    (attempt,) = [
+        a for a in store.state.of(PartnersTables).partner_attempts if a.event_type == "partner.client.created"
+    ]
     assert (attempt.webhook_id, attempt.partner_id, attempt.payload["client_id"]) == (
         hook.subscription.id,
         partner,
@@ -684,7 +686,7 @@ def test_a_disabled_partner_webhook_gets_nothing(
     hook = services.partners.create_webhook(partner, PartnerWebhookInput("Ops", "https://hooks.example/p"))
     services.partners.update_webhook(partner, hook.subscription.id, PartnerWebhookPatch(is_active=False))
     new_client()
-    assert store.state.partner_attempts == []
+    assert store.state.of(PartnersTables).partner_attempts == []
 
 
 def test_a_webhook_hears_only_its_partner(
@@ -694,7 +696,7 @@ def test_a_webhook_hears_only_its_partner(
     services.partners.create_webhook(partner, PartnerWebhookInput("Ops", "https://hooks.example/p"))
     other = services.partners.create("Other", "ops@other.example").partner.id
     new_client(partner_id=other)
-    assert store.state.partner_attempts == []
+    assert store.state.of(PartnersTables).partner_attempts == []
 
 
 @pytest.mark.parametrize(
@@ -728,7 +730,7 @@ def test_channel_events_of_partnerless_workspaces_go_nowhere(
 ) -> None:
     """A workspace without a partner produces no partner event."""
     services.partner_clients.relay_channel_event(account_id, DomainEvent("channel.connected", {}, clock.now()))
-    assert store.state.partner_events == []
+    assert store.state.of(PartnersTables).partner_events == []
 
 
 # -- the partner event catalogue -------------------------------------------------------------------
@@ -775,5 +777,5 @@ def test_every_partner_event_is_queued_by_its_trigger(
     services.partners.create_webhook(partner, PartnerWebhookInput("Ops", "https://hooks.example/p"))
     client = new_client()
     _partner_trigger(name, services, partner, client, clock)
-    queued = [a for a in store.state.partner_attempts if a.event_type == name]
+    queued = [a for a in store.state.of(PartnersTables).partner_attempts if a.event_type == name]
     assert [a.payload["client_id"] for a in queued] == [client]

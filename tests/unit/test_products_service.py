@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 
 from engage_core.commerce.orders import Order
-from engage_core.commerce.product_service import CatalogInput, ProductsInput
 from engage_core.commerce.products import Product, ProductFilter, ProductInput
 from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.kernel.pagination import PageRequest
+from engage_core.knowledge.fakes import KnowledgeTables
+from engage_core.knowledge.service import CatalogInput, ProductsInput
 from engage_core.services import Services
 from engage_core.testing import InMemoryStore
 
@@ -36,7 +37,7 @@ def catalog(services: Services, account_id: int, *products: str, csv: str | None
     data = CatalogInput(
         title=fields.pop("title", "Menu"), products=[ProductInput(n) for n in products], csv_file=csv, **fields
     )
-    return services.products.create_catalog(account_id, data)
+    return services.knowledge_base.create_catalog(account_id, data)
 
 
 # -- creating a catalog ----------------------------------------------------------------------------
@@ -94,13 +95,13 @@ def test_the_status_is_active_or_inactive(services: Services, account_id: int) -
 def test_a_bad_json_product_names_its_index(services: Services, account_id: int) -> None:
     """A bad price in the second product is refused on products.1.price."""
     data = CatalogInput(title="Menu", products=[ProductInput("Tea"), ProductInput("Coffee", price="x")])
-    assert list(errors_of(lambda: services.products.create_catalog(account_id, data))) == ["products.1.price"]
+    assert list(errors_of(lambda: services.knowledge_base.create_catalog(account_id, data))) == ["products.1.price"]
 
 
 def test_json_and_csv_errors_are_reported_together(services: Services, account_id: int) -> None:
     """A bad JSON product and a bad CSV row are both named."""
     data = CatalogInput(title="", products=[ProductInput("")], csv_file="name,price\nTea,x\n")
-    errors = errors_of(lambda: services.products.create_catalog(account_id, data))
+    errors = errors_of(lambda: services.knowledge_base.create_catalog(account_id, data))
     assert set(errors) == {"title", "products.0.product_name", "csv_file.row_2.price"}
 
 
@@ -108,7 +109,11 @@ def test_a_rejected_upload_stores_nothing(services: Services, account_id: int, s
     """One bad CSV row: no entry, no product, no event."""
     with pytest.raises(ValidationFailed):
         catalog(services, account_id, "Tea", csv="name,price\nCoffee,4\nCake,-1\n")
-    assert (names(services, account_id), store.events(account_id), store.state.knowledge_base) == ([], [], {})
+    assert (names(services, account_id), store.events(account_id), store.state.of(KnowledgeTables).knowledge_base) == (
+        [],
+        [],
+        {},
+    )
 
 
 def test_a_csv_error_keeps_the_row_and_column_in_the_message(services: Services, account_id: int) -> None:
@@ -123,29 +128,29 @@ def test_a_csv_error_keeps_the_row_and_column_in_the_message(services: Services,
 def test_products_can_be_appended(services: Services, account_id: int) -> None:
     """POST /knowledge-base/{id}/products adds to the same catalog."""
     entry = catalog(services, account_id, "Tea").knowledge_base
-    added = services.products.add_products(account_id, entry.id, ProductsInput(csv_file="name\nCoffee\n"))
+    added = services.knowledge_base.add_products(account_id, entry.id, ProductsInput(csv_file="name\nCoffee\n"))
     assert added.products_created == 1
-    assert [p.name for p in services.products.catalog_products(account_id, entry.id)] == ["Tea", "Coffee"]
+    assert [p.name for p in services.knowledge_base.catalog_products(account_id, entry.id)] == ["Tea", "Coffee"]
 
 
 def test_appending_emits_nothing(services: Services, account_id: int, store: InMemoryStore) -> None:
     """The entry's fields do not change, so no knowledge_base.updated."""
     entry = catalog(services, account_id, "Tea").knowledge_base
-    services.products.add_products(account_id, entry.id, ProductsInput(products=[ProductInput("Coffee")]))
+    services.knowledge_base.add_products(account_id, entry.id, ProductsInput(products=[ProductInput("Coffee")]))
     assert [e.name for e in store.events(account_id)] == ["knowledge_base.created"]
 
 
 def test_appending_needs_products_or_a_csv_file(services: Services, account_id: int) -> None:
     """An empty append is refused naming both."""
     entry = catalog(services, account_id, "Tea").knowledge_base
-    errors = errors_of(lambda: services.products.add_products(account_id, entry.id, ProductsInput()))
+    errors = errors_of(lambda: services.knowledge_base.add_products(account_id, entry.id, ProductsInput()))
     assert set(errors) == {"products", "csv_file"}
 
 
 def test_appending_to_an_unknown_catalog_is_not_found(services: Services, account_id: int) -> None:
     """An entry id that does not exist is a 404."""
     with pytest.raises(NotFound):
-        services.products.add_products(account_id, 999, ProductsInput(products=[ProductInput("Tea")]))
+        services.knowledge_base.add_products(account_id, 999, ProductsInput(products=[ProductInput("Tea")]))
 
 
 def test_another_accounts_catalog_is_not_found(
@@ -154,13 +159,13 @@ def test_another_accounts_catalog_is_not_found(
     """A catalog of another account behaves as nonexistent."""
     entry = catalog(services, new_account("Other"), "Tea").knowledge_base
     with pytest.raises(NotFound):
-        services.products.add_products(account_id, entry.id, ProductsInput(products=[ProductInput("Coffee")]))
+        services.knowledge_base.add_products(account_id, entry.id, ProductsInput(products=[ProductInput("Coffee")]))
 
 
 def test_a_product_can_be_deleted_from_its_catalog(services: Services, account_id: int) -> None:
     """DELETE /knowledge-base/{id}/products/{product_id} removes it."""
     result = catalog(services, account_id, "Tea", "Coffee")
-    services.products.delete_product(account_id, result.knowledge_base.id, result.products[0].id)
+    services.knowledge_base.delete_product(account_id, result.knowledge_base.id, result.products[0].id)
     assert names(services, account_id) == ["Coffee"]
 
 
@@ -168,7 +173,7 @@ def test_a_product_of_another_catalog_is_not_found(services: Services, account_i
     """Deleting through the wrong catalog is a 404 and deletes nothing."""
     first, second = catalog(services, account_id, "Tea"), catalog(services, account_id, "Coffee")
     with pytest.raises(NotFound):
-        services.products.delete_product(account_id, second.knowledge_base.id, first.products[0].id)
+        services.knowledge_base.delete_product(account_id, second.knowledge_base.id, first.products[0].id)
     assert names(services, account_id) == ["Tea", "Coffee"]
 
 
@@ -178,7 +183,7 @@ def test_orders_keep_a_deleted_products_snapshot(
     """An order's item still names a product deleted afterwards."""
     product = new_product("Tea")
     order = new_order(product)
-    services.products.delete_product(account_id, product.knowledge_base_id, product.id)
+    services.knowledge_base.delete_product(account_id, product.knowledge_base_id, product.id)
     [item] = services.orders.get(account_id, order.id).items
     assert (item.product_id, item.product_name) == (product.id, "Tea")
 
@@ -193,7 +198,7 @@ def shelf(services: Services, account_id: int) -> None:
         ProductInput("Espresso", sku="COF-ESP", category="Drinks"),
         ProductInput("Cheesecake", sku="CAK-CHS", category="Desserts"),
     ]
-    services.products.create_catalog(account_id, CatalogInput(title="Menu", products=products))
+    services.knowledge_base.create_catalog(account_id, CatalogInput(title="Menu", products=products))
 
 
 @pytest.mark.usefixtures("shelf")

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
+from engage_core.accounts.fakes import AccountsTables
 from engage_core.accounts.keys import digest_key, generate_key, is_well_formed
 from engage_core.kernel.errors import Forbidden, NotFound, Unauthenticated, ValidationFailed
 from engage_core.services import Services
@@ -46,7 +47,7 @@ def test_create_returns_a_well_formed_key(services: Services) -> None:
 def test_create_stores_only_the_digest(services: Services, uow: InMemoryUnitOfWorkFactory) -> None:
     """Storage holds the SHA-256 digest of the key, never the key."""
     created = services.accounts.create("Acme")
-    row = uow.store.state.accounts[created.account.id]
+    row = uow.store.state.of(AccountsTables).accounts[created.account.id]
     assert row.key_digest == digest_key(created.api_key)
     assert created.api_key not in repr(row)
 

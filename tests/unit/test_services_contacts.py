@@ -10,6 +10,7 @@ import attrs
 import pytest
 
 from engage_core.contacts.contact_service import ContactInput, ContactPatch, TagAssignment
+from engage_core.contacts.fakes import ContactsTables
 from engage_core.contacts.model import Contact, ContactFilter
 from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.kernel.events import DomainEvent
@@ -549,7 +550,7 @@ def test_delete_removes_notes(
     contact = new_contact()
     services.contacts.add_note(account_id, contact.id, "hello")
     services.contacts.delete(account_id, contact.id)
-    assert store.state.notes == {}
+    assert store.state.of(ContactsTables).notes == {}
 
 
 def test_delete_removes_tag_links(services: Services, account_id: int, new_contact: NewContact) -> None:
@@ -578,7 +579,7 @@ def test_delete_removes_segment_memberships(
     services.contacts.add_to_segment(account_id, contact.id, segment.id)
     services.contacts.delete(account_id, contact.id)
     assert services.segments.get(account_id, segment.id).contacts_count == 0
-    assert store.state.segments[segment.id][1].included == set()
+    assert store.state.of(ContactsTables).segments[segment.id][1].included == set()
 
 
 def test_delete_frees_the_phone(services: Services, account_id: int, new_contact: NewContact) -> None:

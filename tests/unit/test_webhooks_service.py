@@ -16,6 +16,7 @@ from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 from engage_core.testing import FakeCipher, FakeClock, FakeSender, InMemoryDeliveryQueue, InMemoryStore
 from engage_core.webhooks.delivery import DeliveryWorker
+from engage_core.webhooks.fakes import WebhooksTables
 from engage_core.webhooks.model import Attempt, Outcome, Subscription
 from engage_core.webhooks.service import RevealedSecret, WebhookInput, WebhookPatch, WebhookService
 from engage_core.webhooks.signatures import sign_body
@@ -126,7 +127,7 @@ def test_create_reveals_a_64_character_secret(new_webhook: NewWebhook) -> None:
 def test_the_secret_is_stored_encrypted(new_webhook: NewWebhook, store: InMemoryStore, cipher: FakeCipher) -> None:
     """What is stored is the cipher's ciphertext, never the plaintext secret."""
     created = new_webhook()
-    stored = store.state.webhook_secrets[created.subscription.id]
+    stored = store.state.of(WebhooksTables).webhook_secrets[created.subscription.id]
     assert stored != created.secret
     assert created.secret not in stored
     assert cipher.decrypt(stored) == created.secret
@@ -258,7 +259,7 @@ def test_delete_removes_the_subscription_and_its_log(
     services.webhooks.delete(account_id, webhook_id)
     with pytest.raises(NotFound):
         services.webhooks.get(account_id, webhook_id)
-    assert store.state.attempts == {}
+    assert store.state.of(WebhooksTables).attempts == {}
 
 
 # -- the secret rotates ----------------------------------------------------------------------------
@@ -278,7 +279,7 @@ def test_regenerate_stores_the_new_secret_encrypted(
     """The stored ciphertext is replaced by the new secret's."""
     webhook_id = new_webhook().subscription.id
     regenerated = services.webhooks.regenerate_secret(account_id, webhook_id)
-    stored = store.state.webhook_secrets[webhook_id]
+    stored = store.state.of(WebhooksTables).webhook_secrets[webhook_id]
     assert stored != regenerated.secret
     assert cipher.decrypt(stored) == regenerated.secret
 
@@ -399,7 +400,7 @@ def test_send_test_queues_a_webhook_test_delivery(
     created = new_webhook(name="CRM").subscription
     attempt = services.webhooks.send_test(account_id, created.id)
     assert (attempt.event_type, attempt.status, attempt.attempt_number) == (TEST_EVENT, "pending", 1)
-    data = dict(store.state.attempts[attempt.id].payload)
+    data = dict(store.state.of(WebhooksTables).attempts[attempt.id].payload)
     assert set(data) == {"message", "webhook_id", "webhook_name"}
     assert (data["webhook_id"], data["webhook_name"]) == (created.id, "CRM")
 

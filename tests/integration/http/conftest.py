@@ -22,7 +22,6 @@ from engage_core.bookings.catalogue import BookingType, BookingTypeInput, Resour
 from engage_core.bookings.model import Booking
 from engage_core.commerce.order_service import OrderInput
 from engage_core.commerce.orders import ItemRequest, Order
-from engage_core.commerce.product_service import CatalogInput, CatalogResult
 from engage_core.commerce.products import Product, ProductInput
 from engage_core.contacts.contact_service import ContactInput
 from engage_core.contacts.lists import ContactList
@@ -30,6 +29,7 @@ from engage_core.contacts.model import Contact, Note
 from engage_core.contacts.segments import Segment
 from engage_core.contacts.tags import Tag
 from engage_core.kernel.pagination import PageRequest
+from engage_core.knowledge.service import CatalogInput, CatalogResult
 from engage_core.messaging.channel_service import CredentialsInput
 from engage_core.messaging.channels import QR_CHANNELS, ChannelAccount
 from engage_core.messaging.sandbox import SandboxGateway
@@ -293,7 +293,7 @@ def make_catalog(services: Services) -> Callable[..., CatalogResult]:
         csv_file: str | None = None,
     ) -> CatalogResult:
         data = CatalogInput(title=title, products=[ProductInput(**p) for p in products], csv_file=csv_file)
-        return services.products.create_catalog(tenant.account_id, data)
+        return services.knowledge_base.create_catalog(tenant.account_id, data)
 
     return make
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from http_support import Api, Tenant
 
-from engage_core.commerce.product_service import CatalogResult
 from engage_core.commerce.products import Product
+from engage_core.knowledge.service import CatalogResult
 from engage_core.testing import InMemoryUnitOfWorkFactory
 from engage_http.openapi import build_document
 from engage_http.routes import OPERATIONS

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from http_support import PartnerCaller
 
+from engage_core.partners.fakes import PartnersTables
 from engage_core.testing import InMemoryUnitOfWorkFactory
 
 HOOK = {"name": "CRM", "url": "https://crm.example.com/hooks/partner"}
@@ -91,7 +92,7 @@ def test_creating_a_client_queues_a_partner_delivery(
 
     client_id = partner.api.post("/partner/clients", json=body).json()["data"]["id"]
 
-    [attempt] = uow.store.state.partner_attempts
+    [attempt] = uow.store.state.of(PartnersTables).partner_attempts
     assert (attempt.webhook_id, attempt.event_type) == (hook_id, "partner.client.created")
     assert attempt.payload["client_id"] == client_id
     assert attempt.payload["primary_email"] == "ada@acme.example"

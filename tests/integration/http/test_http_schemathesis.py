@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 
 from engage_core.commerce.order_service import OrderInput
 from engage_core.commerce.orders import ItemRequest
-from engage_core.commerce.product_service import CatalogInput
 from engage_core.commerce.products import ProductInput
 from engage_core.contacts.contact_service import ContactInput
+from engage_core.knowledge.service import CatalogInput
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.partners.client_service import AdminInput, ClientInput
 from engage_core.partners.partner_service import PartnerWebhookInput
@@ -167,7 +167,7 @@ def seed_tickets_and_team(account_id: int) -> None:
 def seed_orders(account_id: int, contact_id: int) -> None:
     """A catalogue of priced products with plenty of stock, and pending orders of them."""
     products = [ProductInput(f"Seed product {n}", price="9.99", stock_quantity=1_000_000) for n in range(3)]
-    created = SERVICES.products.create_catalog(account_id, CatalogInput("Seed catalogue", products=products))
+    created = SERVICES.knowledge_base.create_catalog(account_id, CatalogInput("Seed catalogue", products=products))
     first, second, _ = created.products
     SERVICES.orders.create(account_id, OrderInput(items=[ItemRequest(first.id, 1)], contact_id=contact_id))
     SERVICES.orders.create(account_id, OrderInput(items=[ItemRequest(second.id, 2)], customer_name="Seed customer"))

@@ -20,8 +20,8 @@ from http_support import Api, Tenant
 from engage_core.bookings.catalogue import BookingType, Resource
 from engage_core.bookings.model import Booking
 from engage_core.commerce.orders import Order
-from engage_core.commerce.product_service import CatalogResult
 from engage_core.contacts.model import Contact
+from engage_core.knowledge.service import CatalogResult
 from engage_core.services import Services
 from engage_core.support.tickets import Ticket
 from engage_core.team.model import TeamMember

@@ -15,6 +15,7 @@ from starlette.testclient import TestClient
 
 from engage_core.services import Services
 from engage_core.testing import FakeCipher, FakeClock, FakeSender, InMemoryUnitOfWorkFactory
+from engage_core.webhooks.fakes import WebhooksTables
 from engage_core.webhooks.model import Attempt
 from engage_core.webhooks.service import RevealedSecret, WebhookService
 from engage_http import create_app
@@ -110,7 +111,7 @@ def test_create_stores_the_secret_encrypted(api: Api, uow: InMemoryUnitOfWorkFac
     """The stored secret is the cipher's ciphertext, never the plaintext."""
     data = create(api)
 
-    stored = uow.store.state.webhook_secrets[data["id"]]
+    stored = uow.store.state.of(WebhooksTables).webhook_secrets[data["id"]]
     assert stored != data["secret"]
     assert FakeCipher().decrypt(stored) == data["secret"]
 
@@ -539,12 +540,12 @@ def test_redeliver_of_another_accounts_delivery_through_my_subscription_is_404(
     owner, intruder = make_tenant("Owner"), make_tenant("Intruder")
     theirs = make_failed_delivery(owner, make_webhook(owner).subscription.id)
     mine = make_webhook(intruder).subscription.id
-    attempts_before = len(uow.store.state.attempts)
+    attempts_before = len(uow.store.state.of(WebhooksTables).attempts)
 
     response = client_for(intruder).post(f"/webhooks/{mine}/deliveries/{theirs.delivery_id}/redeliver")
 
     assert response.status_code == 404
-    assert len(uow.store.state.attempts) == attempts_before
+    assert len(uow.store.state.of(WebhooksTables).attempts) == attempts_before
 
 
 def test_a_malformed_delivery_id_is_404(api: Api, tenant: Tenant, make_webhook: MakeWebhook) -> None:

@@ -1,4 +1,4 @@
-"""The delivery worker (`engage_core.webhooks.delivery`) over the SQL queue: retries, leases and signatures end to end."""
+"""The delivery worker (`engage_core.webhooks.delivery`) over the SQL queue: retries, leases, signatures."""
 
 from __future__ import annotations
 

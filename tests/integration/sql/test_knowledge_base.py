@@ -8,9 +8,9 @@ import pytest
 from sqlalchemy import delete, insert
 from sqlalchemy.exc import IntegrityError
 
-from engage_core.commerce.product_service import CatalogInput
 from engage_core.commerce.products import ProductDraft, ProductInput
 from engage_core.knowledge.model import KB_TYPES, KnowledgeBaseDraft, KnowledgeBaseEntry
+from engage_core.knowledge.service import CatalogInput
 from engage_core.services import Services
 from engage_sql import Database
 from engage_sql.tables import accounts, knowledge_base_entries
@@ -106,9 +106,9 @@ def test_deleting_an_account_deletes_its_entries(database: Database, account: in
 
 def test_catalog_creation_records_its_event(database: Database, services: Services, account: int) -> None:
     """Creating a catalog commits the entry, its products and `knowledge_base.created` together."""
-    result = services.products.create_catalog(account, CatalogInput("Menu", products=[ProductInput("Tea")]))
+    result = services.knowledge_base.create_catalog(account, CatalogInput("Menu", products=[ProductInput("Tea")]))
 
     assert [(e.name, e.payload) for e in database.outbox_events(account)] == [
         ("knowledge_base.created", result.knowledge_base.event_payload())
     ]
-    assert [p.name for p in services.products.catalog_products(account, result.knowledge_base.id)] == ["Tea"]
+    assert [p.name for p in services.knowledge_base.catalog_products(account, result.knowledge_base.id)] == ["Tea"]

@@ -13,12 +13,12 @@ from sqlalchemy import select
 
 from engage_core.commerce.order_service import OrderInput, OrderPatch, PlacedOrder, StoreOrderInput, StoreOrderItemInput
 from engage_core.commerce.orders import ItemRequest, Order, OrderDraft, OrderFilter, OrderItemDraft, duplicate_key
-from engage_core.commerce.product_service import CatalogInput
 from engage_core.commerce.products import Product, ProductInput
 from engage_core.contacts.model import Contact
 from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.kernel.money import PRICE_MAX, TOTAL_MAX
 from engage_core.kernel.pagination import PageRequest
+from engage_core.knowledge.service import CatalogInput
 from engage_core.services import Services
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock, FakeStorePlatform
 from engage_core.webhooks.service import WebhookInput
@@ -52,7 +52,7 @@ def make_product(services: Services, account: int) -> Callable[..., Product]:
         data = CatalogInput(
             f"{name} catalog", products=[ProductInput(name, price=price, stock_quantity=stock_quantity)]
         )
-        return services.products.create_catalog(account if account_id is None else account_id, data).products[0]
+        return services.knowledge_base.create_catalog(account if account_id is None else account_id, data).products[0]
 
     return make
 
@@ -243,7 +243,7 @@ def test_items_keep_their_snapshot_when_the_product_is_deleted(
     product = make_product("Tea")
     order = _place(services, account, (product, 2)).order
 
-    services.products.delete_product(account, product.knowledge_base_id, product.id)
+    services.knowledge_base.delete_product(account, product.knowledge_base_id, product.id)
 
     assert services.orders.get(account, order.id) == order
 

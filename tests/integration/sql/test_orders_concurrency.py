@@ -16,11 +16,11 @@ import pytest
 
 from engage_core.commerce.order_service import OrderInput, StoreOrderInput, StoreOrderItemInput
 from engage_core.commerce.orders import ItemRequest, OrderFilter
-from engage_core.commerce.product_service import CatalogInput
 from engage_core.commerce.products import STOCK_MAX, Product, ProductInput
 from engage_core.contacts.model import Contact
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.pagination import PageRequest
+from engage_core.knowledge.service import CatalogInput
 from engage_core.services import Services
 from engage_sql import Database
 
@@ -29,7 +29,7 @@ from .concurrency import at_once
 
 def _product(services: Services, account: int, name: str, stock: int | None) -> Product:
     data = CatalogInput(f"{name} catalog", products=[ProductInput(name, price="9.99", stock_quantity=stock)])
-    return services.products.create_catalog(account, data).products[0]
+    return services.knowledge_base.create_catalog(account, data).products[0]
 
 
 def _stock(services: Services, account: int, product: Product) -> int | None:

@@ -1,0 +1,324 @@
+"""In-memory fakes of the contacts area's ports (contacts, tags, lists, segments, notes)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import attrs
+
+from engage_core.contacts.lists import ContactList
+from engage_core.contacts.model import Contact, ContactDraft, ContactFilter, Member, Note
+from engage_core.contacts.segments import Segment, SegmentRules, is_member
+from engage_core.contacts.tags import Tag, title_key
+from engage_core.kernel.errors import PlanLimitReached, ValidationFailed
+from engage_core.kernel.memory import FakeArea, MemoryStore, Repo, State, Tables
+from engage_core.kernel.pagination import Page, PageRequest, paginate
+from engage_core.plans.model import CONTACTS
+
+
+@attrs.define
+class ContactsTables(Tables):
+    """The contacts area's rows, by table."""
+
+    MUTABLE_ROWS = frozenset({"segments", "list_members"})
+
+    contacts: dict[int, tuple[int, Contact]] = attrs.Factory(dict)  # id -> (account_id, contact without tags)
+    tags: dict[int, tuple[int, Tag]] = attrs.Factory(dict)
+    contact_tags: set[tuple[int, int]] = attrs.Factory(set)  # (contact_id, tag_id)
+    lists: dict[int, tuple[int, ContactList]] = attrs.Factory(dict)
+    list_members: dict[int, list[int]] = attrs.Factory(dict)  # list_id -> contact ids in order added
+    segments: dict[int, tuple[int, _SegmentRow]] = attrs.Factory(dict)
+    notes: dict[int, tuple[int, Note]] = attrs.Factory(dict)
+
+
+class _Repo(Repo):
+    def __init__(self, store: MemoryStore, state: State, account_id: int = 0) -> None:
+        super().__init__(store, state, account_id)
+        self._t = state.of(ContactsTables)
+
+
+@attrs.define
+class _SegmentRow:
+    segment: Segment
+    included: set[int] = attrs.Factory(set)
+    excluded: set[int] = attrs.Factory(set)
+
+
+class InMemoryContactRepository(_Repo):
+    def _with_tags(self, contact: Contact) -> Contact:
+        titles = sorted(
+            (self._t.tags[tag_id][1].title for (cid, tag_id) in self._t.contact_tags if cid == contact.id),
+            key=str.casefold,
+        )
+        return attrs.evolve(contact, tags=tuple(titles))
+
+    def _mine(self) -> list[Contact]:
+        return [self._with_tags(c) for (acc, c) in self._t.contacts.values() if acc == self._account]
+
+    def add(self, draft: ContactDraft, now: datetime, *, at_most: int | None = None) -> Contact:
+        if at_most is not None and sum(acc == self._account for acc, _ in self._t.contacts.values()) >= at_most:
+            raise PlanLimitReached(CONTACTS, at_most)
+        if draft.phone is not None and self.by_phone(draft.type, draft.phone) is not None:
+            raise ValidationFailed.on("phone", f"A {draft.type} contact with this phone already exists.")
+        contact = Contact(
+            id=self._store.next_id(),
+            name=draft.name,
+            email=draft.email,
+            phone=draft.phone,
+            type=draft.type,
+            status=draft.status,
+            blacklisted=False,
+            tags=(),
+            last_message_at=None,
+            created_at=now,
+            updated_at=now,
+            source=draft.source,
+            company=draft.company,
+            address=draft.address,
+            country_id=draft.country_id,
+        )
+        self._t.contacts[contact.id] = (self._account, contact)
+        return contact
+
+    def get(self, contact_id: int) -> Contact | None:
+        row = self._t.contacts.get(contact_id)
+        if row is None or row[0] != self._account:
+            return None
+        return self._with_tags(row[1])
+
+    def by_phone(self, type: str, phone: str) -> Contact | None:
+        for contact in self._mine():
+            if contact.type == type and contact.phone == phone:
+                return contact
+        return None
+
+    def find(self, filters: ContactFilter, page: PageRequest) -> Page[Contact]:
+        def keep(c: Contact) -> bool:
+            if filters.type is not None and c.type != filters.type:
+                return False
+            if filters.blacklisted is not None and c.blacklisted != filters.blacklisted:
+                return False
+            if filters.tag is not None and title_key(filters.tag) not in {title_key(t) for t in c.tags}:
+                return False
+            if filters.search:
+                needle = filters.search.casefold()
+                return any(needle in (v or "").casefold() for v in (c.name, c.email, c.phone))
+            return True
+
+        found = sorted(filter(keep, self._mine()), key=lambda c: (c.created_at, c.id), reverse=True)
+        return paginate(found, page)
+
+    def update(self, contact: Contact) -> None:
+        if self.get(contact.id) is None:
+            return
+        if contact.phone is not None:
+            other = self.by_phone(contact.type, contact.phone)
+            if other is not None and other.id != contact.id:
+                raise ValidationFailed.on("phone", f"A {contact.type} contact with this phone already exists.")
+        self._t.contacts[contact.id] = (self._account, attrs.evolve(contact, tags=()))
+
+    def delete(self, contact_id: int) -> None:
+        if self.get(contact_id) is None:
+            return
+        del self._t.contacts[contact_id]
+        self._t.contact_tags = {(c, t) for (c, t) in self._t.contact_tags if c != contact_id}
+        for members in self._t.list_members.values():
+            if contact_id in members:
+                members.remove(contact_id)
+        for _, row in self._t.segments.values():
+            row.included.discard(contact_id)
+            row.excluded.discard(contact_id)
+        self._t.notes = {k: v for k, v in self._t.notes.items() if v[1].contact_id != contact_id}
+        self._state.forget("contact", contact_id)  # what other areas keep of it (messages, handles)
+
+    def count(self) -> int:
+        return len(self._mine())
+
+
+class InMemoryTagRepository(_Repo):
+    def _count(self, tag_id: int) -> int:
+        return sum(1 for (_, t) in self._t.contact_tags if t == tag_id)
+
+    def _fresh(self, tag: Tag) -> Tag:
+        return attrs.evolve(tag, contacts_count=self._count(tag.id))
+
+    def add(self, title: str, now: datetime) -> Tag:
+        tag = Tag(self._store.next_id(), title, 0, now, now)
+        self._t.tags[tag.id] = (self._account, tag)
+        return tag
+
+    def get(self, tag_id: int) -> Tag | None:
+        row = self._t.tags.get(tag_id)
+        return None if row is None or row[0] != self._account else self._fresh(row[1])
+
+    def by_title(self, title: str) -> Tag | None:
+        key = title_key(title)
+        for acc, tag in self._t.tags.values():
+            if acc == self._account and title_key(tag.title) == key:
+                return self._fresh(tag)
+        return None
+
+    def list(self) -> Sequence[Tag]:
+        return sorted((self._fresh(t) for (a, t) in self._t.tags.values() if a == self._account), key=lambda t: t.id)
+
+    def rename(self, tag_id: int, title: str, now: datetime) -> None:
+        tag = self.get(tag_id)
+        if tag is not None:
+            self._t.tags[tag_id] = (self._account, attrs.evolve(tag, title=title, updated_at=now))
+
+    def delete(self, tag_id: int) -> None:
+        if self.get(tag_id) is not None:
+            del self._t.tags[tag_id]
+            self._t.contact_tags = {(c, t) for (c, t) in self._t.contact_tags if t != tag_id}
+
+    def attach(self, contact_id: int, tag_id: int) -> bool:
+        if (contact_id, tag_id) in self._t.contact_tags:
+            return False
+        self._t.contact_tags.add((contact_id, tag_id))
+        return True
+
+    def detach(self, contact_id: int, tag_id: int) -> bool:
+        if (contact_id, tag_id) not in self._t.contact_tags:
+            return False
+        self._t.contact_tags.discard((contact_id, tag_id))
+        return True
+
+
+class InMemoryContactListRepository(_Repo):
+    def _fresh(self, item: ContactList) -> ContactList:
+        return attrs.evolve(item, contacts_count=len(self._t.list_members.get(item.id, [])))
+
+    def add(self, name: str, now: datetime) -> ContactList:
+        item = ContactList(self._store.next_id(), name, 1, 0, now, now)
+        self._t.lists[item.id] = (self._account, item)
+        self._t.list_members[item.id] = []
+        return item
+
+    def get(self, list_id: int) -> ContactList | None:
+        row = self._t.lists.get(list_id)
+        return None if row is None or row[0] != self._account else self._fresh(row[1])
+
+    def list(self) -> Sequence[ContactList]:
+        return sorted((self._fresh(i) for (a, i) in self._t.lists.values() if a == self._account), key=lambda i: i.id)
+
+    def update(self, list_id: int, name: str, status: int, now: datetime) -> None:
+        item = self.get(list_id)
+        if item is not None:
+            self._t.lists[list_id] = (self._account, attrs.evolve(item, name=name, status=status, updated_at=now))
+
+    def delete(self, list_id: int) -> None:
+        if self.get(list_id) is not None:
+            del self._t.lists[list_id]
+            del self._t.list_members[list_id]
+
+    def add_member(self, list_id: int, contact_id: int, now: datetime) -> bool:
+        members = self._t.list_members[list_id]
+        if contact_id in members:
+            return False
+        members.append(contact_id)
+        return True
+
+    def remove_member(self, list_id: int, contact_id: int) -> bool:
+        members = self._t.list_members[list_id]
+        if contact_id not in members:
+            return False
+        members.remove(contact_id)
+        return True
+
+    def members(self, list_id: int, page: PageRequest) -> Page[Member]:
+        contacts = [self._t.contacts[cid][1] for cid in self._t.list_members.get(list_id, [])]
+        return paginate([Member(c.id, c.name, c.phone, c.type) for c in contacts], page)
+
+
+class InMemorySegmentRepository(_Repo):
+    def _contacts(self) -> InMemoryContactRepository:
+        return InMemoryContactRepository(self._store, self._state, self._account)
+
+    def _member_ids(self, row: _SegmentRow, now: datetime) -> list[int]:
+        rules = SegmentRules(row.segment.match, row.segment.conditions)
+        return sorted(
+            c.id
+            for c in self._contacts()._mine()
+            if is_member(rules, c, now, included=c.id in row.included, excluded=c.id in row.excluded)
+        )
+
+    def _row(self, segment_id: int) -> _SegmentRow | None:
+        found = self._t.segments.get(segment_id)
+        return None if found is None or found[0] != self._account else found[1]
+
+    def add(self, name: str, description: str | None, rules: SegmentRules, now: datetime) -> Segment:
+        segment = Segment(self._store.next_id(), name, description, rules.match, rules.conditions, None, now, now)
+        self._t.segments[segment.id] = (self._account, _SegmentRow(segment))
+        return attrs.evolve(segment, contacts_count=self._member_ids(self._t.segments[segment.id][1], now).__len__())
+
+    def get(self, segment_id: int, now: datetime) -> Segment | None:
+        row = self._row(segment_id)
+        if row is None:
+            return None
+        return attrs.evolve(row.segment, contacts_count=len(self._member_ids(row, now)))
+
+    def list(self, now: datetime) -> Sequence[Segment]:
+        ids = sorted(sid for sid, (acc, _) in self._t.segments.items() if acc == self._account)
+        return [s for sid in ids if (s := self.get(sid, now)) is not None]
+
+    def update(self, segment_id: int, name: str, description: str | None, rules: SegmentRules, now: datetime) -> None:
+        row = self._row(segment_id)
+        if row is not None:
+            row.segment = attrs.evolve(
+                row.segment,
+                name=name,
+                description=description,
+                match=rules.match,
+                conditions=rules.conditions,
+                updated_at=now,
+            )
+
+    def delete(self, segment_id: int) -> None:
+        if self._row(segment_id) is not None:
+            del self._t.segments[segment_id]
+
+    def include(self, segment_id: int, contact_id: int) -> None:
+        row = self._row(segment_id)
+        if row is not None:
+            row.included.add(contact_id)
+            row.excluded.discard(contact_id)
+
+    def exclude(self, segment_id: int, contact_id: int) -> None:
+        row = self._row(segment_id)
+        if row is not None:
+            row.included.discard(contact_id)
+            row.excluded.add(contact_id)
+
+    def members(self, segment_id: int, page: PageRequest, now: datetime) -> Page[Member]:
+        row = self._row(segment_id)
+        ids = [] if row is None else self._member_ids(row, now)
+        contacts = [self._t.contacts[cid][1] for cid in ids]
+        return paginate([Member(c.id, c.name, c.phone, c.type) for c in contacts], page)
+
+    def is_member(self, segment_id: int, contact_id: int, now: datetime) -> bool:
+        row = self._row(segment_id)
+        return row is not None and contact_id in self._member_ids(row, now)
+
+
+class InMemoryNoteRepository(_Repo):
+    def add(self, contact_id: int, content: str, now: datetime) -> Note:
+        note = Note(self._store.next_id(), contact_id, content, now, now)
+        self._t.notes[note.id] = (self._account, note)
+        return note
+
+    def for_contact(self, contact_id: int) -> Sequence[Note]:
+        notes = [n for (a, n) in self._t.notes.values() if a == self._account and n.contact_id == contact_id]
+        return sorted(notes, key=lambda n: (n.created_at, n.id), reverse=True)
+
+
+AREA = FakeArea(
+    ContactsTables,
+    workspace={
+        "contacts": InMemoryContactRepository,
+        "tags": InMemoryTagRepository,
+        "lists": InMemoryContactListRepository,
+        "segments": InMemorySegmentRepository,
+        "notes": InMemoryNoteRepository,
+    },
+)

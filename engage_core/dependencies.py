@@ -1,0 +1,54 @@
+"""What the services are built from: storage, time, the outbound ports and two settings.
+
+`Services.build` fills it in (an unconfigured port stands in for one not given, and fails loudly,
+naming what to pass, when used); each area's `wiring` module builds its services from it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import attrs
+
+from engage_core.commerce.ports import StorePlatform
+from engage_core.kernel.clock import Clock
+from engage_core.kernel.mail import Mailer
+from engage_core.messaging.ports import CampaignGuard, ChannelGateway
+from engage_core.plans.ports import FeatureGate
+from engage_core.team.ports import PasswordHasher
+from engage_core.unit_of_work import UnitOfWorkFactory
+from engage_core.webhooks.ports import SecretCipher, TargetGuard
+
+
+class Unconfigured:
+    """Stands in for a port the caller did not wire; fails loudly, naming what to pass."""
+
+    def __init__(self, what: str, needed_by: str) -> None:
+        self._what = what
+        self._needed_by = needed_by
+
+    def __getattr__(self, name: str) -> object:
+        raise RuntimeError(f"Services.build() was not given {self._what}; {self._needed_by} need it.")
+
+
+def unconfigured(what: str, needed_by: str) -> Any:
+    """An `Unconfigured` typed as whatever port it stands in for."""
+    return cast(Any, Unconfigured(what, needed_by))
+
+
+@attrs.frozen
+class Dependencies:
+    """Everything a service may be built from (see `Services.build` for each)."""
+
+    uow: UnitOfWorkFactory
+    clock: Clock
+    cipher: SecretCipher
+    guard: TargetGuard
+    store: StorePlatform
+    gateway: ChannelGateway
+    campaigns: CampaignGuard
+    features: FeatureGate | None
+    hasher: PasswordHasher
+    mailer: Mailer
+    app_url: str
+    default_plan: str

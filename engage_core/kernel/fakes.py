@@ -1,0 +1,43 @@
+"""Fakes of the kernel's ports: a clock tests can move, and a mailer that records."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from engage_core.kernel.mail import MailMessage, MailUndelivered
+
+
+class FakeClock:
+    """A clock that stands still until told to move."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self._now = start or datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+    def now(self) -> datetime:
+        return self._now
+
+    def advance(self, **delta: float) -> datetime:
+        self._now += timedelta(**delta)
+        return self._now
+
+    def set(self, moment: datetime) -> None:
+        self._now = moment
+
+
+class FakeMailer:
+    """Records every message in `sent` until told to `fail()`; then raises `MailUndelivered`."""
+
+    def __init__(self) -> None:
+        self.sent: list[MailMessage] = []
+        self.failing: str | None = None
+
+    def fail(self, reason: str = "The mail server could not be reached.") -> None:
+        self.failing = reason
+
+    def recover(self) -> None:
+        self.failing = None
+
+    def send(self, message: MailMessage) -> None:
+        if self.failing is not None:
+            raise MailUndelivered(self.failing)
+        self.sent.append(message)

@@ -1,0 +1,148 @@
+"""The machinery of the in-memory fakes: tables grouped by area, one state per transaction.
+
+Each area's fakes (`engage_core.<area>.fakes`) keep their rows in a `Tables` class of their own;
+`State` holds one instance of each, and `MemoryStore` the committed state that a transaction copies
+(`State.copy`), works on, and swaps back in on commit, under one lock (every transaction
+serialisable, like SQLite's single writer). `engage_core.testing` composes the areas.
+
+What SQL does with foreign keys, the fakes do through `State`: `forget(kind, id)` tells every area
+that a row it may reference is gone (`ON DELETE CASCADE` across areas), and `purge_account`
+removes every row of an account from every table.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, ClassVar, Self, TypeVar
+
+import attrs
+
+T = TypeVar("T", bound="Tables")
+
+
+@attrs.define
+class Tables:
+    """One area's tables: an attrs class whose fields are dicts, sets or lists of rows.
+
+    Rows are immutable values (replaced, never changed in place) except in the tables named in
+    `MUTABLE_ROWS`, which a transaction copies deeply."""
+
+    MUTABLE_ROWS: ClassVar[frozenset[str]] = frozenset()
+
+    def copy(self) -> Self:
+        """A private copy for one transaction: every table copied, rows shared where immutable."""
+        values = {
+            field.name: (copy.deepcopy if field.name in self.MUTABLE_ROWS else copy.copy)(getattr(self, field.name))
+            for field in attrs.fields(type(self))
+        }
+        return type(self)(**values)
+
+    def forget(self, kind: str, ident: int) -> None:
+        """A row of `kind` (`contact`, ...) with this id was deleted: drop the rows that depend on it."""
+
+    def tables(self) -> dict[str, Any]:
+        """Every table, by name."""
+        return {field.name: getattr(self, field.name) for field in attrs.fields(type(self))}
+
+
+class State:
+    """The tables of every area, as one transaction sees them."""
+
+    def __init__(self, areas: Iterable[Tables]) -> None:
+        self._areas: dict[type[Tables], Tables] = {type(tables): tables for tables in areas}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and self._areas == other._areas
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def of(self, kind: type[T]) -> T:
+        """The tables of one area."""
+        tables = self._areas[kind]
+        assert isinstance(tables, kind)
+        return tables
+
+    def copy(self) -> State:
+        return State(tables.copy() for tables in self._areas.values())
+
+    def tables(self) -> dict[str, Any]:
+        """Every table of every area, by name."""
+        return {name: table for tables in self._areas.values() for name, table in tables.tables().items()}
+
+    def forget(self, kind: str, ident: int) -> None:
+        """Cascade a deletion to every area (see `Tables.forget`)."""
+        for tables in self._areas.values():
+            tables.forget(kind, ident)
+
+    def purge_account(self, account_id: int) -> None:
+        """Remove every row of the account from every table: the in-memory reference of "every
+        table with `account_id`". Ids come from one counter across all tables, so a key equal to
+        the account id can only be the account's own. A row belongs to the account when its key is
+        the account id (or a tuple starting with it), or its value is a tuple starting with the
+        account id or has an `account_id` attribute equal to it; rows keyed by the id of a removed
+        row (secrets, passwords, memberships) go with it."""
+        removed: set[int] = {account_id}
+
+        def owned(key: object, value: object) -> bool:
+            if key == account_id or (isinstance(key, tuple) and key and key[0] == account_id):
+                return True
+            if isinstance(value, tuple) and value and value[0] == account_id and not isinstance(value[0], bool):
+                return True
+            return getattr(value, "account_id", None) == account_id
+
+        every = list(self.tables().values())
+        for table in every:
+            if isinstance(table, dict):
+                for key in [k for k, v in table.items() if owned(k, v)]:
+                    del table[key]
+                    if isinstance(key, int):
+                        removed.add(key)
+        for table in every:  # dependants of removed rows
+            if isinstance(table, dict):
+                for key in [k for k in table if k in removed]:
+                    del table[key]
+            elif isinstance(table, set):
+                table.difference_update({row for row in table if isinstance(row, tuple) and set(row) & removed})
+            elif isinstance(table, list):
+                table[:] = [row for row in table if getattr(row, "account_id", None) != account_id]
+
+
+class MemoryStore:
+    """The committed state behind every fake unit of work. One lock serialises transactions."""
+
+    def __init__(self, areas: Iterable[type[Tables]]) -> None:
+        self.state = State(kind() for kind in areas)
+        self.lock = threading.RLock()
+        self._ids = itertools.count(1)
+
+    def next_id(self) -> int:
+        """Ids come from one counter across every table (as `purge_account` relies on)."""
+        return next(self._ids)
+
+
+class Repo:
+    """A repository over one transaction's `state`; `account_id` 0 for one that spans accounts."""
+
+    def __init__(self, store: MemoryStore, state: State, account_id: int = 0) -> None:
+        self._store = store
+        self._state = state
+        self._account = account_id
+
+
+RepoFactory = Callable[[MemoryStore, State, int], object]
+"""Makes a repository over one transaction's state: `(store, state, account_id)`."""
+
+
+@attrs.frozen
+class FakeArea:
+    """An area's fakes as `engage_core.testing` composes them: its tables, and the repositories it
+    hands to each kind of unit of work, by attribute name (the names of the core's unit-of-work
+    protocols, `engage_core.unit_of_work`)."""
+
+    tables: type[Tables]
+    workspace: Mapping[str, RepoFactory] = attrs.field(factory=dict)
+    admin: Mapping[str, RepoFactory] = attrs.field(factory=dict)
+    partners: Mapping[str, RepoFactory] = attrs.field(factory=dict)

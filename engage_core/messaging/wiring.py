@@ -1,0 +1,36 @@
+"""The messaging area's services, as `engage_core.services.Services` holds them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engage_core.messaging.channel_service import ChannelService
+from engage_core.messaging.inbox_service import ChannelInbox
+from engage_core.messaging.message_service import MessageService
+from engage_core.partners.client_service import PartnerClientService
+from engage_core.plans.entitlements import Entitlements
+
+if TYPE_CHECKING:
+    from engage_core.dependencies import Dependencies
+
+
+class MessagingServices:
+    channels: ChannelService
+    messages: MessageService
+    inbox: ChannelInbox
+    entitlements: Entitlements  # wired by the plans area
+    partner_clients: PartnerClientService  # wired by the partners area
+
+    def wire(self, deps: Dependencies) -> None:
+        # The plan's feature gate unless the caller gives another; limits always follow the plan.
+        self.channels = ChannelService(
+            deps.uow,
+            deps.clock,
+            deps.gateway,
+            deps.campaigns,
+            deps.features or self.entitlements,
+            self.entitlements,
+            relay=self.partner_clients.relay_channel_event,
+        )
+        self.messages = MessageService(deps.uow, deps.clock, deps.gateway, self.entitlements)
+        self.inbox = ChannelInbox(deps.uow, self.channels, self.messages)

@@ -1,0 +1,206 @@
+"""In-memory fakes of the partners area's ports."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import attrs
+
+from engage_core.contacts.fakes import ContactsTables
+from engage_core.kernel.events import DomainEvent
+from engage_core.kernel.memory import FakeArea, MemoryStore, Repo, State, Tables
+from engage_core.kernel.pagination import Page, PageRequest, paginate
+from engage_core.messaging.fakes import MessagingTables
+from engage_core.partners.model import Client, ClientDraft, ClientFilter, Impersonation, Partner, PartnerDraft
+from engage_core.partners.model import email_key as partner_email_key
+from engage_core.plans.model import ScheduledPlan
+from engage_core.plans.usage import UsageCounts
+from engage_core.webhooks.model import Subscription
+
+
+@attrs.define
+class PartnersTables(Tables):
+    """The partners area's rows, by table."""
+
+    partners: dict[int, tuple[Partner, str]] = attrs.Factory(dict)  # id -> (partner, key digest)
+    clients: dict[int, Client] = attrs.Factory(dict)  # account id -> client
+    impersonations: dict[str, tuple[Impersonation, datetime, bool]] = attrs.Factory(dict)  # (grant, expiry, used)
+    partner_webhooks: dict[int, tuple[int, Subscription, str]] = attrs.Factory(dict)  # id -> (partner, sub, secret)
+    partner_events: list[tuple[int, DomainEvent]] = attrs.Factory(list)  # (partner id, event): the outbox
+    partner_attempts: list[PartnerAttempt] = attrs.Factory(list)
+
+
+class _Repo(Repo):
+    def __init__(self, store: MemoryStore, state: State, account_id: int = 0) -> None:
+        super().__init__(store, state, account_id)
+        self._t = state.of(PartnersTables)
+
+
+@attrs.frozen
+class PartnerAttempt:
+    """A partner-level delivery attempt as the outbox queues it (kind `partner`, owner the partner)."""
+
+    partner_id: int
+    webhook_id: int
+    delivery_id: str
+    event_type: str
+    payload: Mapping[str, Any]
+    due_at: datetime
+
+
+class InMemoryPartnerRepository(_Repo):
+    def add(self, draft: PartnerDraft, key_digest: str, key_hint: str, now: datetime) -> Partner:
+        if self.slug_taken(draft.slug):
+            raise ValueError(f"duplicate partner slug {draft.slug!r}")  # the unique index
+        partner = Partner(
+            self._store.next_id(), draft.company_name, draft.slug, draft.email, draft.plan, "active",
+            draft.client_seats_max, key_hint, now, now,
+        )  # fmt: skip
+        self._t.partners[partner.id] = (partner, key_digest)
+        return partner
+
+    def get(self, partner_id: int) -> Partner | None:
+        row = self._t.partners.get(partner_id)
+        return None if row is None else row[0]
+
+    def by_key_digest(self, key_digest: str) -> tuple[Partner, str] | None:
+        return next(((p, d) for p, d in self._t.partners.values() if d == key_digest), None)
+
+    def slug_taken(self, slug: str) -> bool:
+        return any(p.slug == slug for p, _ in self._t.partners.values())
+
+    def list(self) -> Sequence[Partner]:
+        return sorted((p for p, _ in self._t.partners.values()), key=lambda p: p.id)
+
+    def set_key(self, partner_id: int, key_digest: str, key_hint: str, now: datetime) -> None:
+        partner, _ = self._t.partners[partner_id]
+        self._t.partners[partner_id] = (attrs.evolve(partner, key_hint=key_hint, updated_at=now), key_digest)
+
+    def update(self, partner: Partner) -> None:
+        current, digest = self._t.partners[partner.id]
+        self._t.partners[partner.id] = (attrs.evolve(partner, slug=current.slug, key_hint=current.key_hint), digest)
+
+
+class InMemoryClientRepository(_Repo):
+    def _of(self, partner_id: int) -> list[Client]:
+        return sorted((c for c in self._t.clients.values() if c.partner_id == partner_id), key=lambda c: c.id)
+
+    def lock_partner(self, partner_id: int) -> None:
+        """Nothing to do: the store lock already serialises every transaction."""
+
+    def add(self, partner_id: int, account_id: int, draft: ClientDraft, now: datetime) -> Client:
+        if self.email_in_use(draft.primary_user.email) or self.slug_taken(draft.slug):
+            raise ValueError("duplicate client e-mail or slug")  # the unique indexes
+        client = Client(
+            account_id, partner_id, draft.company_name, draft.slug, "pending_setup",
+            ScheduledPlan(draft.plan, now), draft.primary_user, draft.timezone, draft.country_id, now, now,
+        )  # fmt: skip
+        self._t.clients[account_id] = client
+        return client
+
+    def get(self, partner_id: int, client_id: int) -> Client | None:
+        client = self._t.clients.get(client_id)
+        return client if client is not None and client.partner_id == partner_id else None
+
+    def of_account(self, account_id: int) -> Client | None:
+        return self._t.clients.get(account_id)
+
+    def find(self, partner_id: int, filters: ClientFilter, page: PageRequest, now: datetime) -> Page[Client]:
+        found = [c for c in self._of(partner_id) if filters.matches(c, now)]
+        return paginate(sorted(found, key=lambda c: (c.created_at, c.id), reverse=True), page)
+
+    def list(self, partner_id: int) -> Sequence[Client]:
+        return self._of(partner_id)
+
+    def usage(self, partner_id: int, start: datetime, end: datetime) -> Mapping[int, UsageCounts]:
+        ids = {c.id for c in self._of(partner_id)}
+        contacts = Counter(a for a, _ in self._state.of(ContactsTables).contacts.values() if a in ids)
+        sent = Counter(
+            a
+            for a, m in self._state.of(MessagingTables).messages.values()
+            if a in ids and start <= m.created_at < end and m.direction == "outbound" and m.status != "failed"
+        )
+        return {i: UsageCounts(messages_sent=sent[i], contacts_total=contacts[i]) for i in sorted(ids)}
+
+    def count(self, partner_id: int) -> int:
+        return len(self._of(partner_id))
+
+    def email_in_use(self, email: str) -> bool:
+        key = partner_email_key(email)
+        return any(partner_email_key(c.primary_user.email) == key for c in self._t.clients.values())
+
+    def slug_taken(self, slug: str) -> bool:
+        return any(c.slug == slug for c in self._t.clients.values())
+
+    def update(self, client: Client) -> None:
+        current = self._t.clients.get(client.id)
+        if current is not None and current.partner_id == client.partner_id:
+            self._t.clients[client.id] = attrs.evolve(
+                client,
+                slug=current.slug,
+                created_at=current.created_at,
+                primary_user=attrs.evolve(current.primary_user, id=client.primary_user.id),
+            )
+
+    def delete(self, partner_id: int, client_id: int) -> None:
+        if self.get(partner_id, client_id) is not None:
+            self._state.purge_account(client_id)
+
+
+class InMemoryImpersonationRepository(_Repo):
+    def add(self, token_digest: str, grant: Impersonation, expires_at: datetime, now: datetime) -> None:
+        self._t.impersonations[token_digest] = (grant, expires_at, False)
+
+    def redeem(self, token_digest: str, now: datetime) -> Impersonation | None:
+        row = self._t.impersonations.get(token_digest)
+        if row is None or row[2] or now >= row[1]:
+            return None
+        self._t.impersonations[token_digest] = (row[0], row[1], True)
+        return row[0]
+
+
+class InMemoryPartnerWebhookRepository(_Repo):
+    def add(
+        self,
+        partner_id: int,
+        name: str,
+        url: str,
+        events: tuple[str, ...],
+        is_active: bool,
+        secret_ciphertext: str,
+        now: datetime,
+    ) -> Subscription:
+        subscription = Subscription(self._store.next_id(), name, url, events, is_active, now, now)
+        self._t.partner_webhooks[subscription.id] = (partner_id, subscription, secret_ciphertext)
+        return subscription
+
+    def get(self, partner_id: int, webhook_id: int) -> Subscription | None:
+        row = self._t.partner_webhooks.get(webhook_id)
+        return None if row is None or row[0] != partner_id else row[1]
+
+    def list(self, partner_id: int) -> Sequence[Subscription]:
+        return sorted((s for p, s, _ in self._t.partner_webhooks.values() if p == partner_id), key=lambda s: s.id)
+
+    def update(self, partner_id: int, subscription: Subscription) -> None:
+        row = self._t.partner_webhooks.get(subscription.id)
+        if row is not None and row[0] == partner_id:
+            self._t.partner_webhooks[subscription.id] = (partner_id, subscription, row[2])
+
+    def delete(self, partner_id: int, webhook_id: int) -> None:
+        if self.get(partner_id, webhook_id) is not None:
+            del self._t.partner_webhooks[webhook_id]
+            self._t.partner_attempts[:] = [a for a in self._t.partner_attempts if a.webhook_id != webhook_id]
+
+
+AREA = FakeArea(
+    PartnersTables,
+    partners={
+        "partners": InMemoryPartnerRepository,
+        "clients": InMemoryClientRepository,
+        "impersonations": InMemoryImpersonationRepository,
+        "partner_webhooks": InMemoryPartnerWebhookRepository,
+    },
+)

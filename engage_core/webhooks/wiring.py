@@ -1,0 +1,17 @@
+"""The webhooks area's services, as `engage_core.services.Services` holds them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engage_core.webhooks.service import WebhookService
+
+if TYPE_CHECKING:
+    from engage_core.dependencies import Dependencies
+
+
+class WebhooksServices:
+    webhooks: WebhookService
+
+    def wire(self, deps: Dependencies) -> None:
+        self.webhooks = WebhookService(deps.uow, deps.clock, deps.cipher, deps.guard)
