@@ -50,8 +50,9 @@ from engage_core.kernel.pagination import PageRequest
 from engage_core.messaging.conversations import ConversationFilter
 from engage_core.services import Services
 from engage_sql import Database
-from engage_sql.repositories.messages import ALL_CHANNELS
-from engage_sql.tables import contacts, conversation_totals, conversations, messages
+from engage_sql.contacts.tables import contacts
+from engage_sql.messaging.messages import ALL_CHANNELS
+from engage_sql.messaging.tables import conversation_totals, conversations, messages
 from engage_sql.text import fold
 
 CHUNK = 10_000

@@ -29,9 +29,9 @@ from engage_core.settings import Settings
 from engage_core.webhooks.service import WebhookInput
 from engage_http.bootstrap import build_services
 from engage_sql import Database
-from engage_sql.delivery_queue import _CLAIM
+from engage_sql.contacts.contacts import _INSERT
 from engage_sql.driver import DriverStatement
-from engage_sql.repositories.contacts import _INSERT
+from engage_sql.webhooks.delivery_queue import _CLAIM
 
 Run = Callable[[Connection, Any], object]
 

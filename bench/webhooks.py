@@ -51,8 +51,8 @@ from engage_core.webhooks.model import Claim, Completion, NextStep, Outcome
 from engage_core.webhooks.service import WebhookInput
 from engage_http.bootstrap import build_services
 from engage_sql import Database
-from engage_sql.delivery_queue import SqlDeliveryQueue
-from engage_sql.tables import webhook_attempts
+from engage_sql.webhooks.delivery_queue import SqlDeliveryQueue
+from engage_sql.webhooks.tables import webhook_attempts
 
 SECRET_KEY = "bench-secret-key-of-the-webhook-benchmark"  # noqa: S105 - a throwaway database
 TARGET = 0.70

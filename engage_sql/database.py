@@ -6,11 +6,12 @@ from sqlalchemy import Engine, exists, select
 
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.events import DomainEvent
-from engage_sql import migrate, outbox
-from engage_sql.delivery_queue import SqlDeliveryQueue
+from engage_sql import migrate
+from engage_sql.accounts.tables import accounts
 from engage_sql.engines import create_engine, readonly_options
-from engage_sql.tables import accounts
 from engage_sql.unit_of_work import SqlUnitOfWorkFactory
+from engage_sql.webhooks import outbox
+from engage_sql.webhooks.delivery_queue import SqlDeliveryQueue
 from engage_sql.write_lane import WriteLane
 
 

@@ -12,7 +12,7 @@ and the lane answers for it after.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable, Mapping
 from datetime import datetime
 from types import TracebackType
 from typing import Any, ClassVar, Generic, Self, TypeVar
@@ -21,35 +21,13 @@ from sqlalchemy import Connection, Engine
 
 from engage_core.kernel.clock import Clock, SystemClock
 from engage_core.kernel.events import DomainEvent
-from engage_sql import outbox, partner_outbox
+from engage_sql import areas
 from engage_sql.engines import readonly_options
 from engage_sql.group_commit import Member, WriteGroups
-from engage_sql.repositories.accounts import SqlAccountRepository
-from engage_sql.repositories.booking_catalogue import SqlBookingTypeRepository, SqlResourceRepository
-from engage_sql.repositories.bookings import SqlBookingRepository
-from engage_sql.repositories.channels import SqlChannelAccountRepository, SqlChannelDirectory
-from engage_sql.repositories.contact_lists import SqlContactListRepository
-from engage_sql.repositories.contacts import SqlContactRepository
-from engage_sql.repositories.departments import SqlDepartmentRepository
-from engage_sql.repositories.handles import SqlContactHandleRepository
-from engage_sql.repositories.impersonation import SqlImpersonationRepository
-from engage_sql.repositories.knowledge_base import SqlKnowledgeBaseRepository
-from engage_sql.repositories.messages import SqlMessageRepository
-from engage_sql.repositories.notes import SqlNoteRepository
-from engage_sql.repositories.orders import SqlOrderRepository
-from engage_sql.repositories.partner_clients import SqlClientRepository
-from engage_sql.repositories.partner_webhooks import SqlPartnerWebhookRepository
-from engage_sql.repositories.partners import SqlPartnerRepository
-from engage_sql.repositories.plans import SqlPlanRepository
-from engage_sql.repositories.products import SqlProductRepository
-from engage_sql.repositories.segments import SqlSegmentRepository
-from engage_sql.repositories.tags import SqlTagRepository
-from engage_sql.repositories.team import SqlTeamMemberRepository
-from engage_sql.repositories.tickets import SqlTicketRepository
-from engage_sql.repositories.usage import SqlUsageRepository
-from engage_sql.repositories.webhooks import SqlWebhookRepository
-from engage_sql.repositories.working_hours import SqlWorkingHoursRepository
+from engage_sql.partners import outbox as partner_outbox
+from engage_sql.registry import RepositoryFactory, Scope
 from engage_sql.transaction_memo import forget
+from engage_sql.webhooks import outbox
 
 P = TypeVar("P")
 """What an outbox unit of work records per emitted event."""
@@ -95,8 +73,11 @@ class _SqlUnitOfWork:
             forget(self._conn)  # what the transaction memoised of accounts, clients and plans
 
     def _repository(self, name: str, connection: Connection) -> Any:
-        """A new repository `name` (an annotated attribute of the subclass) over `connection`."""
-        raise AttributeError(name)
+        """A new repository `name` (one of `_REPOSITORIES`) over `connection`."""
+        return self._REPOSITORIES[name](Scope(connection, self._account_id(), writes=not self._readonly))
+
+    def _account_id(self) -> int:
+        return 0
 
     def _begin(self) -> Connection:
         reader = self._reader
@@ -139,7 +120,7 @@ class _SqlUnitOfWork:
         # Reached only for attributes that are not set: a repository's first use in this block (the
         # next transaction's first use, after a group commit).
         state = self.__dict__
-        if not state.get("_inside") or name not in self._REPOSITORY_NAMES:
+        if not state.get("_inside") or name not in self._REPOSITORIES:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         repository = state[name] = self._repository(name, self.connection)
         return repository
@@ -148,18 +129,12 @@ class _SqlUnitOfWork:
     """Whether its repositories write what admission reads (accounts, partner clients, plans): its
     writing units of work then drop the transaction's memo of it (`transaction_memo`)."""
 
-    _REPOSITORY_NAMES: ClassVar[frozenset[str]] = frozenset()
-    """The repositories a subclass hands out: its annotated attributes (set for each subclass)."""
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls._REPOSITORY_NAMES = frozenset(
-            name for klass in cls.__mro__ for name in vars(klass).get("__annotations__", {}) if not name.isupper()
-        )
+    _REPOSITORIES: ClassVar[Mapping[str, RepositoryFactory]] = {}
+    """The repositories a subclass hands out, by name (`engage_sql.areas`)."""
 
     def _drop_repositories(self) -> None:
         state = self.__dict__
-        for name in self._REPOSITORY_NAMES.intersection(state):
+        for name in self._REPOSITORIES.keys() & state.keys():
             del state[name]
 
     def __exit__(
@@ -224,26 +199,7 @@ class _OutboxUnitOfWork(_SqlUnitOfWork, Generic[P]):
 class SqlWorkspaceUnitOfWork(_OutboxUnitOfWork[DomainEvent]):
     """One transaction inside one account: every repository it hands out filters by `account_id`."""
 
-    contacts: SqlContactRepository
-    tags: SqlTagRepository
-    lists: SqlContactListRepository
-    segments: SqlSegmentRepository
-    notes: SqlNoteRepository
-    webhooks: SqlWebhookRepository
-    knowledge_base: SqlKnowledgeBaseRepository
-    products: SqlProductRepository
-    orders: SqlOrderRepository
-    channels: SqlChannelAccountRepository
-    messages: SqlMessageRepository
-    handles: SqlContactHandleRepository
-    departments: SqlDepartmentRepository
-    tickets: SqlTicketRepository
-    team: SqlTeamMemberRepository
-    bookings: SqlBookingRepository
-    booking_types: SqlBookingTypeRepository
-    resources: SqlResourceRepository
-    working_hours: SqlWorkingHoursRepository
-    usage: SqlUsageRepository
+    _REPOSITORIES = areas.WORKSPACE
 
     def __init__(
         self,
@@ -258,8 +214,8 @@ class SqlWorkspaceUnitOfWork(_OutboxUnitOfWork[DomainEvent]):
         self.account_id = account_id
         super().__init__(engine, clock, readonly=readonly, groups=groups, reader=reader)
 
-    def _repository(self, name: str, connection: Connection) -> Any:
-        return _WORKSPACE_REPOSITORIES[name](self, connection)
+    def _account_id(self) -> int:
+        return self.account_id
 
     def emit(self, event: DomainEvent) -> None:
         self._pending.append(event)
@@ -272,12 +228,7 @@ class SqlAdminUnitOfWork(_SqlUnitOfWork):
     """One transaction across accounts, for administration and authentication."""
 
     _WRITES_ADMISSION = True
-
-    accounts: SqlAccountRepository
-    channel_directory: SqlChannelDirectory
-
-    def _repository(self, name: str, connection: Connection) -> Any:
-        return SqlAccountRepository(connection) if name == "accounts" else SqlChannelDirectory(connection)
+    _REPOSITORIES = areas.ADMIN
 
 
 class SqlPartnerUnitOfWork(_OutboxUnitOfWork[tuple[int, DomainEvent]]):
@@ -285,54 +236,13 @@ class SqlPartnerUnitOfWork(_OutboxUnitOfWork[tuple[int, DomainEvent]]):
 
     _WRITES_ADMISSION = True
 
-    partners: SqlPartnerRepository
-    clients: SqlClientRepository
-    plans: SqlPlanRepository
-    accounts: SqlAccountRepository
-    impersonations: SqlImpersonationRepository
-    partner_webhooks: SqlPartnerWebhookRepository
-
-    def _repository(self, name: str, connection: Connection) -> Any:
-        return _PARTNER_REPOSITORIES[name](connection)
+    _REPOSITORIES = areas.PARTNERS
 
     def emit(self, partner_id: int, event: DomainEvent) -> None:
         self._pending.append((partner_id, event))
 
     def _record(self, pending: list[tuple[int, DomainEvent]], now: datetime) -> None:
         partner_outbox.record(self.connection, pending, now)
-
-
-_WORKSPACE_REPOSITORIES: dict[str, Callable[[SqlWorkspaceUnitOfWork, Connection], Any]] = {
-    "contacts": lambda uow, c: SqlContactRepository(c, uow.account_id),
-    "tags": lambda uow, c: SqlTagRepository(c, uow.account_id),
-    "lists": lambda uow, c: SqlContactListRepository(c, uow.account_id),
-    "segments": lambda uow, c: SqlSegmentRepository(c, uow.account_id),
-    "notes": lambda uow, c: SqlNoteRepository(c, uow.account_id),
-    "webhooks": lambda uow, c: SqlWebhookRepository(c, uow.account_id),
-    "knowledge_base": lambda uow, c: SqlKnowledgeBaseRepository(c, uow.account_id),
-    "products": lambda uow, c: SqlProductRepository(c, uow.account_id),
-    "orders": lambda uow, c: SqlOrderRepository(c, uow.account_id, lock_reads=not uow._readonly),
-    "channels": lambda uow, c: SqlChannelAccountRepository(c, uow.account_id, lock_reads=not uow._readonly),
-    "messages": lambda uow, c: SqlMessageRepository(c, uow.account_id, lock_reads=not uow._readonly),
-    "handles": lambda uow, c: SqlContactHandleRepository(c, uow.account_id),
-    "departments": lambda uow, c: SqlDepartmentRepository(c, uow.account_id),
-    "tickets": lambda uow, c: SqlTicketRepository(c, uow.account_id, lock_reads=not uow._readonly),
-    "team": lambda uow, c: SqlTeamMemberRepository(c, uow.account_id),
-    "bookings": lambda uow, c: SqlBookingRepository(c, uow.account_id, lock_reads=not uow._readonly),
-    "booking_types": lambda uow, c: SqlBookingTypeRepository(c, uow.account_id),
-    "resources": lambda uow, c: SqlResourceRepository(c, uow.account_id),
-    "working_hours": lambda uow, c: SqlWorkingHoursRepository(c, uow.account_id),
-    "usage": lambda uow, c: SqlUsageRepository(c, uow.account_id),
-}
-
-_PARTNER_REPOSITORIES: dict[str, Callable[[Connection], Any]] = {
-    "partners": SqlPartnerRepository,
-    "clients": SqlClientRepository,
-    "plans": SqlPlanRepository,
-    "accounts": SqlAccountRepository,
-    "impersonations": SqlImpersonationRepository,
-    "partner_webhooks": SqlPartnerWebhookRepository,
-}
 
 
 class SqlUnitOfWorkFactory:

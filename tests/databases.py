@@ -20,8 +20,9 @@ from sqlalchemy.engine import make_url
 
 from engage_core.plans.model import SEED_PLANS
 from engage_sql import Database
-from engage_sql.repositories.plans import plan_row
-from engage_sql.tables import metadata, plans
+from engage_sql.areas import metadata
+from engage_sql.plans.plans import plan_row
+from engage_sql.plans.tables import plans
 
 POSTGRES_ENV = "ENGAGE_TEST_POSTGRES_URL"
 """A PostgreSQL server URL whose user may CREATE and DROP databases, e.g. `postgresql://postgres@127.0.0.1:5432/test`."""

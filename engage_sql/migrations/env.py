@@ -13,8 +13,8 @@ from alembic import context
 from alembic.migration import MigrationContext, MigrationInfo
 from sqlalchemy import Connection
 
+from engage_sql.areas import metadata
 from engage_sql.engines import create_engine
-from engage_sql.tables import metadata
 
 config = context.config
 

@@ -19,7 +19,7 @@ from engage_core.settings import Settings
 from engage_core.team.model import DEFAULT_APP_URL
 from engage_http.bootstrap import MailerMisconfigured, build_app, mailer
 from engage_sql import Database
-from engage_sql.tables import team_members
+from engage_sql.team.tables import team_members
 
 
 @pytest.fixture

@@ -13,7 +13,8 @@ from engage_core.kernel.errors import PlanLimitReached, ValidationFailed
 from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 from engage_sql import Database
-from engage_sql.tables import account_counters, accounts, contacts
+from engage_sql.accounts.tables import account_counters, accounts
+from engage_sql.contacts.tables import contacts
 
 from .conftest import START
 

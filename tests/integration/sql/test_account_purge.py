@@ -11,7 +11,8 @@ from sqlalchemy import Table, func, select
 
 from engage_core.testing import FakeClock
 from engage_sql import Database
-from engage_sql.tables import accounts, metadata
+from engage_sql.accounts.tables import accounts
+from engage_sql.areas import metadata
 
 from .partner_support import PartnerServices, client_input, fill_workspace, partner_services
 

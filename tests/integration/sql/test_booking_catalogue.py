@@ -25,7 +25,7 @@ from engage_core.kernel.errors import NotFound
 from engage_core.services import Services
 from engage_core.testing import FakeClock
 from engage_sql import Database
-from engage_sql.tables import booking_types
+from engage_sql.bookings.tables import booking_types
 
 from .conftest import START
 

@@ -20,7 +20,7 @@ from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 from engage_sql import Database
-from engage_sql.tables import bookings
+from engage_sql.bookings.tables import bookings
 
 from .conftest import START
 

@@ -25,7 +25,7 @@ from engage_core.services import Services
 from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
 from engage_core.unit_of_work import WorkspaceUnitOfWork
 from engage_sql import Database
-from engage_sql.repositories import messages as message_sql
+from engage_sql.messaging import messages as message_sql
 
 from .concurrency import at_once
 from .conftest import START

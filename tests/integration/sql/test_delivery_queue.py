@@ -16,9 +16,10 @@ from engage_core.services import Services
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock
 from engage_core.webhooks.model import RESPONSE_EXCERPT_LIMIT, Claim, Completion, NextStep, Outcome, Subscription
 from engage_core.webhooks.service import WebhookInput
-from engage_sql import Database, delivery_queue
-from engage_sql.delivery_queue import SqlDeliveryQueue
-from engage_sql.tables import webhook_attempts
+from engage_sql import Database
+from engage_sql.webhooks import delivery_queue
+from engage_sql.webhooks.delivery_queue import SqlDeliveryQueue
+from engage_sql.webhooks.tables import webhook_attempts
 
 from .conftest import START
 

@@ -16,7 +16,7 @@ from engage_core.support.departments import Department
 from engage_core.support.ticket_service import TicketInput
 from engage_core.testing import FakeClock
 from engage_sql import Database
-from engage_sql.tables import departments
+from engage_sql.support.tables import departments
 
 from .conftest import START
 

@@ -11,9 +11,10 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError, StatementError
 
 from engage_sql import Database
+from engage_sql.accounts.tables import account_counters, accounts
 from engage_sql.driver import DriverStatement
-from engage_sql.tables import account_counters, accounts, events
 from engage_sql.types import Id, UTCDateTime
+from engage_sql.webhooks.tables import events
 
 RIYADH = timezone(timedelta(hours=3))
 MOMENT = datetime(2026, 5, 6, 10, 11, 12, 345678, tzinfo=RIYADH)

@@ -18,7 +18,7 @@ from sqlalchemy.exc import DBAPIError
 
 from engage_sql import Database
 from engage_sql.engines import database_url, json_text
-from engage_sql.tables import events
+from engage_sql.webhooks.tables import events
 
 from .conftest import START
 

@@ -12,7 +12,7 @@ from engage_core.kernel.errors import Unauthenticated
 from engage_core.partners.model import Impersonation
 from engage_core.testing import FakeClock
 from engage_sql import Database
-from engage_sql.tables import impersonation_tokens
+from engage_sql.partners.tables import impersonation_tokens
 
 from .concurrency import at_once, outcome
 from .partner_support import PartnerServices, client_input, partner_services

@@ -13,7 +13,8 @@ from engage_core.knowledge.model import KB_TYPES, KnowledgeBaseDraft, KnowledgeB
 from engage_core.knowledge.service import CatalogInput
 from engage_core.services import Services
 from engage_sql import Database
-from engage_sql.tables import accounts, knowledge_base_entries
+from engage_sql.accounts.tables import accounts
+from engage_sql.knowledge.tables import knowledge_base_entries
 
 from .conftest import START
 

@@ -1,4 +1,4 @@
-"""Alembic migrations: applied by `Database.upgrade()`, and in step with `engage_sql.tables`."""
+"""Alembic migrations: applied by `Database.upgrade()`, and in step with the tables of `engage_sql.areas`."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from engage_core.services import Services
 from engage_core.testing import AllowAllTargets, FakeCipher
 from engage_core.webhooks.service import WebhookInput
 from engage_sql import Database
+from engage_sql.areas import metadata
 from engage_sql.migrate import SCRIPT_LOCATION, downgrade, upgrade
-from engage_sql.tables import metadata
 
 # Every revision, oldest first, read from the scripts so a new migration needs no test edits.
 REVISIONS = [s.revision for s in reversed(list(ScriptDirectory(str(SCRIPT_LOCATION)).walk_revisions()))]

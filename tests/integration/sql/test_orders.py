@@ -23,7 +23,7 @@ from engage_core.services import Services
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock, FakeStorePlatform
 from engage_core.webhooks.service import WebhookInput
 from engage_sql import Database
-from engage_sql.tables import webhook_attempts
+from engage_sql.webhooks.tables import webhook_attempts
 
 from .conftest import START
 

@@ -12,7 +12,8 @@ from engage_core.kernel.pagination import PageRequest
 from engage_core.partners.client_service import ClientPatch
 from engage_core.partners.model import ClientFilter
 from engage_core.testing import FakeClock
-from engage_sql import Database, partner_outbox
+from engage_sql import Database
+from engage_sql.partners import outbox as partner_outbox
 
 from .concurrency import at_once, outcome
 from .partner_support import PartnerServices, client_input, partner_services

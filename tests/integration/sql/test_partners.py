@@ -12,8 +12,9 @@ from engage_core.kernel.events import DomainEvent
 from engage_core.partners.model import Branding, PartnerDraft
 from engage_core.partners.partner_service import PartnerWebhookInput
 from engage_core.testing import FakeClock
-from engage_sql import Database, partner_outbox
-from engage_sql.tables import webhook_attempts
+from engage_sql import Database
+from engage_sql.partners import outbox as partner_outbox
+from engage_sql.webhooks.tables import webhook_attempts
 
 from .conftest import START
 from .partner_support import PartnerServices, client_input, partner_services

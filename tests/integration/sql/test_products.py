@@ -16,7 +16,7 @@ from engage_core.kernel.pagination import PageRequest
 from engage_core.knowledge.model import KnowledgeBaseDraft
 from engage_core.services import Services
 from engage_sql import Database
-from engage_sql.tables import products
+from engage_sql.commerce.tables import products
 
 from .conftest import START
 

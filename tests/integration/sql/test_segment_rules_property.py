@@ -14,8 +14,8 @@ from engage_core.contacts.model import Contact, ContactDraft
 from engage_core.contacts.segments import MATCH_MODES, condition_holds, is_member, parse_rules
 from engage_core.kernel.pagination import PageRequest
 from engage_sql import Database
-from engage_sql.segment_sql import condition_clause
-from engage_sql.tables import contacts
+from engage_sql.contacts.segment_sql import condition_clause
+from engage_sql.contacts.tables import contacts
 from engage_sql.unit_of_work import SqlWorkspaceUnitOfWork
 
 from .strategies import NOW, TAGS, ContactSpec, contact_specs, raw_conditions

@@ -22,7 +22,7 @@ from engage_core.team.model import MemberDraft, TeamMember
 from engage_core.team.service import MemberInput, MemberPatch
 from engage_core.testing import FakeClock, FakeMailer, FakePasswordHasher
 from engage_sql import Database
-from engage_sql.tables import team_members
+from engage_sql.team.tables import team_members
 
 from .conftest import START
 

@@ -21,7 +21,8 @@ from engage_core.support.tickets import ReplyDraft, Ticket, TicketDraft, TicketF
 from engage_core.team.model import MemberDraft
 from engage_core.testing import FakeClock
 from engage_sql import Database
-from engage_sql.tables import account_counters, tickets
+from engage_sql.accounts.tables import account_counters
+from engage_sql.support.tables import tickets
 
 from .conftest import START
 

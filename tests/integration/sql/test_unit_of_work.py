@@ -12,7 +12,7 @@ from sqlalchemy import select
 from engage_core.kernel.events import DomainEvent
 from engage_core.testing import FakeClock
 from engage_sql import Database
-from engage_sql.tables import events
+from engage_sql.webhooks.tables import events
 
 from .conftest import START
 

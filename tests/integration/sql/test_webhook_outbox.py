@@ -16,8 +16,10 @@ from engage_core.services import Services
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock
 from engage_core.webhooks.model import Subscription
 from engage_core.webhooks.service import WebhookInput, WebhookPatch
-from engage_sql import Database, outbox
-from engage_sql.tables import contacts, webhook_attempts, webhooks
+from engage_sql import Database
+from engage_sql.contacts.tables import contacts
+from engage_sql.webhooks import outbox
+from engage_sql.webhooks.tables import webhook_attempts, webhooks
 
 from .conftest import START
 

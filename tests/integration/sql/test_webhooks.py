@@ -18,7 +18,8 @@ from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock
 from engage_core.webhooks.model import Attempt, Subscription
 from engage_core.webhooks.service import WebhookInput
 from engage_sql import Database
-from engage_sql.tables import accounts, webhook_attempts, webhooks
+from engage_sql.accounts.tables import accounts
+from engage_sql.webhooks.tables import webhook_attempts, webhooks
 
 from .conftest import START
 

@@ -23,7 +23,7 @@ from engage_core.bookings.working_hours import (
 from engage_core.kernel.errors import NotFound
 from engage_core.services import Services
 from engage_sql import Database
-from engage_sql.tables import working_hours
+from engage_sql.bookings.tables import working_hours
 
 from .conftest import START
 

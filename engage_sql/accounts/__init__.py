@@ -1,0 +1,15 @@
+"""Accounts in SQL: accounts with their key digests, admission in one read, and the per-account counters."""
+
+from __future__ import annotations
+
+from engage_sql.accounts.repository import SqlAccountRepository
+from engage_sql.registry import SqlArea
+
+AREA = SqlArea(
+    admin={
+        "accounts": lambda s: SqlAccountRepository(s.connection),
+    },
+    partners={
+        "accounts": lambda s: SqlAccountRepository(s.connection),
+    },
+)

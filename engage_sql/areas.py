@@ -1,0 +1,60 @@
+"""The SQL adapter's registry of areas: importing it puts every area's tables on `metadata`, and
+gathers the repositories each area hands to the units of work (`unit_of_work.py`).
+
+A new area adds its package (`tables.py`, its repositories, an `AREA` in its `__init__`) and one
+line below.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from engage_sql import (
+    accounts,
+    bookings,
+    commerce,
+    contacts,
+    knowledge,
+    messaging,
+    partners,
+    plans,
+    support,
+    team,
+    webhooks,
+)
+from engage_sql.registry import RepositoryFactory, SqlArea
+from engage_sql.schema import metadata
+
+AREAS: tuple[SqlArea, ...] = (
+    accounts.AREA,
+    contacts.AREA,
+    messaging.AREA,
+    bookings.AREA,
+    commerce.AREA,
+    knowledge.AREA,
+    support.AREA,
+    team.AREA,
+    webhooks.AREA,
+    plans.AREA,
+    partners.AREA,
+)
+
+
+def _merged(kind: str) -> Mapping[str, RepositoryFactory]:
+    merged: dict[str, RepositoryFactory] = {}
+    for area in AREAS:
+        for name, factory in getattr(area, kind).items():
+            if name in merged:
+                raise ValueError(f"two areas register the {kind} repository {name!r}")
+            merged[name] = factory
+    return merged
+
+
+WORKSPACE = _merged("workspace")
+"""The repositories of a workspace unit of work, by attribute name."""
+ADMIN = _merged("admin")
+"""The repositories of the administration unit of work."""
+PARTNERS = _merged("partners")
+"""The repositories of the partners' unit of work."""
+
+__all__ = ["ADMIN", "AREAS", "PARTNERS", "WORKSPACE", "metadata"]

@@ -1,0 +1,101 @@
+"""Tags of one account, and their links to contacts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import ColumnElement, delete, func, select, update
+from sqlalchemy.exc import IntegrityError
+
+from engage_core.contacts.tags import Tag, title_key
+from engage_core.kernel.errors import ValidationFailed
+from engage_sql.contacts.tables import contact_tags, contacts, tags
+from engage_sql.repository import WorkspaceRepository
+from engage_sql.statements import insert_or_ignore, is_unique_violation
+from engage_sql.types import AnyRow
+
+_COLUMNS = (tags.c.id, tags.c.title, tags.c.created_at, tags.c.updated_at)
+_CONTACTS_COUNT = (
+    select(func.count()).where(contact_tags.c.tag_id == tags.c.id).scalar_subquery().label("contacts_count")
+)
+
+
+def tag_from_row(row: AnyRow, contacts_count: int | None) -> Tag:
+    return Tag(
+        id=row.id,
+        title=row.title,
+        contacts_count=contacts_count,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+class SqlTagRepository(WorkspaceRepository):
+    def add(self, title: str, now: datetime) -> Tag:
+        row = self._conn.execute(
+            insert_or_ignore(self._conn, tags, ("account_id", "title_key"))
+            .values(
+                account_id=self._account_id, title=title, title_key=title_key(title), created_at=now, updated_at=now
+            )
+            .returning(*_COLUMNS)
+        ).one_or_none()
+        if row is not None:
+            return tag_from_row(row, 0)
+        # Created concurrently since the caller looked: that tag is the one wanted.
+        existing = self.by_title(title)
+        assert existing is not None
+        return existing
+
+    def get(self, tag_id: int) -> Tag | None:
+        return self._one(tags.c.id == tag_id)
+
+    def by_title(self, title: str) -> Tag | None:
+        return self._one(tags.c.title_key == title_key(title))
+
+    def list(self) -> Sequence[Tag]:
+        rows = self._conn.execute(select(*_COLUMNS, _CONTACTS_COUNT).where(self.owned(tags)).order_by(tags.c.id))
+        return [tag_from_row(row, row.contacts_count) for row in rows]
+
+    def rename(self, tag_id: int, title: str, now: datetime) -> None:
+        try:
+            with self._conn.begin_nested():  # keeps a PostgreSQL transaction usable after a collision
+                self._conn.execute(
+                    update(tags)
+                    .where(self.owned(tags), tags.c.id == tag_id)
+                    .values(title=title, title_key=title_key(title), updated_at=now)
+                )
+        except IntegrityError as exc:
+            if is_unique_violation(exc):
+                raise ValidationFailed.on("title", "A tag with this title already exists.") from exc
+            raise
+
+    def delete(self, tag_id: int) -> None:
+        self._conn.execute(delete(tags).where(self.owned(tags), tags.c.id == tag_id))  # links cascade
+
+    def attach(self, contact_id: int, tag_id: int) -> bool:
+        # INSERT ... SELECT: nothing is linked unless both the contact and the tag are this account's.
+        linked = self._conn.execute(
+            insert_or_ignore(self._conn, contact_tags, ("contact_id", "tag_id"))
+            .from_select(
+                ["account_id", "contact_id", "tag_id"],
+                select(contacts.c.account_id, contacts.c.id, tags.c.id)
+                .join_from(contacts, tags, tags.c.account_id == contacts.c.account_id)
+                .where(self.owned(contacts), contacts.c.id == contact_id, tags.c.id == tag_id),
+            )
+            # RETURNING, not rowcount: drivers need not report a row count for INSERT ... SELECT.
+            .returning(contact_tags.c.tag_id)
+        ).first()
+        return linked is not None
+
+    def detach(self, contact_id: int, tag_id: int) -> bool:
+        unlinked = self._conn.execute(
+            delete(contact_tags).where(
+                self.owned(contact_tags), contact_tags.c.contact_id == contact_id, contact_tags.c.tag_id == tag_id
+            )
+        )
+        return unlinked.rowcount == 1
+
+    def _one(self, *where: ColumnElement[bool]) -> Tag | None:
+        row = self._conn.execute(select(*_COLUMNS, _CONTACTS_COUNT).where(self.owned(tags), *where)).one_or_none()
+        return None if row is None else tag_from_row(row, row.contacts_count)

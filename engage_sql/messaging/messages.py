@@ -1,0 +1,444 @@
+"""Messages of one account, and the conversation summaries that `GET /conversations` pages through.
+
+A page of conversations never reads the messages: every write here (`add`, `update`, `mark_read`)
+also changes, in the same transaction, the contact's rows in `conversations` (one for scope `*`,
+every channel, and one for the message's channel), and `conversation_totals` counts the rows of
+each scope. A page is then a backwards scan of the index on `(account_id, scope, last_message_at,
+last_message_id)` joined to the contact and the last message by primary key, plus the total read
+from one row: its cost depends on the page, not on how many messages or contacts there are.
+
+Concurrency (PostgreSQL; SQLite's writers run one at a time):
+
+- unread counts only move by deltas computed in the database (`unread_count = unread_count + :d`),
+  and each delta comes from rows this transaction has locked: `mark_read` from the messages its
+  UPDATE changed (a concurrent UPDATE of the same rows waits, then skips those already `read`),
+  `update` from the message as read `FOR UPDATE`. Concurrent writes for one contact therefore add
+  up, whatever their interleaving;
+- the last message only ever moves to a newer one (a conditional SET), so the order in which two
+  inserts reach the row does not matter;
+- a contact's first message in a scope inserts its row with `ON CONFLICT DO NOTHING`; the loser of
+  a race for it finds the winner's committed row and updates it instead. Only an inserted row
+  raises the scope's total;
+- reads of a message in a write unit of work lock it (`FOR UPDATE`), so two receipts for one
+  message apply one after the other and the second sees the first: receipts never move backwards.
+
+Deleting a contact deletes its messages and summary rows (ON DELETE CASCADE); the contact
+repository calls `forget_conversations` first, which lowers the totals.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    Connection,
+    Select,
+    bindparam,
+    case,
+    func,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.sql.dml import Insert
+from sqlalchemy.sql.elements import BindParameter
+
+from engage_core.kernel.pagination import Page, PageRequest, paginate
+from engage_core.messaging.conversations import ConversationFilter, ConversationSummary
+from engage_core.messaging.messages import Message, MessageDraft
+from engage_sql.contacts.tables import contacts
+from engage_sql.messaging.tables import conversation_totals, conversations, messages
+from engage_sql.repository import WorkspaceRepository
+from engage_sql.types import AnyRow, Id, UTCDateTime
+
+ALL_CHANNELS = "*"
+"""The scope of a contact's summary over every channel (channel names are the other scopes)."""
+DEEP_PAGE_OFFSET = 100
+"""From this OFFSET on, a page's rows are chosen from the index first (see `_page`)."""
+
+_COLUMNS = (
+    messages.c.id,
+    messages.c.contact_id,
+    messages.c.direction,
+    messages.c.channel,
+    messages.c.content,
+    messages.c.status,
+    messages.c.sent_at,
+    messages.c.created_at,
+    messages.c.updated_at,
+    messages.c.error,
+    messages.c.provider_message_id,
+)
+"""The columns of a message, in the order of `Message`'s fields."""
+
+_ACCOUNT = bindparam("account", type_=Id)
+_CONTACT = bindparam("contact", type_=Id)
+_SCOPES: BindParameter[Any] = bindparam("scopes", expanding=True)
+_NEWEST_FIRST = (messages.c.created_at.desc(), messages.c.id.desc())
+
+
+def message_from_row(row: AnyRow) -> Message:
+    return Message(*row)
+
+
+def _unread(direction: str, status: str) -> int:
+    return 1 if direction == "inbound" and status != "read" else 0
+
+
+# -- messages ----------------------------------------------------------------------------------
+
+
+def _insert_message(insert: Any) -> Insert:
+    # ON CONFLICT instead of catching the error: the transaction stays usable on PostgreSQL.
+    statement: Insert = insert(messages).on_conflict_do_nothing(
+        index_elements=["account_id", "channel", "provider_message_id"]
+    )
+    return statement.returning(messages.c.id)
+
+
+_INSERT = {"sqlite": _insert_message(sqlite.insert), "postgresql": _insert_message(postgresql.insert)}
+_BY_ID = select(*_COLUMNS).where(messages.c.account_id == _ACCOUNT, messages.c.id == bindparam("id"))
+_BY_PROVIDER_ID = select(*_COLUMNS).where(
+    messages.c.account_id == _ACCOUNT,
+    messages.c.channel == bindparam("channel"),
+    messages.c.provider_message_id == bindparam("provider_message_id"),
+)
+_STORED = select(messages.c.contact_id, messages.c.direction, messages.c.channel, messages.c.status).where(
+    messages.c.account_id == _ACCOUNT, messages.c.id == bindparam("id")
+)
+_UPDATE = (
+    update(messages)
+    .where(messages.c.account_id == _ACCOUNT, messages.c.id == bindparam("message"))
+    .values(
+        # Named apart from the columns: SQLAlchemy reserves those names for its own parameters.
+        status=bindparam("to_status"),
+        sent_at=bindparam("to_sent_at", type_=UTCDateTime()),
+        error=bindparam("to_error"),
+        provider_message_id=bindparam("to_provider_message_id"),
+        updated_at=bindparam("to_updated_at", type_=UTCDateTime()),
+    )
+)
+_MARK_READ = (
+    update(messages)
+    .where(
+        messages.c.account_id == _ACCOUNT,
+        messages.c.contact_id == _CONTACT,
+        messages.c.direction == "inbound",
+        messages.c.status != "read",
+    )
+    .values(status="read", updated_at=bindparam("now", type_=UTCDateTime()))
+    .returning(messages.c.channel)
+)
+
+# -- conversation summaries --------------------------------------------------------------------
+
+_NEW_ID = bindparam("message_id", type_=Id)
+_NEW_AT = bindparam("message_at", type_=UTCDateTime())
+_IS_NEWER = or_(
+    conversations.c.last_message_at < _NEW_AT,
+    (conversations.c.last_message_at == _NEW_AT) & (conversations.c.last_message_id < _NEW_ID),
+)
+"""The message being added is newer than the row's last message (created_at, then id)."""
+_OF_CONTACT = (conversations.c.account_id == _ACCOUNT, conversations.c.contact_id == _CONTACT)
+
+_SUMMARISE = (
+    update(conversations)
+    .where(*_OF_CONTACT, conversations.c.scope.in_(_SCOPES))
+    .values(
+        # Both SET expressions read the row as it was before this UPDATE.
+        last_message_id=case((_IS_NEWER, _NEW_ID), else_=conversations.c.last_message_id),
+        last_message_at=case((_IS_NEWER, _NEW_AT), else_=conversations.c.last_message_at),
+        unread_count=conversations.c.unread_count + bindparam("unread"),
+    )
+    .returning(conversations.c.scope)
+)
+"""Count a new message in the contact's existing rows of `scopes`; the scopes it found."""
+
+_MOVE_UNREAD = (
+    update(conversations)
+    .where(*_OF_CONTACT, conversations.c.scope == bindparam("in_scope"))
+    .values(unread_count=conversations.c.unread_count + bindparam("delta"))
+)
+
+
+def _insert_summaries(insert: Any) -> Insert:
+    statement: Insert = insert(conversations).on_conflict_do_nothing(
+        index_elements=["account_id", "contact_id", "scope"]
+    )
+    return statement.returning(conversations.c.scope)
+
+
+def _raise_totals(insert: Any) -> Insert:
+    statement = insert(conversation_totals)
+    raised: Insert = statement.on_conflict_do_update(
+        index_elements=["account_id", "scope"],
+        set_={"conversations": conversation_totals.c.conversations + statement.excluded.conversations},
+    )
+    return raised
+
+
+_INSERT_SUMMARY = {"sqlite": _insert_summaries(sqlite.insert), "postgresql": _insert_summaries(postgresql.insert)}
+_RAISE_TOTAL = {"sqlite": _raise_totals(sqlite.insert), "postgresql": _raise_totals(postgresql.insert)}
+
+_LOWER_TOTALS = (
+    update(conversation_totals)
+    .where(
+        conversation_totals.c.account_id == _ACCOUNT,
+        conversation_totals.c.scope.in_(select(conversations.c.scope).where(*_OF_CONTACT)),
+    )
+    .values(conversations=conversation_totals.c.conversations - 1)
+)
+_LOCK_CONTACT = (
+    select(contacts.c.id).where(contacts.c.account_id == _ACCOUNT, contacts.c.id == _CONTACT).with_for_update()
+)
+
+# -- the listing -------------------------------------------------------------------------------
+
+_SCOPE: BindParameter[str] = bindparam("scope")
+_TOTAL = select(conversation_totals.c.conversations).where(
+    conversation_totals.c.account_id == _ACCOUNT, conversation_totals.c.scope == _SCOPE
+)
+_NEWEST_CONVERSATIONS = (conversations.c.last_message_at.desc(), conversations.c.last_message_id.desc())
+
+
+def _page(*, deep: bool = False, one_contact: bool = False) -> Select[Any]:
+    """A page of summaries of one scope, newest first: each row is (contact id, contact name,
+    channel, last message, last message at, unread count, the scope's total).
+
+    `deep`: the page's rows are chosen first from the index on (account_id, scope,
+    last_message_at, last_message_id, contact_id), which covers them, and only those are joined
+    to their contact and message; a deep page then skips its OFFSET rows in the index alone.
+    `one_contact`: the summary of one contact (the `contact_id` filter): a primary-key read with
+    no order, limit or total (there is at most one row)."""
+    where = [conversations.c.account_id == _ACCOUNT, conversations.c.scope == _SCOPE]
+    if one_contact:
+        where.append(conversations.c.contact_id == _CONTACT)
+    source: Any = conversations
+    if deep:
+        chosen = (
+            select(conversations.c.contact_id)
+            .where(*where)
+            .order_by(*_NEWEST_CONVERSATIONS)
+            .limit(bindparam("limit"))
+            .offset(bindparam("offset"))
+            .subquery("chosen")
+        )
+        source = chosen.join(
+            conversations,
+            (conversations.c.account_id == _ACCOUNT)
+            & (conversations.c.contact_id == chosen.c.contact_id)
+            & (conversations.c.scope == _SCOPE),
+        )
+    columns = [
+        conversations.c.contact_id,
+        contacts.c.name,
+        messages.c.channel,
+        messages.c.content,
+        conversations.c.last_message_at,
+        conversations.c.unread_count,
+    ]
+    if not one_contact:
+        columns.append(_TOTAL.scalar_subquery().label("total"))
+    query = select(*columns).select_from(
+        source.join(contacts, contacts.c.id == conversations.c.contact_id).join(
+            messages,
+            (messages.c.id == conversations.c.last_message_id) & (messages.c.account_id == conversations.c.account_id),
+        )
+    )
+    if one_contact:
+        return query.where(*where)
+    query = query.order_by(*_NEWEST_CONVERSATIONS)
+    return query if deep else query.where(*where).limit(bindparam("limit")).offset(bindparam("offset"))
+
+
+_PAGE = _page()
+_DEEP_PAGE = _page(deep=True)
+_ONE_CONTACT = _page(one_contact=True)
+
+
+def _summary_from_row(row: AnyRow) -> ConversationSummary:
+    contact_id, name, channel, content, last_message_at, unread_count = row[:6]
+    return ConversationSummary(contact_id, name, channel, content, last_message_at, unread_count)
+
+
+def forget_conversations(connection: Connection, account_id: int, contact_id: int) -> None:
+    """Lower the conversation totals by the contact's summary rows, before the contact (and so its
+    rows, by cascade) is deleted in the same transaction.
+
+    On PostgreSQL the contact is locked first: a message being added for it (whose foreign-key
+    check holds a share lock on the contact) commits before the rows are counted, and one not yet
+    added waits for the delete and then fails its foreign key. Either way no row escapes the count."""
+    params = {"account": account_id, "contact": contact_id}
+    if connection.dialect.name == "postgresql":
+        connection.execute(_LOCK_CONTACT, params)
+    connection.execute(_LOWER_TOTALS, params)
+
+
+class SqlMessageRepository(WorkspaceRepository):
+    def __init__(self, connection: Connection, account_id: int, *, lock_reads: bool) -> None:
+        """`lock_reads`: the unit of work writes, so reads lock the message they find (PostgreSQL)."""
+        super().__init__(connection, account_id)
+        self._postgres = connection.dialect.name == "postgresql"
+        self._lock_reads = lock_reads and self._postgres
+
+    def add(self, draft: MessageDraft, now: datetime) -> Message:
+        """Raises ValueError when the account has a message of the channel with the same provider
+        message id (like the fake; the services look it up first)."""
+        message_id = self._conn.execute(
+            _INSERT[self._conn.dialect.name],
+            {
+                "account_id": self._account_id,
+                "contact_id": draft.contact_id,
+                "direction": draft.direction,
+                "channel": draft.channel,
+                "content": draft.content,
+                "status": draft.status,
+                "error": draft.error,
+                "provider_message_id": draft.provider_message_id,
+                "sent_at": draft.sent_at,
+                "created_at": now,
+                "updated_at": now,
+            },
+        ).scalar()
+        if message_id is None:
+            raise ValueError("a message with this provider message id is already stored")
+        message = Message(
+            id=message_id,
+            contact_id=draft.contact_id,
+            direction=draft.direction,
+            channel=draft.channel,
+            content=draft.content,
+            status=draft.status,
+            sent_at=draft.sent_at,
+            created_at=now,
+            updated_at=now,
+            error=draft.error,
+            provider_message_id=draft.provider_message_id,
+        )
+        self._summarise(message)
+        return message
+
+    def get(self, message_id: int) -> Message | None:
+        return self._first(_BY_ID, {"id": message_id})
+
+    def by_provider_id(self, channel: str, provider_message_id: str) -> Message | None:
+        return self._first(_BY_PROVIDER_ID, {"channel": channel, "provider_message_id": provider_message_id})
+
+    def update(self, message: Message) -> None:
+        params = {"account": self._account_id, "id": message.id}
+        # The stored row, locked: what the unread count moves from (the caller's copy may be stale).
+        stored = self._conn.execute(_STORED.with_for_update() if self._postgres else _STORED, params).first()
+        if stored is None:
+            return
+        contact_id, direction, channel, status = stored
+        self._conn.execute(
+            _UPDATE,
+            {
+                "account": self._account_id,
+                "message": message.id,
+                "to_status": message.status,
+                "to_sent_at": message.sent_at,
+                "to_error": message.error,
+                "to_provider_message_id": message.provider_message_id,
+                "to_updated_at": message.updated_at,
+            },
+        )
+        delta = _unread(direction, message.status) - _unread(direction, status)
+        if delta:
+            self._move_unread(contact_id, {channel: delta})
+
+    def for_contact(self, contact_id: int, direction: str | None, page: PageRequest) -> Page[Message]:
+        where = [messages.c.account_id == self._account_id, messages.c.contact_id == contact_id]
+        if direction is not None:
+            where.append(messages.c.direction == direction)
+        total = self._conn.execute(select(func.count()).select_from(messages).where(*where)).scalar_one()
+        if total <= page.offset:
+            return Page(items=[], request=page, total=total)
+        rows = self._conn.execute(
+            select(*_COLUMNS).where(*where).order_by(*_NEWEST_FIRST).limit(page.per_page).offset(page.offset)
+        )
+        return Page(items=[message_from_row(row) for row in rows], request=page, total=total)
+
+    def conversations(self, filters: ConversationFilter, page: PageRequest) -> Page[ConversationSummary]:
+        """One statement: the page's rows, each carrying the scope's total (read apart only when
+        the page is past the end)."""
+        params = {
+            "account": self._account_id,
+            "scope": filters.channel or ALL_CHANNELS,
+            "limit": page.per_page,
+            "offset": page.offset,
+        }
+        if filters.contact_id is not None:
+            rows = self._conn.execute(_ONE_CONTACT, {**params, "contact": filters.contact_id}).all()
+            return paginate([_summary_from_row(row) for row in rows], page)
+        rows = self._conn.execute(_DEEP_PAGE if page.offset >= DEEP_PAGE_OFFSET else _PAGE, params).all()
+        total = rows[0][6] if rows else self._conn.execute(_TOTAL, params).scalar()
+        return Page(items=[_summary_from_row(row) for row in rows], request=page, total=int(total or 0))
+
+    def mark_read(self, contact_id: int, now: datetime) -> int:
+        channels = self._conn.execute(
+            _MARK_READ, {"account": self._account_id, "contact": contact_id, "now": now}
+        ).scalars()
+        read = Counter(channels)
+        if read:
+            self._move_unread(contact_id, {channel: -count for channel, count in read.items()})
+        return read.total()
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def _first(self, query: Select[Any], params: dict[str, Any]) -> Message | None:
+        statement = query.with_for_update() if self._lock_reads else query
+        row = self._conn.execute(statement, {"account": self._account_id, **params}).first()
+        return None if row is None else message_from_row(row)
+
+    def _summarise(self, message: Message) -> None:
+        """Count a new message in the contact's summary rows (`*` and its channel), creating those
+        it has none of yet."""
+        scopes = [ALL_CHANNELS, message.channel]
+        params = {
+            "account": self._account_id,
+            "contact": message.contact_id,
+            "message_id": message.id,
+            "message_at": message.created_at,
+            "unread": _unread(message.direction, message.status),
+        }
+        found = set(self._conn.execute(_SUMMARISE, {**params, "scopes": scopes}).scalars())
+        missing = [scope for scope in scopes if scope not in found]
+        if not missing:
+            return
+        dialect = self._conn.dialect.name
+        rows = [
+            {
+                "account_id": self._account_id,
+                "contact_id": message.contact_id,
+                "scope": scope,
+                "last_message_id": message.id,
+                "last_message_at": message.created_at,
+                "unread_count": params["unread"],
+            }
+            for scope in missing
+        ]
+        created = set(self._conn.execute(_INSERT_SUMMARY[dialect].values(rows)).scalars())
+        if created:
+            totals = [{"account_id": self._account_id, "scope": s, "conversations": 1} for s in missing if s in created]
+            self._conn.execute(_RAISE_TOTAL[dialect], totals)
+        raced = [scope for scope in missing if scope not in created]
+        if raced:  # another transaction created these rows meanwhile (PostgreSQL): count in theirs
+            self._conn.execute(_SUMMARISE, {**params, "scopes": raced})
+
+    def _move_unread(self, contact_id: int, by_channel: Mapping[str, int]) -> None:
+        """Move the contact's unread counts: each channel's row by its delta, `*` by their sum.
+        Rows are changed in one order (`*`, then channels by name) so that writers never deadlock."""
+        deltas = [(ALL_CHANNELS, sum(by_channel.values())), *sorted(by_channel.items())]
+        self._conn.execute(
+            _MOVE_UNREAD,
+            [
+                {"account": self._account_id, "contact": contact_id, "in_scope": scope, "delta": delta}
+                for scope, delta in deltas
+                if delta
+            ],
+        )
