@@ -33,14 +33,13 @@ import click
 
 from engage_cli.commands.accounts import accounts
 from engage_cli.commands.bookings import bookings
+from engage_cli.commands.commerce import orders
 from engage_cli.commands.db import db
-from engage_cli.commands.departments import departments
-from engage_cli.commands.orders import orders
+from engage_cli.commands.messaging import sandbox
 from engage_cli.commands.partners import partners
 from engage_cli.commands.plans import plans
-from engage_cli.commands.sandbox import sandbox
 from engage_cli.commands.serve import serve
-from engage_cli.commands.tickets import tickets
+from engage_cli.commands.support import departments, tickets
 from engage_cli.commands.worker import worker
 from engage_cli.context import CliState
 from engage_cli.errors import EngageGroup

@@ -13,13 +13,13 @@ from starlette.types import Lifespan
 from engage_core.messaging.sandbox_controls import SandboxControls
 from engage_core.services import Services
 from engage_http import dashboard
-from engage_http.channel_callbacks import CallbackReader, callback_route
+from engage_http.areas import OPERATIONS, PARTNER_OPERATIONS
 from engage_http.dashboard import SessionCookies
 from engage_http.errors import EXCEPTION_HANDLERS
+from engage_http.messaging import sandbox_routes
+from engage_http.messaging.callbacks import CallbackReader, callback_route
 from engage_http.openapi import build_document, document_endpoint
 from engage_http.rate_limit import RequestRateLimiter
-from engage_http.routes import OPERATIONS, PARTNER_OPERATIONS
-from engage_http.routes import sandbox as sandbox_routes
 from engage_http.routing import API_PREFIX, WriteLane, build_routes
 
 

@@ -16,7 +16,7 @@ import orjson
 from starlette.responses import Response
 
 from engage_http.converter import converter
-from engage_http.schemas.envelopes import Error, ForbiddenError, PageMeta, ValidationError
+from engage_http.envelope_schemas import Error, ForbiddenError, PageMeta, ValidationError
 
 JSON = "application/json"
 

@@ -18,12 +18,12 @@ from starlette.responses import Response
 from engage_core.messaging.channels import CHANNEL_TYPES
 from engage_http import multipart, pagination
 from engage_http.envelope import JSON, dumps
+from engage_http.envelope_schemas import Error, ForbiddenError, PageMeta, ValidationError
 from engage_http.errors import WWW_AUTHENTICATE
+from engage_http.fields import MAX_ID
 from engage_http.jsonschema import SchemaRegistry
 from engage_http.operations import PATH_PARAM, AuthScheme, Operation, Shape
 from engage_http.query import QueryParser
-from engage_http.schemas.common import MAX_ID
-from engage_http.schemas.envelopes import Error, ForbiddenError, PageMeta, ValidationError
 
 OPENAPI_VERSION = "3.1.0"
 

@@ -126,12 +126,13 @@ class Operation:
     """The handler has no effect but its units of work (no message sent, no mail, no outbound
     request, no work after its last commit) and is short: where the storage has a write lane
     (SQLite), it runs there, its commit made durable together with other requests' and answered
-    after that (`engage_sql.write_lane`). Set per area in `engage_http.routes.WRITE_LANE_AREAS`."""
+    after that (`engage_sql.write_lane`; an outbound port called there raises). Declared in the
+    area's route module (`declare`)."""
     auth: AuthScheme = AuthScheme.WORKSPACE
     """The key a secured operation takes (`secured=False`: none)."""
     feature: str | None = None
     """The plan feature the operation needs (`engage_core.plans.FEATURES`); without it the
-    workspace gets 403 `feature_not_in_plan`. Set per area in `engage_http.routes.FEATURE_AREAS`."""
+    workspace gets 403 `feature_not_in_plan`. Declared in the area's route module (`declare`)."""
 
     @property
     def operation_id(self) -> str:
@@ -158,3 +159,20 @@ class Operation:
         if self.body is not None:
             found.add(413)
         return tuple(sorted(found))
+
+
+READ_METHODS = frozenset({"GET", "HEAD"})
+
+
+def declare(*operations: Operation, feature: str | None = None, write_lane: bool = False) -> tuple[Operation, ...]:
+    """The operations of one route module, with what they share: the plan `feature` every one of
+    them needs (an operation's own wins), and whether its writes (not its reads) have no effect but
+    their units of work (`Operation.write_lane`; an operation may also set it alone)."""
+    return tuple(
+        attrs.evolve(
+            op,
+            feature=op.feature if op.feature is not None else feature,
+            write_lane=op.write_lane or (write_lane and op.method not in READ_METHODS),
+        )
+        for op in operations
+    )

@@ -51,12 +51,12 @@ from engage_core.plans.entitlements import Entitlements
 from engage_core.services import Services
 from engage_http import auth, envelope, multipart, pagination, partner_auth
 from engage_http.converter import load_json, structure, unstructure_hook
+from engage_http.envelope_schemas import PageMeta
 from engage_http.errors import log_unexpected, server_error_response
+from engage_http.fields import ID_DIGITS
 from engage_http.operations import AuthScheme, Call, Operation, Reply, Shape, WithPage
 from engage_http.query import QueryParser
 from engage_http.rate_limit import RequestRateLimiter, limited, partner_bucket, workspace_bucket
-from engage_http.schemas.common import ID_DIGITS
-from engage_http.schemas.envelopes import PageMeta
 
 API_PREFIX = "/api/v1"
 

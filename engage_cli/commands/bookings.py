@@ -24,13 +24,13 @@ from typing import IO, Any
 
 import click
 
-from engage_cli.commands.workspaces import require_account
 from engage_cli.context import CliState, pass_state
+from engage_cli.workspaces import require_account
 from engage_core.bookings.catalogue import BookingTypeInput, BookingTypePatch, ResourceInput, ResourcePatch
 from engage_core.kernel.unset import UNSET
 from engage_core.services import Services
-from engage_http.converter import converter, structure
-from engage_http.schemas.booking_setup import (
+from engage_http.bookings.schemas import Booking
+from engage_http.bookings.setup_schemas import (
     BookingType,
     Resource,
     ResourceHours,
@@ -38,7 +38,7 @@ from engage_http.schemas.booking_setup import (
     WorkingHours,
     WorkingHoursUpdate,
 )
-from engage_http.schemas.bookings import Booking
+from engage_http.converter import converter, structure
 
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON (the API's `data`) instead of text.")
 _ACCOUNT = click.argument("account_id", metavar="ACCOUNT_ID", type=int)

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from engage_core.kernel.clock import format_timestamp
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.unset import UNSET
+from engage_http.contacts.list_schemas import ListUpdate
+from engage_http.contacts.schemas import ContactCreate, ContactUpdate, TagAssign
+from engage_http.contacts.segment_schemas import SegmentCreate
 from engage_http.converter import load_json, render_timestamp, structure
-from engage_http.schemas.contacts import ContactCreate, ContactUpdate, TagAssign
-from engage_http.schemas.lists import ListUpdate
-from engage_http.schemas.segments import SegmentCreate
 
 
 def errors_of(data: Any, cls: type) -> dict[str, list[str]]:

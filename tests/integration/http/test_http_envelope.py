@@ -9,7 +9,7 @@ from http_support import Api, Tenant
 
 from engage_core.contacts.model import Contact
 from engage_http.envelope import dumps, success_body
-from engage_http.schemas.envelopes import PageMeta
+from engage_http.envelope_schemas import PageMeta
 
 
 def test_a_read_has_success_and_data_only(api: Api, tenant: Tenant, make_contact: Callable[..., Contact]) -> None:

@@ -13,8 +13,8 @@ from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock
 from engage_http import create_app
-from engage_http.routes.contacts import INLINE_OFFSET, is_short_read
-from engage_http.schemas.contacts import ContactFilters
+from engage_http.contacts.routes import INLINE_OFFSET, is_short_read
+from engage_http.contacts.schemas import ContactFilters
 
 
 def _api(*, inline_reads: bool) -> tuple[Api, ThreadRecordingUnitOfWork]:

@@ -14,8 +14,8 @@ from http_support import Api, Tenant
 from engage_core.commerce.products import Product
 from engage_core.knowledge.service import CatalogResult
 from engage_core.testing import InMemoryUnitOfWorkFactory
+from engage_http.areas import OPERATIONS
 from engage_http.openapi import build_document
-from engage_http.routes import OPERATIONS
 from engage_http.routing import API_PREFIX
 
 CATALOG = "/knowledge-base/product-catalog"

@@ -9,11 +9,11 @@ import pytest
 from http_support import Api
 from openapi_spec_validator import validate
 
+from engage_http.areas import OPERATIONS, PARTNER_OPERATIONS
+from engage_http.contacts.schemas import ContactCreate, ContactUpdate
+from engage_http.contacts.segment_schemas import Condition
 from engage_http.openapi import build_document
-from engage_http.routes import OPERATIONS, PARTNER_OPERATIONS
 from engage_http.routing import API_PREFIX
-from engage_http.schemas.contacts import ContactCreate, ContactUpdate
-from engage_http.schemas.segments import Condition
 
 SERVED = (*OPERATIONS, *PARTNER_OPERATIONS)
 """Every operation `create_app` serves (the workspace and partner tables)."""

@@ -23,8 +23,8 @@ from engage_core.testing import (
     InMemoryUnitOfWorkFactory,
     StorePush,
 )
+from engage_http.areas import OPERATIONS
 from engage_http.openapi import build_document
-from engage_http.routes import OPERATIONS
 from engage_http.routing import API_PREFIX
 
 DOCUMENT = build_document(OPERATIONS, prefix=API_PREFIX)

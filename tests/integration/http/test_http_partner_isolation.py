@@ -18,8 +18,8 @@ from http_support import PartnerCaller
 from engage_core.partners.partner_service import PartnerWebhookInput
 from engage_core.services import Services
 from engage_core.testing import InMemoryUnitOfWorkFactory
+from engage_http.areas import PARTNER_OPERATIONS
 from engage_http.operations import Operation
-from engage_http.routes import PARTNER_OPERATIONS
 
 
 @attrs.frozen

@@ -11,8 +11,8 @@ from http_support import Api, PartnerCaller, Tenant
 from engage_core.plans.model import FEATURES
 from engage_core.plans.plan_service import PlanPatch
 from engage_core.services import Services
+from engage_http.areas import OPERATIONS
 from engage_http.openapi import build_document
-from engage_http.routes import FEATURE_AREAS, OPERATIONS
 from engage_http.routing import API_PREFIX
 
 ClientApi = Callable[..., Api]
@@ -35,7 +35,11 @@ def client_api(
     return make
 
 
-@pytest.mark.parametrize(("feature", "area"), sorted({(f, tag) for tag, f in FEATURE_AREAS.items()}))
+GATED_AREAS = {"Webhooks": "webhooks", "Bookings": "booking", "Booking setup": "booking"}
+"""The areas (operation tags) a plan feature gates as a whole."""
+
+
+@pytest.mark.parametrize(("feature", "area"), sorted({(f, tag) for tag, f in GATED_AREAS.items()}))
 def test_every_operation_of_a_gated_area_declares_its_feature(feature: str, area: str) -> None:
     """Each operation tagged with a gated area needs that area's feature."""
     operations = [op for op in OPERATIONS if op.tag == area]
@@ -46,6 +50,11 @@ def test_every_operation_of_a_gated_area_declares_its_feature(feature: str, area
 def test_every_declared_feature_is_a_plan_feature() -> None:
     """No operation names a feature plans do not have."""
     assert {op.feature for op in OPERATIONS if op.feature is not None} <= set(FEATURES)
+
+
+def test_no_operation_outside_the_gated_areas_needs_a_feature() -> None:
+    """Only the gated areas' operations declare a feature."""
+    assert {op.tag for op in OPERATIONS if op.feature is not None} == set(GATED_AREAS)
 
 
 def test_the_document_shows_the_feature_of_each_gated_operation() -> None:

@@ -12,8 +12,8 @@ from http_support import Api, Tenant
 from engage_core.contacts.model import Contact
 from engage_core.kernel.errors import ValidationFailed
 from engage_http.constraints import Integer, Text
+from engage_http.contacts.schemas import ContactFilters
 from engage_http.query import QueryParser
-from engage_http.schemas.contacts import ContactFilters
 
 PARSER = QueryParser(ContactFilters)
 

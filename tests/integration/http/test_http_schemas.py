@@ -11,10 +11,10 @@ from engage_core.contacts import model as domain
 from engage_core.contacts.model import CONTACT_STATUSES, CONTACT_TYPES
 from engage_core.contacts.segments import MATCH_MODES
 from engage_http.constraints import NOT_BLANK, WHITESPACE_CLASS
+from engage_http.contacts.schemas import Contact
+from engage_http.contacts.segment_schemas import Match
 from engage_http.converter import unstructure_hook
-from engage_http.schemas.common import ContactStatus, ContactType
-from engage_http.schemas.contacts import Contact
-from engage_http.schemas.segments import Match
+from engage_http.fields import ContactStatus, ContactType
 
 
 def test_contact_types_match_the_core() -> None:

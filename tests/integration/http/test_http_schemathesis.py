@@ -51,9 +51,9 @@ from engage_core.webhooks.delivery import DeliveryWorker
 from engage_core.webhooks.model import RETRY_DELAYS, Outcome
 from engage_core.webhooks.service import WebhookInput
 from engage_http import create_app
-from engage_http.routes import OPERATIONS, PARTNER_OPERATIONS
-from engage_http.schemas.common import E164_PATTERN
-from engage_http.schemas.knowledge_base import CSV_FORMAT
+from engage_http.areas import OPERATIONS, PARTNER_OPERATIONS
+from engage_http.fields import E164_PATTERN
+from engage_http.knowledge.schemas import CSV_FORMAT
 
 SEED_PHONES = ("+14155552671", "+442071838750", "+966501234567")
 

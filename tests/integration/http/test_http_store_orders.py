@@ -30,7 +30,7 @@ from engage_core.testing import (
 )
 from engage_http import create_app
 from engage_http.bootstrap import StoreMisconfigured, build_app, store_platform
-from engage_http.routes.store import ALREADY_IMPORTED
+from engage_http.commerce.store_routes import ALREADY_IMPORTED
 
 PATH = "/store/orders"
 

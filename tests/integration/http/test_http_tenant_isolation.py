@@ -28,8 +28,8 @@ from engage_core.team.model import TeamMember
 from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
 from engage_core.webhooks.model import Attempt
 from engage_core.webhooks.service import RevealedSecret
+from engage_http.areas import OPERATIONS
 from engage_http.operations import Operation
-from engage_http.routes import OPERATIONS
 
 
 @attrs.frozen

@@ -19,8 +19,8 @@ from engage_core.webhooks.fakes import WebhooksTables
 from engage_core.webhooks.model import Attempt
 from engage_core.webhooks.service import RevealedSecret, WebhookService
 from engage_http import create_app
+from engage_http.areas import OPERATIONS
 from engage_http.operations import Operation
-from engage_http.routes import OPERATIONS
 
 SUBSCRIPTION_FIELDS = {"id", "name", "url", "events", "is_active", "created_at", "updated_at"}
 DELIVERY_FIELDS = {

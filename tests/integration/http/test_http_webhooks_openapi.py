@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from engage_core.webhooks.model import DELIVERY_STATUSES, URL_MAX, check_target
 from engage_core.webhooks.service import WebhookService
+from engage_http.areas import OPERATIONS
 from engage_http.openapi import build_document
-from engage_http.routes import OPERATIONS
 from engage_http.routing import API_PREFIX
-from engage_http.schemas.webhooks import EVENT_NAME_PATTERN, HTTPS_URL_PATTERN, DeliveryStatus
+from engage_http.webhooks.schemas import EVENT_NAME_PATTERN, HTTPS_URL_PATTERN, DeliveryStatus
 
 DOCUMENT = build_document(OPERATIONS, prefix=API_PREFIX)
 SCHEMAS = DOCUMENT["components"]["schemas"]

@@ -1,0 +1,113 @@
+"""Request and response bodies of the store-platform inbound path (`POST /store/orders`, and the
+same objects in the files of `engage orders import`).
+
+A connected store pushes an order as it knows it: its own reference, the customer, and the lines at
+the store's prices (`engage_core.commerce.order_service.StoreOrderInput`). Prices are JSON numbers read as
+the decimals they spell, as everywhere in the API (`schemas/products.py`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import attrs
+
+from engage_core.commerce import orders as domain
+from engage_core.commerce.order_service import PlacedOrder, StoreOrderInput, StoreOrderItemInput
+from engage_core.kernel.money import DEFAULT_CURRENCY, PRICE_MAX
+from engage_http.commerce.product_schemas import Currency, price_bounds
+from engage_http.commerce.schemas import Address, Notes, Order, OrderStatus, Quantity
+from engage_http.constraints import Doc, Items, Text
+from engage_http.fields import Email, Id, Name, Phone
+
+Reference = Annotated[
+    str,
+    Text(max_length=domain.REFERENCE_MAX, blank=False),
+    Doc(description="The store's own id of the order; one order per reference in a workspace.", example="wc-1001"),
+]
+UnitPrice = Annotated[
+    float,
+    Doc(description=f"The store's price of one unit, from 0 to {PRICE_MAX}, rounded half up to cents.", example=19.99),
+]
+Sku = Annotated[str, Text(max_length=100)]
+
+
+@attrs.frozen
+class StoreOrderItem:
+    """A line as the store sold it, at the store's price. `product_id` links it to a product of the
+    local catalogue (it must exist); lines without one are kept by name and SKU."""
+
+    product_name: Name
+    quantity: Quantity
+    unit_price: UnitPrice
+    product_sku: Sku | None = None
+    product_id: Id | None = None
+
+    @classmethod
+    def __json_schema__(cls, schema: dict[str, Any]) -> dict[str, Any]:
+        schema["properties"]["unit_price"] = price_bounds(schema["properties"]["unit_price"])
+        return schema
+
+    def to_input(self) -> StoreOrderItemInput:
+        return StoreOrderItemInput(
+            product_name=self.product_name,
+            quantity=self.quantity,
+            unit_price=self.unit_price,
+            product_sku=self.product_sku,
+            product_id=self.product_id,
+        )
+
+
+@attrs.frozen
+class StoreOrderImport:
+    """An order from the connected store. Pushing a reference the workspace already has returns the
+    stored order unchanged (`is_duplicate` true, status 200)."""
+
+    external_reference: Reference
+    customer_name: Name
+    items: Annotated[tuple[StoreOrderItem, ...], Items(min_items=1, max_items=domain.ITEMS_MAX)]
+    currency: Currency | None = None
+    status: OrderStatus = attrs.field(
+        default="pending", metadata={"description": "The order's status at the store when it was pushed."}
+    )
+    contact_id: Id | None = None
+    customer_phone: Phone | None = None
+    customer_email: Email | None = None
+    shipping_address: Address | None = None
+    notes: Notes | None = None
+
+    def to_input(self) -> StoreOrderInput:
+        return StoreOrderInput(
+            external_reference=self.external_reference,
+            customer_name=self.customer_name,
+            items=[item.to_input() for item in self.items],
+            currency=self.currency or DEFAULT_CURRENCY,
+            status=self.status,
+            contact_id=self.contact_id,
+            customer_phone=self.customer_phone,
+            customer_email=self.customer_email,
+            shipping_address=self.shipping_address,
+            notes=self.notes,
+        )
+
+
+@attrs.frozen
+class ImportedOrder(Order):
+    """The answer to `POST /store/orders`: the stored order with its store reference, and whether
+    that reference had been imported before (`is_duplicate`: then nothing changed and the status is 200)."""
+
+    external_reference: str
+    is_duplicate: bool
+
+    @classmethod
+    def from_placed(cls, placed: PlacedOrder) -> ImportedOrder:
+        order = Order.from_domain(placed.order)
+        assert placed.order.external_reference is not None  # every store-sourced order has one
+        return cls(
+            **attrs.asdict(order, recurse=False),
+            external_reference=placed.order.external_reference,
+            is_duplicate=placed.is_duplicate,
+        )
+
+
+__all__ = ["ImportedOrder", "StoreOrderImport", "StoreOrderItem"]

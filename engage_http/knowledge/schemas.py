@@ -1,0 +1,170 @@
+"""Request and response bodies of the knowledge base (SPEC 2, Knowledge base entry and parts; SPEC 4,
+Knowledge base): for now, product catalogues and their products.
+
+A catalogue request carries `products` (a JSON array), a `csv_file`, or both, as JSON or as
+`multipart/form-data` (`engage_http.multipart`): in a form, `csv_file` is an uploaded file or a
+text part, and `products` a part holding the JSON array. In a JSON body `csv_file` is the CSV text.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+import attrs
+
+from engage_core.commerce.product_csv import COLUMNS
+from engage_core.commerce.products import MAX_PRODUCTS_PER_REQUEST
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.knowledge import model as domain
+from engage_core.knowledge.service import CatalogInput, CatalogResult, ProductsInput
+from engage_http.commerce.product_schemas import CatalogProduct, ProductCreate
+from engage_http.constraints import Doc, Items, Text
+from engage_http.multipart import MEDIA_TYPE
+
+CSV_MEDIA_TYPE = "text/csv"
+CSV_FORMAT = "product-catalog-csv"
+"""The `format` of `csv_file`: a CSV text the catalogue accepts (UTF-8, a header row naming the columns)."""
+
+KnowledgeBaseType = Literal["text", "document", "voice", "product_catalog", "website"]
+KnowledgeBaseStatus = Literal["active", "inactive"]
+
+_COLUMNS = ", ".join(f"`{name}`" for name in COLUMNS)
+CsvFile = Annotated[
+    str,
+    Text(format=CSV_FORMAT),
+    Doc(
+        description="A CSV file: UTF-8, comma-separated, a header row, then one product per row. Columns "
+        f"(any case, spaces read as underscores): {_COLUMNS}; any other column is kept in "
+        "`product_attributes`. One bad row rejects the whole request.",
+        example="product_name,sku,price,stock\nEspresso beans,ESP-1,19.99,40\n",
+    ),
+]
+ProductList = Annotated[
+    tuple[ProductCreate, ...],
+    Items(max_items=MAX_PRODUCTS_PER_REQUEST),
+]
+
+_PRODUCTS_DESCRIPTION = (
+    f"Products to add; with the CSV rows, at most {MAX_PRODUCTS_PER_REQUEST} in one request. In a form, a part "
+    "holding the JSON array (or one part per product)."
+)
+_CSV_DESCRIPTION = "The CSV text in a JSON body; in a form, an uploaded file or a text part."
+
+
+def _products_or_csv(schema: dict[str, Any]) -> dict[str, Any]:
+    """At least one of a non-empty `products` and a `csv_file`; `csv_file` documented as CSV."""
+    schema["properties"]["csv_file"] = {**schema["properties"]["csv_file"], "contentMediaType": CSV_MEDIA_TYPE}
+    schema["anyOf"] = [
+        {"required": ["products"], "properties": {"products": {"minItems": 1}}},
+        {"required": ["csv_file"], "properties": {"csv_file": {"type": "string"}}},
+    ]
+    return schema
+
+
+def _products(items: tuple[ProductCreate, ...]) -> list[Any]:
+    """The core's inputs, after the checks the converter cannot make (`ProductCreate.problems`)."""
+    errors: dict[str, list[str]] = {}
+    for index, item in enumerate(items):
+        errors.update(item.problems(f"products.{index}"))
+    if errors:
+        raise ValidationFailed(errors)
+    return [item.to_input() for item in items]
+
+
+@attrs.frozen
+class CatalogCreate:
+    """A new product catalogue: a title, and `products`, a `csv_file`, or both."""
+
+    title: Annotated[str, Text(max_length=domain.TITLE_MAX, blank=False)]
+    products: ProductList = attrs.field(default=(), metadata={"description": _PRODUCTS_DESCRIPTION})
+    csv_file: CsvFile | None = attrs.field(
+        default=None, metadata={"description": _CSV_DESCRIPTION, MEDIA_TYPE: CSV_MEDIA_TYPE}
+    )
+    description: Annotated[str, Text(max_length=domain.DESCRIPTION_MAX)] | None = None
+    business_description: Annotated[str, Text(max_length=domain.BUSINESS_DESCRIPTION_MAX)] | None = attrs.field(
+        default=None, metadata={"description": "Guidance on how the AI uses the catalogue."}
+    )
+    status: KnowledgeBaseStatus = "active"
+
+    @classmethod
+    def __json_schema__(cls, schema: dict[str, Any]) -> dict[str, Any]:
+        return _products_or_csv(schema)
+
+    def to_input(self) -> CatalogInput:
+        return CatalogInput(
+            title=self.title,
+            products=_products(self.products),
+            csv_file=self.csv_file,
+            description=self.description,
+            business_description=self.business_description,
+            status=self.status,
+        )
+
+
+@attrs.frozen
+class ProductsAdd:
+    """Products to append to a catalogue: `products`, a `csv_file`, or both."""
+
+    products: ProductList = attrs.field(default=(), metadata={"description": _PRODUCTS_DESCRIPTION})
+    csv_file: CsvFile | None = attrs.field(
+        default=None, metadata={"description": _CSV_DESCRIPTION, MEDIA_TYPE: CSV_MEDIA_TYPE}
+    )
+
+    @classmethod
+    def __json_schema__(cls, schema: dict[str, Any]) -> dict[str, Any]:
+        return _products_or_csv(schema)
+
+    def to_input(self) -> ProductsInput:
+        return ProductsInput(products=_products(self.products), csv_file=self.csv_file)
+
+
+@attrs.frozen
+class KnowledgeBase:
+    """A knowledge-base entry (SPEC 2)."""
+
+    id: int
+    title: str
+    type: KnowledgeBaseType
+    description: str | None
+    business_description: str | None
+    status: KnowledgeBaseStatus
+    embedding_updated_at: datetime | None = attrs.field(
+        metadata={"description": "When the entry was last prepared for AI search."}
+    )
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def from_domain(cls, entry: domain.KnowledgeBaseEntry) -> KnowledgeBase:
+        return cls(
+            id=entry.id,
+            title=entry.title,
+            type=entry.type,  # type: ignore[arg-type]
+            description=entry.description,
+            business_description=entry.business_description,
+            status=entry.status,  # type: ignore[arg-type]
+            embedding_updated_at=entry.embedding_updated_at,
+            created_at=entry.created_at,
+            updated_at=entry.updated_at,
+        )
+
+
+@attrs.frozen
+class CatalogProducts:
+    """A catalogue and the products this request added to it (JSON products first, then CSV rows)."""
+
+    knowledge_base: KnowledgeBase
+    products_created: int
+    products: tuple[CatalogProduct, ...]
+
+    @classmethod
+    def from_domain(cls, result: CatalogResult) -> CatalogProducts:
+        return cls(
+            knowledge_base=KnowledgeBase.from_domain(result.knowledge_base),
+            products_created=result.products_created,
+            products=tuple(CatalogProduct.from_domain(p) for p in result.products),
+        )
+
+
+__all__ = ["CSV_FORMAT", "CatalogCreate", "CatalogProducts", "KnowledgeBase", "ProductsAdd"]

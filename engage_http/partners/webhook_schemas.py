@@ -1,0 +1,58 @@
+"""Request bodies of the partner's own webhook subscriptions (SPEC 6, Partner events).
+
+Responses reuse the workspace webhook classes (`Webhook`, `WebhookWithSecret`): a partner
+subscription has the same fields, and its secret too is shown once, on creation.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+import attrs
+
+from engage_core.kernel.events import PARTNER_CATALOGUE
+from engage_core.kernel.unset import UNSET, Unset
+from engage_core.partners.partner_service import PartnerWebhookInput, PartnerWebhookPatch
+from engage_http.constraints import Doc, Text
+from engage_http.fields import Name
+from engage_http.webhooks.schemas import TargetUrl
+
+PARTNER_EVENT_PATTERN = "^(" + "|".join(re.escape(name) for name in PARTNER_CATALOGUE) + ")$"
+PartnerEventName = Annotated[
+    str,
+    Text(pattern=PARTNER_EVENT_PATTERN, message="The {field} must be a partner event name."),
+    Doc(description="A `partner.client.*` event name.", example="partner.client.created"),
+]
+
+
+@attrs.frozen
+class PartnerWebhookCreate:
+    """A subscription to the partner's events. Its signing secret is generated and shown once."""
+
+    name: Name
+    url: TargetUrl
+    events: tuple[PartnerEventName, ...] = attrs.field(
+        default=(), metadata={"description": "Partner event names it receives; empty means every one."}
+    )
+    is_active: bool = attrs.field(default=True, metadata={"description": "A disabled subscription queues nothing."})
+
+    @classmethod
+    def __json_schema__(cls, schema: dict[str, Any]) -> dict[str, Any]:
+        items = schema["properties"]["events"]["items"]
+        schema["properties"]["events"]["items"] = {**items, "enum": list(PARTNER_CATALOGUE)}
+        return schema
+
+    def to_input(self) -> PartnerWebhookInput:
+        return PartnerWebhookInput(name=self.name, url=self.url, events=self.events, is_active=self.is_active)
+
+
+@attrs.frozen
+class PartnerWebhookUpdate:
+    """Any subset of the fields; fields left out keep their value."""
+
+    name: Name | Unset = UNSET
+    is_active: bool | Unset = UNSET
+
+    def to_patch(self) -> PartnerWebhookPatch:
+        return PartnerWebhookPatch(name=self.name, is_active=self.is_active)

@@ -1,0 +1,9 @@
+"""Support tickets and departments over HTTP."""
+
+from __future__ import annotations
+
+from engage_http.operations import Operation
+from engage_http.support import routes
+
+OPERATIONS: tuple[Operation, ...] = routes.OPERATIONS
+"""In routing order."""

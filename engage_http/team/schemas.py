@@ -1,0 +1,107 @@
+"""Request and response bodies of team members (SPEC 2, Team member; SPEC 4, Team; SPEC 8).
+
+A password is accepted (at least 8 characters) and never returned: no response class has the field.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+import attrs
+
+from engage_core.kernel.unset import UNSET, Unset
+from engage_core.team import model as domain
+from engage_core.team.service import MemberInput, MemberPatch, NewMember
+from engage_http.constraints import Doc, Text
+from engage_http.fields import Email, Name
+
+Role = Literal["admin", "agent"]
+MemberStatus = Literal["active", "inactive"]
+
+Password = Annotated[
+    str,
+    Text(min_length=domain.PASSWORD_MIN, max_length=domain.PASSWORD_MAX),
+    Doc(
+        description="At least 8 characters, spaces included and never trimmed. Stored only as an argon2id hash; "
+        "never returned.",
+        example="correct horse battery staple",
+    ),
+]
+
+
+@attrs.frozen
+class TeamMemberCreate:
+    """A new team member. The address must be new to the workspace, whatever its case; an invitation
+    e-mail is sent to it."""
+
+    name: Name
+    email: Email
+    role: Role
+    password: Password = attrs.field(repr=False)
+    status: MemberStatus = "active"
+
+    def to_input(self) -> MemberInput:
+        return MemberInput(name=self.name, email=self.email, role=self.role, password=self.password, status=self.status)
+
+
+@attrs.frozen
+class TeamMemberUpdate:
+    """Any subset of the fields; fields left out keep their value. A `password` replaces the old one."""
+
+    name: Name | Unset = UNSET
+    email: Email | Unset = UNSET
+    role: Role | Unset = UNSET
+    status: MemberStatus | Unset = UNSET
+    password: Password | Unset = attrs.field(default=UNSET, repr=False)
+
+    def to_patch(self) -> MemberPatch:
+        return MemberPatch(name=self.name, email=self.email, role=self.role, status=self.status, password=self.password)
+
+
+@attrs.frozen
+class TeamFilters:
+    """Query filters of `GET /team`."""
+
+    role: Role | None = None
+
+
+@attrs.frozen
+class TeamMember:
+    """A team member (SPEC 2)."""
+
+    id: int
+    name: str
+    email: str = attrs.field(metadata={"description": "Used to sign in; unique in the workspace, regardless of case."})
+    role: Role
+    status: MemberStatus
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def from_domain(cls, member: domain.TeamMember) -> TeamMember:
+        return cls(
+            id=member.id,
+            name=member.name,
+            email=member.email,
+            role=member.role,  # type: ignore[arg-type]
+            status=member.status,  # type: ignore[arg-type]
+            created_at=member.created_at,
+            updated_at=member.updated_at,
+        )
+
+
+@attrs.frozen
+class NewTeamMember(TeamMember):
+    """The answer to `POST /team`: the member, and whether the invitation reached the mail server
+    (`invitation_sent`, an addition to the SPEC fields). A failed invitation leaves the member added."""
+
+    invitation_sent: bool
+
+    @classmethod
+    def from_new(cls, new: NewMember) -> NewTeamMember:
+        member = TeamMember.from_domain(new.member)
+        return cls(**attrs.asdict(member, recurse=False), invitation_sent=new.invitation_sent)
+
+
+__all__ = ["NewTeamMember", "TeamFilters", "TeamMember", "TeamMemberCreate", "TeamMemberUpdate"]
