@@ -194,10 +194,6 @@ class InMemoryUnitOfWorkFactory:
     def partners(self, *, readonly: bool = False) -> PartnerUnitOfWork:
         return InMemoryPartnerUnitOfWork(self.store)
 
-    def transaction_memo(self) -> None:
-        """Units of work here never share a transaction: nothing to memoise."""
-        return None
-
 
 __all__ = [
     "AREAS",

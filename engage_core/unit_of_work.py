@@ -8,8 +8,7 @@ the bases below; the adapters register their repositories under the same names
 
 from __future__ import annotations
 
-from collections.abc import Hashable, MutableMapping
-from typing import Any, Protocol
+from typing import Protocol
 
 from engage_core.accounts.ports import AccountsRepositories
 from engage_core.bookings.ports import BookingsRepositories
@@ -70,8 +69,3 @@ class UnitOfWorkFactory(Protocol):
     def admin(self, *, readonly: bool = False) -> AdminUnitOfWork: ...
 
     def partners(self, *, readonly: bool = False) -> PartnerUnitOfWork: ...
-
-    def transaction_memo(self) -> MutableMapping[Hashable, Any] | None:
-        """What the transaction this thread is in the middle of (a batch of units of work sharing
-        one transaction) has memoised, to reuse until it ends or writes any of it; None outside
-        such a transaction."""

@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from engage_core.kernel.pagination import Page, PageLimits, PageRequest
+from engage_core.plans.model import Plan
 from engage_core.services import Services
 
 B = TypeVar("B")
@@ -60,6 +61,9 @@ class Call(Generic[B, Q]):
     page: PageRequest | None
     partner_id: int = 0
     """The calling partner, for `AuthScheme.PARTNER` operations (0 otherwise)."""
+    plan: Plan | None = None
+    """The workspace's plan in force, read with its key (workspace operations): the services that
+    check a limit or a feature take it rather than reading it again."""
 
 
 @attrs.frozen

@@ -29,7 +29,6 @@ once it is durable. Two threads (the event loop and the lane) then share the GIL
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import functools
 from collections.abc import Callable, Iterable, Mapping
@@ -47,7 +46,7 @@ from engage_core.accounts.model import Admission
 from engage_core.kernel.errors import EngageError, ValidationFailed
 from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.messaging.channels import CHANNEL_TYPES
-from engage_core.plans.entitlements import Entitlements
+from engage_core.plans.model import Plan
 from engage_core.services import Services
 from engage_http import auth, envelope, multipart, pagination, partner_auth
 from engage_http.converter import load_json, structure, unstructure_hook
@@ -186,16 +185,16 @@ class BoundOperation:
     ) -> Response:
         """Admit the workspace, parse, call the handler and render."""
         call = self._call(request, headers, raw_body, admission, partner_id)
-        with self._admitted(admission):
-            return self._render(self.operation.handler(call))
+        return self._render(self.operation.handler(call))
 
     def _call(
         self, request: Request, headers: Headers, raw_body: bytes, admission: Admission | None, partner_id: int
     ) -> Call[Any, Any]:
         """Admit the workspace and parse the request."""
         account_id = 0
+        plan = None
         if admission is not None:
-            self._admit(admission)
+            plan = self._admit(admission)
             account_id = admission.account.id
         body = self._parse_body(headers, raw_body)
         query, page = self._parse_query(request)
@@ -207,22 +206,17 @@ class BoundOperation:
             query=query,
             page=page,
             partner_id=partner_id,
+            plan=plan,
         )
 
-    def _admit(self, admission: Admission) -> None:
-        """Refuse a suspended workspace, and a plan without API access or without the operation's
-        feature (each a 403 with its `code`)."""
+    def _admit(self, admission: Admission) -> Plan:
+        """The plan to run on; refuses a suspended workspace, and a plan without API access or
+        without the operation's feature (each a 403 with its `code`)."""
         plan = admission.plan_to_run_on()
         plan.require(API_ACCESS)
         if self.operation.feature is not None:
             plan.require(self.operation.feature)
-
-    @staticmethod
-    def _admitted(admission: Admission | None) -> contextlib.AbstractContextManager[None]:
-        """The services the handler calls take the plan admission read rather than reading it again."""
-        if admission is None or admission.plan is None:
-            return contextlib.nullcontext()
-        return Entitlements.admitted(admission.account.id, admission.plan)
+        return plan
 
     def _authenticate(self, headers: Headers) -> tuple[Admission | None, int]:
         """The workspace's admission (its account, suspension and plan, read together) or the

@@ -36,14 +36,14 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Hashable, Iterator
-from typing import Any, Final
+from collections.abc import Iterator
+from typing import Final
 
 import attrs
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import OperationalError
 
-from engage_sql.transaction_memo import forget, memo
+from engage_sql.transaction_memo import forget
 
 MAX_GROUP: Final = 64
 """Units of work in one transaction at most, which bounds how long a member waits for its COMMIT."""
@@ -161,14 +161,6 @@ class WriteGroups:
         group.participants += 1
         self._local.inside = True
         return Member(group)
-
-    def batch_memo(self) -> dict[Hashable, Any] | None:
-        """The memo (`transaction_memo`) of this thread's batch transaction, once it has begun;
-        None on any other thread, or before the batch's first unit of work."""
-        group = self._group
-        if group is None or not self.batching:
-            return None
-        return memo(group.connection)
 
     def read_in_batch(self) -> Member:
         """A read-only unit of work's part in this thread's batch: the batch's connection, so that

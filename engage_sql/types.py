@@ -9,7 +9,7 @@ from typing import Any, TypeAlias
 from sqlalchemy import BigInteger, DateTime, Dialect, Integer, Row
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
-from engage_core.kernel.clock import remember_last, utc_text
+from engage_core.kernel.clock import utc_text
 
 Id: TypeEngine[int] = BigInteger().with_variant(Integer(), "sqlite")
 """Primary and foreign keys: BIGINT on PostgreSQL; on SQLite only `INTEGER PRIMARY KEY` is the rowid."""
@@ -63,13 +63,9 @@ class UTCDateTime(TypeDecorator[datetime]):
 
 def _sqlite_bind(value: datetime | None) -> str | None:
     """An aware datetime as SQLite's fixed-width naive UTC text."""
-    return None if value is None else _sqlite_text(value)
-
-
-@remember_last
-def _sqlite_text(value: datetime) -> str:
-    offset = value.utcoffset()
-    if offset is None:
+    if value is None:
+        return None
+    if value.utcoffset() is None:
         raise ValueError(f"naive datetime {value!r}: engage stores only timezone-aware moments")
     return utc_text(value, " ")
 

@@ -12,7 +12,7 @@ and the lane answers for it after.
 from __future__ import annotations
 
 import threading
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from types import TracebackType
 from typing import Any, ClassVar, Generic, Self, TypeVar
@@ -279,10 +279,6 @@ class SqlUnitOfWorkFactory:
 
     def _reader(self, readonly: bool) -> Connection | None:
         return getattr(self._pinned, "connection", None) if readonly else None
-
-    def transaction_memo(self) -> dict[Hashable, Any] | None:
-        """The memo of this thread's write-lane batch transaction (`WriteGroups.batch_memo`)."""
-        return None if self._groups is None else self._groups.batch_memo()
 
     def workspace(self, account_id: int, *, readonly: bool = False) -> SqlWorkspaceUnitOfWork:
         return SqlWorkspaceUnitOfWork(

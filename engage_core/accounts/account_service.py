@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 
 import attrs
 
@@ -14,9 +13,6 @@ from engage_core.kernel.errors import Forbidden, NotFound, Unauthenticated, Vali
 from engage_core.kernel.validation import required_text
 from engage_core.plans.model import DEFAULT_PLAN
 from engage_core.unit_of_work import AdminUnitOfWork, UnitOfWorkFactory
-
-_ADMITTED = "admitted"
-"""The transaction memo's key of admissions (with the key's digest and the default plan)."""
 
 
 @attrs.frozen
@@ -100,33 +96,14 @@ class AccountService:
         """`authenticate`, with what else a workspace request needs in the same read: whether the
         workspace is suspended, and the plan in force (`Entitlements.plan_of`'s). The caller refuses
         with `Admission.plan_to_run_on`."""
-        # A key of the wrong length is refused before it is hashed (the rest of its form is checked
-        # before storage is asked, `_read_admission`).
-        if not raw_key or len(raw_key) != api_keys.KEY_LENGTH:
+        if not raw_key or not api_keys.is_well_formed(raw_key):  # refused before storage is asked
             raise Unauthenticated()
-        now = self._clock.now()
         digest = api_keys.digest_key(raw_key)
-        # In a batch sharing one transaction (the write lane's), a key admitted once is admitted
-        # again from the transaction's memo, which writes to accounts, clients and plans empty.
-        memo_key = (_ADMITTED, digest, self._default_plan)
-        memo = self._uow.transaction_memo()
-        admission: Admission | None = None if memo is None else memo.get(memo_key)
-        if admission is None or not admission.holds_at(now):
-            admission = self._read_admission(raw_key, digest, now)
-            memo = self._uow.transaction_memo()  # the read may have begun the transaction
-            if memo is not None:
-                memo[memo_key] = admission
-        _allowed(admission.account, origin, referer)
-        return admission
-
-    def _read_admission(self, raw_key: str, digest: str, now: datetime) -> Admission:
-        """The admission stored for a key: malformed keys are refused before storage is asked."""
-        if not api_keys.is_well_formed(raw_key):
-            raise Unauthenticated()
         with self._uow.admin(readonly=True) as uow:
-            found = uow.accounts.admission(digest, now, self._default_plan)
+            found = uow.accounts.admission(digest, self._clock.now(), self._default_plan)
         if found is None or not api_keys.digests_match(found[1], digest):
             raise Unauthenticated()
+        _allowed(found[0].account, origin, referer)
         return found[0]
 
 

@@ -8,7 +8,7 @@ from datetime import datetime
 import attrs
 
 from engage_core.accounts.model import Account, Admission
-from engage_core.kernel.memory import FakeArea, MemoryStore, Repo, State, Tables
+from engage_core.kernel.memory import FakeArea, Repo, Tables
 from engage_core.partners.fakes import PartnersTables
 from engage_core.plans.fakes import PlansTables
 
@@ -23,9 +23,10 @@ class AccountsTables(Tables):
 
 
 class _Repo(Repo):
-    def __init__(self, store: MemoryStore, state: State, account_id: int = 0) -> None:
-        super().__init__(store, state, account_id)
-        self._t = state.of(AccountsTables)
+    @property
+    def _t(self) -> AccountsTables:
+        """This area\'s tables, as the transaction sees them."""
+        return self._state.of(AccountsTables)
 
 
 @attrs.define

@@ -26,9 +26,10 @@ class BookingsTables(Tables):
 
 
 class _Repo(Repo):
-    def __init__(self, store: MemoryStore, state: State, account_id: int = 0) -> None:
-        super().__init__(store, state, account_id)
-        self._t = state.of(BookingsTables)
+    @property
+    def _t(self) -> BookingsTables:
+        """This area\'s tables, as the transaction sees them."""
+        return self._state.of(BookingsTables)
 
 
 class InMemoryBookingRepository(_Repo):

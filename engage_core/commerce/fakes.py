@@ -12,7 +12,7 @@ import attrs
 from engage_core.commerce.orders import Order, OrderDraft, OrderFilter, OrderItem, OrderItemDraft, StoreRejected
 from engage_core.commerce.products import STOCK_MAX, Product, ProductDraft, ProductFilter
 from engage_core.kernel.errors import ValidationFailed
-from engage_core.kernel.memory import FakeArea, MemoryStore, Repo, State, Tables
+from engage_core.kernel.memory import FakeArea, Repo, Tables
 from engage_core.kernel.pagination import Page, PageRequest, paginate
 
 
@@ -25,9 +25,10 @@ class CommerceTables(Tables):
 
 
 class _Repo(Repo):
-    def __init__(self, store: MemoryStore, state: State, account_id: int = 0) -> None:
-        super().__init__(store, state, account_id)
-        self._t = state.of(CommerceTables)
+    @property
+    def _t(self) -> CommerceTables:
+        """This area\'s tables, as the transaction sees them."""
+        return self._state.of(CommerceTables)
 
 
 class InMemoryProductRepository(_Repo):

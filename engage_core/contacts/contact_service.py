@@ -25,7 +25,7 @@ from engage_core.kernel.phones import to_e164
 from engage_core.kernel.unset import UNSET, Unset, pick
 from engage_core.kernel.validation import ErrorCollector, one_of, optional_email, optional_text, required_text
 from engage_core.plans.entitlements import Entitlements, PlanLimits
-from engage_core.plans.model import CONTACTS
+from engage_core.plans.model import CONTACTS, Plan
 from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
 
 NAME_MAX = 255
@@ -88,18 +88,20 @@ class ContactService:
 
     # -- writing ------------------------------------------------------------------------------
 
-    def create(self, account_id: int, data: ContactInput, *, source: str = "api") -> Contact:
+    def create(self, account_id: int, data: ContactInput, *, source: str = "api", plan: Plan | None = None) -> Contact:
+        """`plan`: the plan in force, when the caller has just read it (a request's admission);
+        None reads it."""
         errors = ErrorCollector()
         draft = errors.run(lambda: _validated_draft(data, source))
         titles = errors.run(lambda: _clean_titles(data.tags))
         errors.raise_if_any()
         assert draft is not None and titles is not None
         now = self._clock.now()
-        plan = self._limits.plan_of(account_id)
+        plan = self._limits.plan_of(account_id, plan)
         with self._uow.workspace(account_id) as uow:
             _check_phone_free(uow, draft.type, draft.phone, None)
-            # The repository checks the limit as it counts the contact: one statement, not a count first.
-            contact = uow.contacts.add(draft, now, at_most=None if plan is None else plan.limits[CONTACTS])
+            self._limits.reserve(uow, plan, CONTACTS, now)
+            contact = uow.contacts.add(draft, now)
             if titles:
                 attached = [_tag_by_title(uow, title, now) for title in titles]
                 for tag in attached:

@@ -11,10 +11,9 @@ from engage_core.contacts.lists import ContactList
 from engage_core.contacts.model import Contact, ContactDraft, ContactFilter, Member, Note
 from engage_core.contacts.segments import Segment, SegmentRules, is_member
 from engage_core.contacts.tags import Tag, title_key
-from engage_core.kernel.errors import PlanLimitReached, ValidationFailed
-from engage_core.kernel.memory import FakeArea, MemoryStore, Repo, State, Tables
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.memory import FakeArea, Repo, Tables
 from engage_core.kernel.pagination import Page, PageRequest, paginate
-from engage_core.plans.model import CONTACTS
 
 
 @attrs.define
@@ -33,9 +32,10 @@ class ContactsTables(Tables):
 
 
 class _Repo(Repo):
-    def __init__(self, store: MemoryStore, state: State, account_id: int = 0) -> None:
-        super().__init__(store, state, account_id)
-        self._t = state.of(ContactsTables)
+    @property
+    def _t(self) -> ContactsTables:
+        """This area\'s tables, as the transaction sees them."""
+        return self._state.of(ContactsTables)
 
 
 @attrs.define
@@ -56,9 +56,7 @@ class InMemoryContactRepository(_Repo):
     def _mine(self) -> list[Contact]:
         return [self._with_tags(c) for (acc, c) in self._t.contacts.values() if acc == self._account]
 
-    def add(self, draft: ContactDraft, now: datetime, *, at_most: int | None = None) -> Contact:
-        if at_most is not None and sum(acc == self._account for acc, _ in self._t.contacts.values()) >= at_most:
-            raise PlanLimitReached(CONTACTS, at_most)
+    def add(self, draft: ContactDraft, now: datetime) -> Contact:
         if draft.phone is not None and self.by_phone(draft.type, draft.phone) is not None:
             raise ValidationFailed.on("phone", f"A {draft.type} contact with this phone already exists.")
         contact = Contact(

@@ -14,12 +14,10 @@ from engage_core.kernel.pagination import Page, PageRequest
 
 
 class ContactRepository(Protocol):
-    def add(self, draft: ContactDraft, now: datetime, *, at_most: int | None = None) -> Contact:
-        """Store a new contact and count it in the account's contacts total. With `at_most` (the
-        plan's contacts limit), raise PlanLimitReached instead when the account already has that
-        many: checked and counted in one step, race-free like `services.plans.reserve`. Raises
-        ValidationFailed on `phone` when the channel type already has a contact with that phone.
-        After either error the unit of work must be left uncommitted."""
+    def add(self, draft: ContactDraft, now: datetime) -> Contact:
+        """Store a new contact and count it in the account's contacts total. Raises ValidationFailed
+        on `phone` when the channel type already has a contact with that phone; the unit of work
+        must then be left uncommitted."""
 
     def get(self, contact_id: int) -> Contact | None: ...
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Protocol
 
@@ -20,26 +19,6 @@ class SystemClock:
         return datetime.now(UTC)
 
 
-def remember_last(format: Callable[[datetime], str]) -> Callable[[datetime], str]:
-    """`format`, answering again from memory for the moment it was last given (the same object):
-    a write formats its `now` several times over (a row's `created_at` and `updated_at`, its
-    event's, its response's). The last pair is one tuple, replaced whole, so threads never see a
-    moment with another's text; holding the moment keeps its identity from being reused."""
-    last: tuple[datetime | None, str] = (None, "")
-
-    def remembered(moment: datetime) -> str:
-        nonlocal last
-        seen = last
-        if seen[0] is moment:
-            return seen[1]
-        text = format(moment)
-        last = (moment, text)
-        return text
-
-    return remembered
-
-
-@remember_last
 def format_timestamp(moment: datetime) -> str:
     """ISO 8601 with microseconds and `Z`: `2026-01-02T03:04:05.000006Z`."""
     return utc_text(moment, "T") + "Z"

@@ -49,10 +49,15 @@ class Tables:
 
 
 class State:
-    """The tables of every area, as one transaction sees them."""
+    """The tables of every area, as one transaction sees them.
+
+    A copy shares the tables of its original until it first asks for an area's (`of`): only the
+    areas a transaction touches are copied, which keeps a transaction's cost independent of how
+    much the other areas hold."""
 
     def __init__(self, areas: Iterable[Tables]) -> None:
         self._areas: dict[type[Tables], Tables] = {type(tables): tables for tables in areas}
+        self._own: set[type[Tables]] = set(self._areas)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self._areas == other._areas
@@ -60,22 +65,28 @@ class State:
     __hash__ = None  # type: ignore[assignment]  # mutable
 
     def of(self, kind: type[T]) -> T:
-        """The tables of one area."""
+        """The tables of one area (this state's own copy of them, made now if need be)."""
+        if kind not in self._own:
+            self._areas[kind] = self._areas[kind].copy()
+            self._own.add(kind)
         tables = self._areas[kind]
         assert isinstance(tables, kind)
         return tables
 
     def copy(self) -> State:
-        return State(tables.copy() for tables in self._areas.values())
+        """A state for the next transaction: it shares these tables until it asks for them."""
+        copied = State(())
+        copied._areas = dict(self._areas)
+        return copied
 
     def tables(self) -> dict[str, Any]:
         """Every table of every area, by name."""
-        return {name: table for tables in self._areas.values() for name, table in tables.tables().items()}
+        return {name: table for kind in list(self._areas) for name, table in self.of(kind).tables().items()}
 
     def forget(self, kind: str, ident: int) -> None:
         """Cascade a deletion to every area (see `Tables.forget`)."""
-        for tables in self._areas.values():
-            tables.forget(kind, ident)
+        for area in list(self._areas):
+            self.of(area).forget(kind, ident)
 
     def purge_account(self, account_id: int) -> None:
         """Remove every row of the account from every table: the in-memory reference of "every

@@ -6,7 +6,7 @@ from datetime import datetime
 
 import attrs
 
-from engage_core.kernel.memory import FakeArea, MemoryStore, Repo, State, Tables
+from engage_core.kernel.memory import FakeArea, Repo, Tables
 from engage_core.knowledge.model import KnowledgeBaseDraft, KnowledgeBaseEntry
 
 
@@ -18,9 +18,10 @@ class KnowledgeTables(Tables):
 
 
 class _Repo(Repo):
-    def __init__(self, store: MemoryStore, state: State, account_id: int = 0) -> None:
-        super().__init__(store, state, account_id)
-        self._t = state.of(KnowledgeTables)
+    @property
+    def _t(self) -> KnowledgeTables:
+        """This area\'s tables, as the transaction sees them."""
+        return self._state.of(KnowledgeTables)
 
 
 class InMemoryKnowledgeBaseRepository(_Repo):

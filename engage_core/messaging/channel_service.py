@@ -61,7 +61,7 @@ from engage_core.messaging.gateway import (
 from engage_core.messaging.ports import CampaignGuard, ChannelGateway
 from engage_core.plans.entitlements import Entitlements, PlanLimits
 from engage_core.plans.features import LINKEDIN_ACCESS, linkedin_refused
-from engage_core.plans.model import CHANNELS, month_of
+from engage_core.plans.model import CHANNELS, Plan, month_of
 from engage_core.plans.ports import FeatureGate
 from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
 
@@ -126,6 +126,7 @@ class ChannelService:
         self._gateway = gateway
         self._campaigns = campaigns
         self._features = features
+        self._entitlements = entitlements
         self._limits = PlanLimits(entitlements)
 
     # -- reading ------------------------------------------------------------------------------
@@ -135,12 +136,14 @@ class ChannelService:
         with self._uow.workspace(account_id, readonly=True) as uow:
             return uow.channels.list()
 
-    def status(self, account_id: int, channel: str, provider_account_id: str | None = None) -> ChannelAccount:
+    def status(
+        self, account_id: int, channel: str, provider_account_id: str | None = None, *, plan: Plan | None = None
+    ) -> ChannelAccount:
         """`GET /channels/{channel}/status`. A pending QR attempt asks the provider (polling; an
         attempt the provider no longer knows has failed); every other answer comes from the local
         records. `provider_account_id` (SPEC 4's optional
         `account_id`) must name the current attempt when given."""
-        self._check(account_id, channel)
+        self._check(account_id, channel, plan=plan)
         current = self._current(account_id, channel)
         if provider_account_id is not None and provider_account_id != current.provider_account_id:
             raise NotFound("Channel")
@@ -151,25 +154,27 @@ class ChannelService:
 
     # -- connecting ---------------------------------------------------------------------------
 
-    def connect_qr(self, account_id: int, channel: str) -> QrConnection:
+    def connect_qr(self, account_id: int, channel: str, *, plan: Plan | None = None) -> QrConnection:
         """`POST /channels/{whatsapp|telegram}/connect`: a new QR attempt (409 while connected)."""
-        self._check(account_id, channel, QR_CHANNELS)
+        self._check(account_id, channel, QR_CHANNELS, plan=plan)
         self._refuse_if_connected(account_id, channel)
-        self._check_room(account_id, channel)
+        self._check_room(account_id, channel, plan)
         login = _call(lambda: self._gateway.start_qr(channel))
-        account, replaced = self._begin(account_id, channel, login.provider_account_id, None, None)
+        account, replaced = self._begin(account_id, channel, login.provider_account_id, None, None, plan)
         self._forget(replaced)
         return QrConnection(account, login.qr_code)
 
-    def connect_credentials(self, account_id: int, channel: str, data: CredentialsInput) -> ConnectOutcome:
+    def connect_credentials(
+        self, account_id: int, channel: str, data: CredentialsInput, *, plan: Plan | None = None
+    ) -> ConnectOutcome:
         """`POST /channels/{instagram|linkedin}/connect`: log in; connected, or a checkpoint round.
 
         Credentials the provider refuses are recorded as a failed attempt (`channel.error`) and
         answered with a 422 on `password`."""
-        self._check(account_id, channel, CREDENTIAL_CHANNELS)
+        self._check(account_id, channel, CREDENTIAL_CHANNELS, plan=plan)
         username, password, country = _credentials(data)
         self._refuse_if_connected(account_id, channel)
-        self._check_room(account_id, channel)
+        self._check_room(account_id, channel, plan)
         try:
             outcome = self._gateway.connect_credentials(channel, username, password, country)
         except GatewayUnavailable as exc:
@@ -178,16 +183,18 @@ class ChannelService:
             self._record_refused_login(account_id, channel, username, exc.message)
             raise ValidationFailed.on("password", exc.message) from exc
         checkpoint = outcome.checkpoint_type if isinstance(outcome, Checkpoint) else None
-        account, replaced = self._begin(account_id, channel, outcome.provider_account_id, username, checkpoint)
+        account, replaced = self._begin(account_id, channel, outcome.provider_account_id, username, checkpoint, plan)
         self._forget(replaced)
         if isinstance(outcome, Authenticated):
             account = self._authenticated(account_id, outcome) or account
         return ConnectOutcome(account)
 
-    def submit_code(self, account_id: int, channel: str, provider_account_id: str, code: str) -> ConnectOutcome:
+    def submit_code(
+        self, account_id: int, channel: str, provider_account_id: str, code: str, *, plan: Plan | None = None
+    ) -> ConnectOutcome:
         """`POST /channels/{instagram|linkedin}/2fa`: answer the waiting checkpoint. A wrong code is
         a 422 on `code` and the checkpoint keeps waiting."""
-        self._check(account_id, channel, CREDENTIAL_CHANNELS)
+        self._check(account_id, channel, CREDENTIAL_CHANNELS, plan=plan)
         code = required_text("code", code, max_length=CODE_MAX)
         self._waiting_checkpoint(account_id, channel, provider_account_id)
         outcome: LoginOutcome = _call(lambda: self._gateway.solve_checkpoint(provider_account_id, code), field="code")
@@ -199,9 +206,9 @@ class ChannelService:
             raise NotFound("Channel")
         return ConnectOutcome(account)
 
-    def resend_code(self, account_id: int, channel: str, provider_account_id: str) -> None:
+    def resend_code(self, account_id: int, channel: str, provider_account_id: str, *, plan: Plan | None = None) -> None:
         """`POST /channels/{instagram|linkedin}/2fa/resend`."""
-        self._check(account_id, channel, CREDENTIAL_CHANNELS)
+        self._check(account_id, channel, CREDENTIAL_CHANNELS, plan=plan)
         self._waiting_checkpoint(account_id, channel, provider_account_id)
         try:
             self._gateway.resend_checkpoint(provider_account_id)
@@ -212,11 +219,11 @@ class ChannelService:
 
     # -- keeping it running -------------------------------------------------------------------
 
-    def refresh(self, account_id: int, channel: str) -> ChannelAccount:
+    def refresh(self, account_id: int, channel: str, *, plan: Plan | None = None) -> ChannelAccount:
         """`POST /channels/{channel}/refresh`: ask the provider to resynchronise, apply the status it
         reports, and stamp `last_synced_at` if connected. An account the provider no longer knows
         counts as `ERROR`."""
-        self._check(account_id, channel)
+        self._check(account_id, channel, plan=plan)
         current = self._current(account_id, channel)
         if current.provider_account_id is None:
             return current
@@ -227,9 +234,9 @@ class ChannelService:
             raise NotFound("Channel")
         return found
 
-    def disconnect(self, account_id: int, channel: str) -> None:
+    def disconnect(self, account_id: int, channel: str, *, plan: Plan | None = None) -> None:
         """`POST /channels/{channel}/disconnect`: delete the provider account, then the setting."""
-        self._check(account_id, channel)
+        self._check(account_id, channel, plan=plan)
         current = self._current(account_id, channel)
         if channel in CAMPAIGN_GUARDED and self._campaigns.active_on(account_id, channel):
             raise ValidationFailed.on(
@@ -265,12 +272,18 @@ class ChannelService:
 
     # -- helpers ------------------------------------------------------------------------------
 
-    def _check(self, account_id: int, channel: str, flow: frozenset[str] | None = None) -> None:
+    def _check(self, account_id: int, channel: str, flow: frozenset[str] | None = None, *, plan: Plan | None) -> None:
         """The channel exists (and has this flow), and the plan allows it."""
         if channel not in CHANNEL_TYPES or (flow is not None and channel not in flow):
             raise NotFound("Channel")
-        if channel == "linkedin" and not self._features.allows(account_id, LINKEDIN_ACCESS):
+        if channel == "linkedin" and not self._allows(account_id, LINKEDIN_ACCESS, plan):
             raise linkedin_refused()
+
+    def _allows(self, account_id: int, feature: str, plan: Plan | None) -> bool:
+        """The plan given decides, unless the services were built with a feature gate of their own."""
+        if plan is not None and self._features is self._entitlements:
+            return plan.has(feature)
+        return self._features.allows(account_id, feature)
 
     def _current(self, account_id: int, channel: str) -> ChannelAccount:
         with self._uow.workspace(account_id, readonly=True) as uow:
@@ -283,10 +296,10 @@ class ChannelService:
         with self._uow.workspace(account_id, readonly=True) as uow:
             _refuse_connected(uow, channel)
 
-    def _check_room(self, account_id: int, channel: str) -> None:
+    def _check_room(self, account_id: int, channel: str, admitted: Plan | None) -> None:
         """Refuse a new channel setting past the plan's `channels` limit before the provider is
         asked for anything. An early answer only: `_begin` reserves the room race-free."""
-        plan = self._limits.plan_of(account_id)
+        plan = self._limits.plan_of(account_id, admitted)
         if plan is None:
             return
         with self._uow.workspace(account_id, readonly=True) as uow:
@@ -307,11 +320,12 @@ class ChannelService:
         provider_account_id: str,
         username: str | None,
         checkpoint_type: str | None,
+        admitted: Plan | None,
     ) -> tuple[ChannelAccount, str | None]:
         """Store a new attempt (phase `pending`): a new setting, or the failed, lost or pending one
         restarted. Returns it with the provider account id it replaced, if any."""
         now = self._clock.now()
-        plan = self._limits.plan_of(account_id)
+        plan = self._limits.plan_of(account_id, admitted)
         with self._uow.workspace(account_id) as uow:
             try:
                 _refuse_connected(uow, channel)

@@ -8,7 +8,7 @@ from datetime import datetime
 import attrs
 
 from engage_core.contacts.fakes import ContactsTables
-from engage_core.kernel.memory import FakeArea, MemoryStore, Repo, State, Tables
+from engage_core.kernel.memory import FakeArea, Repo, Tables
 from engage_core.kernel.pagination import Page, PageRequest, paginate
 from engage_core.messaging.channels import ChannelAccount, ChannelDraft
 from engage_core.messaging.conversations import ConversationFilter, ConversationSummary
@@ -30,9 +30,10 @@ class MessagingTables(Tables):
 
 
 class _Repo(Repo):
-    def __init__(self, store: MemoryStore, state: State, account_id: int = 0) -> None:
-        super().__init__(store, state, account_id)
-        self._t = state.of(MessagingTables)
+    @property
+    def _t(self) -> MessagingTables:
+        """This area\'s tables, as the transaction sees them."""
+        return self._state.of(MessagingTables)
 
 
 class InMemoryChannelAccountRepository(_Repo):

@@ -40,7 +40,7 @@ from engage_core.messaging.messages import (
 )
 from engage_core.messaging.ports import ChannelGateway
 from engage_core.plans.entitlements import Entitlements, PlanLimits
-from engage_core.plans.model import MESSAGES_PER_MONTH
+from engage_core.plans.model import MESSAGES_PER_MONTH, Plan
 from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
 
 PHONE_ADDRESSED = QR_CHANNELS
@@ -113,14 +113,15 @@ class MessageService:
 
     # -- sending ------------------------------------------------------------------------------
 
-    def send(self, account_id: int, data: SendInput) -> SendResult:
+    def send(self, account_id: int, data: SendInput, *, plan: Plan | None = None) -> SendResult:
         """`POST /messages/send`. Emits `message.sent` when the provider accepted the message. A
         message that cannot go is stored `failed` with the reason in `error` (SendResult.success is
         False): a blacklisted contact, no connected account on the contact's channel, no address
-        for the contact on it, or the provider's refusal or outage."""
+        for the contact on it, or the provider's refusal or outage. `plan`: the plan in force, when
+        the caller has just read it; None reads it."""
         content = required_text("message", data.message, max_length=CONTENT_MAX)
         now = self._clock.now()
-        plan = self._limits.plan_of(account_id)
+        plan = self._limits.plan_of(account_id, plan)
         with self._uow.workspace(account_id) as uow:
             contact = _contact(uow, data.contact_id)
             route, error = _route(uow, contact)

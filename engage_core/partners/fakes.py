@@ -11,7 +11,7 @@ import attrs
 
 from engage_core.contacts.fakes import ContactsTables
 from engage_core.kernel.events import DomainEvent
-from engage_core.kernel.memory import FakeArea, MemoryStore, Repo, State, Tables
+from engage_core.kernel.memory import FakeArea, Repo, Tables
 from engage_core.kernel.pagination import Page, PageRequest, paginate
 from engage_core.messaging.fakes import MessagingTables
 from engage_core.partners.model import Client, ClientDraft, ClientFilter, Impersonation, Partner, PartnerDraft
@@ -34,9 +34,10 @@ class PartnersTables(Tables):
 
 
 class _Repo(Repo):
-    def __init__(self, store: MemoryStore, state: State, account_id: int = 0) -> None:
-        super().__init__(store, state, account_id)
-        self._t = state.of(PartnersTables)
+    @property
+    def _t(self) -> PartnersTables:
+        """This area\'s tables, as the transaction sees them."""
+        return self._state.of(PartnersTables)
 
 
 @attrs.frozen

@@ -16,8 +16,6 @@ unit test's) writes without limits.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from contextlib import AbstractContextManager
-from contextvars import ContextVar, Token
 from datetime import datetime
 
 import attrs
@@ -57,35 +55,8 @@ def reserve(uow: WorkspaceUnitOfWork, plan: Plan, limit: str, now: datetime, amo
     plan.check_room(limit, uow.usage.count(limit, since), amount)
 
 
-_ADMITTED: ContextVar[tuple[int, Plan] | None] = ContextVar("engage_admitted_plan", default=None)
-"""The workspace and plan in force the current request was admitted with (`Entitlements.admitted`)."""
-
-
-class _Admitted:
-    """`Entitlements.admitted`'s block: a class, not a generator, as every request enters one."""
-
-    __slots__ = ("_admitted", "_token")
-
-    def __init__(self, admitted: tuple[int, Plan]) -> None:
-        self._admitted = admitted
-        self._token: Token[tuple[int, Plan] | None] | None = None
-
-    def __enter__(self) -> None:
-        self._token = _ADMITTED.set(self._admitted)
-
-    def __exit__(self, *exc_info: object) -> None:
-        assert self._token is not None
-        _ADMITTED.reset(self._token)
-
-
 class Entitlements:
     """The plan-based `FeatureGate`, and the plan of a workspace for limit checks."""
-
-    @staticmethod
-    def admitted(account_id: int, plan: Plan) -> AbstractContextManager[None]:
-        """Within the block (and the threads it hands its context to), `plan_of(account_id)` is
-        `plan`, which the caller read a moment ago with the request's key, without reading it again."""
-        return _Admitted((account_id, plan))
 
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock, default_plan: str = DEFAULT_PLAN) -> None:
         if default_plan not in PLAN_SLUGS:
@@ -100,9 +71,6 @@ class Entitlements:
 
     def plan_of(self, account_id: int) -> Plan:
         """The plan in force now for the workspace."""
-        admitted = _ADMITTED.get()
-        if admitted is not None and admitted[0] == account_id:
-            return admitted[1]
         with self._uow.partners(readonly=True) as uow:
             plan = uow.plans.in_force(account_id, self._clock.now(), self._default)
         if plan is None:
@@ -151,9 +119,12 @@ class PlanLimits:
     def __init__(self, entitlements: Entitlements | None) -> None:
         self._entitlements = entitlements
 
-    def plan_of(self, account_id: int) -> Plan | None:
-        """The plan in force for the workspace, or None when limits are off."""
-        return None if self._entitlements is None else self._entitlements.plan_of(account_id)
+    def plan_of(self, account_id: int, admitted: Plan | None = None) -> Plan | None:
+        """The plan in force for the workspace (`admitted`, when the caller has just read it), or
+        None when limits are off."""
+        if self._entitlements is None:
+            return None
+        return admitted if admitted is not None else self._entitlements.plan_of(account_id)
 
     @staticmethod
     def reserve(uow: WorkspaceUnitOfWork, plan: Plan | None, limit: str, now: datetime, amount: int = 1) -> None:

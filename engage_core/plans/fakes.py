@@ -9,7 +9,7 @@ import attrs
 
 from engage_core.bookings.fakes import BookingsTables
 from engage_core.contacts.fakes import ContactsTables
-from engage_core.kernel.memory import FakeArea, MemoryStore, Repo, State, Tables
+from engage_core.kernel.memory import FakeArea, Repo, Tables
 from engage_core.messaging.fakes import MessagingTables
 from engage_core.partners.fakes import PartnersTables
 from engage_core.plans.model import SEED_PLANS, Plan
@@ -25,9 +25,10 @@ class PlansTables(Tables):
 
 
 class _Repo(Repo):
-    def __init__(self, store: MemoryStore, state: State, account_id: int = 0) -> None:
-        super().__init__(store, state, account_id)
-        self._t = state.of(PlansTables)
+    @property
+    def _t(self) -> PlansTables:
+        """This area\'s tables, as the transaction sees them."""
+        return self._state.of(PlansTables)
 
 
 class InMemoryUsageRepository(_Repo):

@@ -8,7 +8,7 @@ from datetime import datetime
 import attrs
 
 from engage_core.kernel.errors import ValidationFailed
-from engage_core.kernel.memory import FakeArea, MemoryStore, Repo, State, Tables
+from engage_core.kernel.memory import FakeArea, Repo, Tables
 from engage_core.kernel.pagination import Page, PageRequest, paginate
 from engage_core.support.departments import Department
 from engage_core.support.departments import title_key as department_title_key
@@ -26,9 +26,10 @@ class SupportTables(Tables):
 
 
 class _Repo(Repo):
-    def __init__(self, store: MemoryStore, state: State, account_id: int = 0) -> None:
-        super().__init__(store, state, account_id)
-        self._t = state.of(SupportTables)
+    @property
+    def _t(self) -> SupportTables:
+        """This area\'s tables, as the transaction sees them."""
+        return self._state.of(SupportTables)
 
 
 class InMemoryDepartmentRepository(_Repo):

@@ -10,7 +10,7 @@ from datetime import datetime
 import attrs
 
 from engage_core.kernel.errors import ValidationFailed
-from engage_core.kernel.memory import FakeArea, MemoryStore, Repo, State, Tables
+from engage_core.kernel.memory import FakeArea, Repo, Tables
 from engage_core.kernel.pagination import Page, PageRequest, paginate
 from engage_core.team.model import MemberDraft, TeamMember, email_key
 
@@ -24,9 +24,10 @@ class TeamTables(Tables):
 
 
 class _Repo(Repo):
-    def __init__(self, store: MemoryStore, state: State, account_id: int = 0) -> None:
-        super().__init__(store, state, account_id)
-        self._t = state.of(TeamTables)
+    @property
+    def _t(self) -> TeamTables:
+        """This area\'s tables, as the transaction sees them."""
+        return self._state.of(TeamTables)
 
 
 class InMemoryTeamMemberRepository(_Repo):

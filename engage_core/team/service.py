@@ -21,7 +21,7 @@ from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.kernel.unset import UNSET, Unset
 from engage_core.kernel.validation import ErrorCollector, one_of, required_text
 from engage_core.plans.entitlements import Entitlements, PlanLimits
-from engage_core.plans.model import TEAM_MEMBERS
+from engage_core.plans.model import TEAM_MEMBERS, Plan
 from engage_core.support.ticket_service import unassign_member as unassign_tickets
 from engage_core.team.model import (
     MEMBER_STATUSES,
@@ -112,9 +112,10 @@ class TeamService:
 
     # -- changing -----------------------------------------------------------------------------
 
-    def create(self, account_id: int, data: MemberInput) -> NewMember:
+    def create(self, account_id: int, data: MemberInput, *, plan: Plan | None = None) -> NewMember:
         """`POST /team`: an address another member of the workspace has (in any case) is a 422 on
-        `email`. The invitation is sent once the member is stored."""
+        `email`. The invitation is sent once the member is stored. `plan`: the plan in force, when
+        the caller has just read it; None reads it."""
         errors = ErrorCollector()
         name = errors.run(lambda: required_text("name", data.name, max_length=NAME_MAX))
         email = errors.run(lambda: required_email("email", data.email))
@@ -127,7 +128,7 @@ class TeamService:
         with self._uow.workspace(account_id, readonly=True) as uow:
             _check_email_free(uow, email, None)  # before spending a hash on a duplicate
         password_hash = self._hasher.hash(password)
-        plan = self._limits.plan_of(account_id)
+        plan = self._limits.plan_of(account_id, plan)
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             _check_email_free(uow, email, None)

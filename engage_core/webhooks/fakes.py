@@ -12,7 +12,7 @@ from typing import Any
 import attrs
 
 from engage_core.kernel.events import DomainEvent
-from engage_core.kernel.memory import FakeArea, MemoryStore, Repo, State, Tables
+from engage_core.kernel.memory import FakeArea, MemoryStore, Repo, Tables
 from engage_core.kernel.pagination import Page, PageRequest, paginate
 from engage_core.webhooks.model import Attempt, Claim, Completion, NextStep, Outcome, Subscription, excerpt
 
@@ -30,9 +30,10 @@ class WebhooksTables(Tables):
 
 
 class _Repo(Repo):
-    def __init__(self, store: MemoryStore, state: State, account_id: int = 0) -> None:
-        super().__init__(store, state, account_id)
-        self._t = state.of(WebhooksTables)
+    @property
+    def _t(self) -> WebhooksTables:
+        """This area\'s tables, as the transaction sees them."""
+        return self._state.of(WebhooksTables)
 
 
 @attrs.define

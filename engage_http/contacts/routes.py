@@ -48,7 +48,7 @@ def is_short_read(query: ContactFilters, page: PageRequest | None) -> bool:
 
 
 def store(call: Call[ContactCreate, None]) -> Contact:
-    return Contact.from_domain(call.services.contacts.create(call.account_id, call.body.to_input()))
+    return Contact.from_domain(call.services.contacts.create(call.account_id, call.body.to_input(), plan=call.plan))
 
 
 def show(call: Call[None, None]) -> Contact:

@@ -37,7 +37,7 @@ def _named(name: str, handler: Handler) -> Handler:
 
 def _qr_connect(channel: str) -> Handler:
     def handle(call: Call[None, None]) -> Reply:
-        connection = call.services.channels.connect_qr(call.account_id, channel)
+        connection = call.services.channels.connect_qr(call.account_id, channel, plan=call.plan)
         assert connection.channel.provider_account_id is not None
         qr = QrCode(account_id=connection.channel.provider_account_id, qr_code=connection.qr_code)
         return Reply(qr, f"Scan the QR code with {TITLES[channel]} to connect the account.")
@@ -47,7 +47,9 @@ def _qr_connect(channel: str) -> Handler:
 
 def _credentials_connect(channel: str) -> Handler:
     def handle(call: Call[CredentialsConnect, None]) -> Reply:
-        outcome = call.services.channels.connect_credentials(call.account_id, channel, call.body.to_input())
+        outcome = call.services.channels.connect_credentials(
+            call.account_id, channel, call.body.to_input(), plan=call.plan
+        )
         return _login_reply(channel, outcome.channel, outcome.requires_2fa)
 
     return _named(f"{channel}_connect", handle)
@@ -55,7 +57,9 @@ def _credentials_connect(channel: str) -> Handler:
 
 def _submit_code(channel: str) -> Handler:
     def handle(call: Call[TwoFactorCode, None]) -> Reply:
-        outcome = call.services.channels.submit_code(call.account_id, channel, call.body.account_id, call.body.code)
+        outcome = call.services.channels.submit_code(
+            call.account_id, channel, call.body.account_id, call.body.code, plan=call.plan
+        )
         return _login_reply(channel, outcome.channel, outcome.requires_2fa)
 
     return _named(f"{channel}_submit_code", handle)
@@ -69,7 +73,7 @@ def _login_reply(channel: str, account: ChannelAccount, requires_2fa: bool) -> R
 
 def _resend_code(channel: str) -> Handler:
     def handle(call: Call[TwoFactorResend, None]) -> CodeResent:
-        call.services.channels.resend_code(call.account_id, channel, call.body.account_id)
+        call.services.channels.resend_code(call.account_id, channel, call.body.account_id, plan=call.plan)
         return CodeResent(account_id=call.body.account_id)
 
     return _named(f"{channel}_resend_code", handle)
@@ -78,21 +82,23 @@ def _resend_code(channel: str) -> Handler:
 def _status(channel: str) -> Handler:
     def handle(call: Call[None, StatusQuery | None]) -> ChannelStatus:
         provider_account_id = None if call.query is None else call.query.account_id
-        return ChannelStatus.of(call.services.channels.status(call.account_id, channel, provider_account_id))
+        return ChannelStatus.of(
+            call.services.channels.status(call.account_id, channel, provider_account_id, plan=call.plan)
+        )
 
     return _named(f"{channel}_status", handle)
 
 
 def _refresh(channel: str) -> Handler:
     def handle(call: Call[None, None]) -> Channel:
-        return Channel.from_domain(call.services.channels.refresh(call.account_id, channel))
+        return Channel.from_domain(call.services.channels.refresh(call.account_id, channel, plan=call.plan))
 
     return _named(f"{channel}_refresh", handle)
 
 
 def _disconnect(channel: str) -> Handler:
     def handle(call: Call[None, None]) -> None:
-        call.services.channels.disconnect(call.account_id, channel)
+        call.services.channels.disconnect(call.account_id, channel, plan=call.plan)
 
     return _named(f"{channel}_disconnect", handle)
 

@@ -17,7 +17,7 @@ TAG = "Messages"
 
 
 def send(call: Call[MessageSend, None]) -> Reply:
-    result = call.services.messages.send(call.account_id, call.body.to_input())
+    result = call.services.messages.send(call.account_id, call.body.to_input(), plan=call.plan)
     return Reply(SentMessage.from_domain(result.message), result.notice, success=result.success)
 
 

@@ -27,7 +27,7 @@ def index(call: Call[None, TeamFilters]) -> Page[TeamMember]:
 
 
 def store(call: Call[TeamMemberCreate, None]) -> Reply:
-    created = call.services.team.create(call.account_id, call.body.to_input())
+    created = call.services.team.create(call.account_id, call.body.to_input(), plan=call.plan)
     return Reply(NewTeamMember.from_new(created), INVITED if created.invitation_sent else NOT_INVITED)
 
 

@@ -16,6 +16,7 @@ from engage_sql.accounts.tables import account_counters, accounts
 from engage_sql.driver import DriverStatement
 from engage_sql.partners.tables import partner_clients
 from engage_sql.plans.tables import plans
+from engage_sql.transaction_memo import memo
 from engage_sql.types import AnyRow, UTCDateTime
 
 _COLUMNS = (
@@ -119,6 +120,18 @@ class SqlAccountRepository:
         return None if row is None else (account_from_row(row), row[8])
 
     def admission(self, key_digest: str, now: datetime, default_plan: str) -> tuple[Admission, str] | None:
+        # Read once per transaction: a write-lane batch admits the same key once per request of it
+        # (`transaction_memo`; whatever writes accounts, clients or plans empties the memo).
+        memo_key = ("admission", key_digest, default_plan)
+        memoised = memo(self._conn)
+        found: tuple[Admission, str] | None = memoised.get(memo_key)
+        if found is None or not found[0].holds_at(now):
+            found = self._read_admission(key_digest, now, default_plan)
+            if found is not None:
+                memoised[memo_key] = found
+        return found
+
+    def _read_admission(self, key_digest: str, now: datetime, default_plan: str) -> tuple[Admission, str] | None:
         row = _ADMISSION.first(self._conn, {"digest": key_digest, "now": now, "default_plan": default_plan})
         if row is None:
             return None

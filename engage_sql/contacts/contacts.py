@@ -22,9 +22,8 @@ from sqlalchemy.sql.dml import Insert
 
 from engage_core.contacts.model import Contact, ContactDraft, ContactFilter
 from engage_core.contacts.tags import tag_order, title_key
-from engage_core.kernel.errors import PlanLimitReached, ValidationFailed
+from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.pagination import Page, PageRequest
-from engage_core.plans.model import CONTACTS
 from engage_sql.accounts.tables import account_counters
 from engage_sql.contacts.tables import contact_tags, contacts, tags
 from engage_sql.driver import DriverStatement
@@ -130,14 +129,6 @@ _COUNTER_ADD = DriverStatement(
 )
 """`contacts = contacts + delta`, computed by the database: atomic under concurrent writers."""
 
-_COUNTER_CLAIM = DriverStatement(
-    update(account_counters)
-    .where(account_counters.c.account_id == _ACCOUNT, account_counters.c.contacts < bindparam("at_most", type_=Id))
-    .values(contacts=account_counters.c.contacts + 1)
-)
-"""One more contact if the account has fewer than `at_most`: the plan limit's check and the count in
-one statement, under the row's lock (PostgreSQL) or the write lock (SQLite), so never raced."""
-
 _INSERTED = (
     "account_id", "name", "name_key", "email", "email_key", "phone", "type", "status", "blacklisted", "source",
     "company", "address", "country_id", "last_message_at", "created_at", "updated_at",
@@ -198,9 +189,7 @@ def _searchable(name: str, email: str | None) -> dict[str, str | None]:
 
 
 class SqlContactRepository(WorkspaceRepository):
-    def add(self, draft: ContactDraft, now: datetime, *, at_most: int | None = None) -> Contact:
-        if at_most is not None and not self._claim(at_most):
-            raise PlanLimitReached(CONTACTS, at_most)
+    def add(self, draft: ContactDraft, now: datetime) -> Contact:
         contact_id = _INSERT[self._conn.dialect.name].inserted_id(
             self._conn,
             {
@@ -223,8 +212,7 @@ class SqlContactRepository(WorkspaceRepository):
         )
         if contact_id is None:
             raise _phone_taken(draft.type)
-        if at_most is None:  # otherwise `_claim` counted it
-            self._count(+1)
+        self._count(+1)
         # Everything else is what was written: no need to read it back.
         return Contact(
             id=contact_id,
@@ -318,16 +306,6 @@ class SqlContactRepository(WorkspaceRepository):
         return self._conn.execute(_COUNT, params).scalar_one() if total is None else int(total)
 
     # -- helpers ---------------------------------------------------------------------------------
-
-    def _claim(self, at_most: int) -> bool:
-        """Count one more contact unless the account has `at_most` already (False)."""
-        params = {"account": self._account_id, "at_most": at_most}
-        if _COUNTER_CLAIM.execute(self._conn, params):
-            return True
-        # At the limit, or no counter row yet: create it, recounted (unless it exists by now, perhaps
-        # created by a concurrent transaction), and try once more.
-        self._conn.execute(_INSERT_COUNTER[self._conn.dialect.name], params)
-        return bool(_COUNTER_CLAIM.execute(self._conn, params))
 
     def _count(self, delta: int) -> None:
         """Move the account's counter by `delta`, in this transaction; create it, recounted, if missing."""

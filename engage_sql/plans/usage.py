@@ -9,9 +9,7 @@ single write lock (`BEGIN IMMEDIATE`).
 Contacts are the one limit checked on a hot path (every `POST /contacts`), so their count is the
 `account_counters.contacts` total that every contact insert and delete keeps in the same
 transaction (exact under the lock), not a COUNT over the account's contacts; a missing counter row
-falls back to counting. Both statements are built once and run on the driver's cursor. Creating a
-contact through `ContactService.create` does not come here at all: `ContactRepository.add(...,
-at_most=limit)` checks the limit in the counter's own `UPDATE`.
+falls back to counting. Both statements are built once and run on the driver's cursor.
 
 `client_counts` is the partner usage summary's part of the report for all of a partner's clients
 in one statement, with the report's own definitions.

@@ -3,25 +3,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
 
 import attrs
 import pytest
 
 from engage_core.accounts.model import Admission
-from engage_core.kernel.errors import Forbidden, NotFound, Unauthenticated
+from engage_core.contacts.contact_service import ContactInput
+from engage_core.kernel.errors import Forbidden, NotFound, PlanLimitReached, Unauthenticated
 from engage_core.partners.client_service import AdminInput, ClientInput, ClientPatch
-from engage_core.plans.model import SEED_PLANS
+from engage_core.plans.model import CONTACTS, SEED_PLANS
 from engage_core.services import Services
 from engage_core.testing import (
     FakeClock,
     FakeMailer,
     FakePasswordHasher,
-    InMemoryAdminUnitOfWork,
     InMemoryUnitOfWorkFactory,
 )
+from engage_core.unit_of_work import PartnerUnitOfWork
 
 ClientOn = Callable[[str], int]
 Admit = Callable[[int], Admission]
@@ -124,48 +124,55 @@ def test_a_missing_plan_is_not_found(account_id: int, admit: Admit) -> None:
         attrs.evolve(admit(account_id), plan=None).plan_to_run_on()
 
 
-def test_an_admitted_plan_is_lent_to_the_services(services: Services, client_on: ClientOn) -> None:
-    """Within `Entitlements.admitted`, `plan_of` answers the admitted plan without reading storage."""
-    account = client_on("starter")
-    lent = SEED_PLANS[2]
-
-    with services.entitlements.admitted(account, lent):
-        assert services.entitlements.plan_of(account) == lent
-    assert services.entitlements.plan_of(account) == SEED_PLANS[0]
-
-
-def test_an_admitted_plan_is_only_its_workspaces(services: Services, client_on: ClientOn) -> None:
-    """The lent plan answers for the admitted workspace only; any other one is read as usual."""
-    admitted, other = client_on("business"), client_on("starter")
-
-    with services.entitlements.admitted(admitted, SEED_PLANS[2]):
-        assert services.entitlements.plan_of(other) == SEED_PLANS[0]
-
-
-class _SharedTransaction(InMemoryUnitOfWorkFactory):
-    """Units of work inside one long transaction: a memo, and a count of the admin ones opened."""
+class _CountingPlanReads(InMemoryUnitOfWorkFactory):
+    """Counts the read-only partners' units of work opened: where the plan in force is read."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.memo: dict[Hashable, Any] = {}
-        self.admin_opened = 0
+        self.plan_reads = 0
 
-    def admin(self, *, readonly: bool = False) -> InMemoryAdminUnitOfWork:
-        self.admin_opened += 1
-        return super().admin(readonly=readonly)
-
-    def transaction_memo(self) -> dict[Hashable, Any]:  # type: ignore[override]
-        return self.memo
+    def partners(self, *, readonly: bool = False) -> PartnerUnitOfWork:
+        self.plan_reads += readonly
+        return super().partners(readonly=readonly)
 
 
 @pytest.fixture
-def shared() -> _SharedTransaction:
-    return _SharedTransaction()
+def counting() -> _CountingPlanReads:
+    return _CountingPlanReads()
 
 
 @pytest.fixture
-def in_transaction(shared: _SharedTransaction, clock: FakeClock) -> Services:
-    return Services.build(shared, clock, hasher=FakePasswordHasher(), mailer=FakeMailer(), default_plan="pro")
+def counted(counting: _CountingPlanReads, clock: FakeClock) -> Services:
+    return Services.build(counting, clock, hasher=FakePasswordHasher(), mailer=FakeMailer(), default_plan="pro")
+
+
+def test_a_plan_given_to_a_limited_write_is_not_read_again(counted: Services, counting: _CountingPlanReads) -> None:
+    """A create given the plan its request was admitted with reads no plan."""
+    account = counted.accounts.create("Acme").account.id
+    reads = counting.plan_reads
+
+    counted.contacts.create(account, ContactInput(name="Ada", type="instagram"), plan=SEED_PLANS[2])
+
+    assert counting.plan_reads == reads
+
+
+def test_a_limited_write_given_no_plan_reads_it(counted: Services, counting: _CountingPlanReads) -> None:
+    """Without a plan, a create reads the plan in force (a library caller's path)."""
+    account = counted.accounts.create("Acme").account.id
+    reads = counting.plan_reads
+
+    counted.contacts.create(account, ContactInput(name="Ada", type="instagram"))
+
+    assert counting.plan_reads == reads + 1
+
+
+def test_the_plan_given_is_the_one_the_limit_is_checked_against(counted: Services) -> None:
+    """A plan given with no room for one more contact refuses the create."""
+    account = counted.accounts.create("Acme").account.id
+    full = attrs.evolve(SEED_PLANS[2], limits={**SEED_PLANS[2].limits, CONTACTS: 0})
+
+    with pytest.raises(PlanLimitReached):
+        counted.contacts.create(account, ContactInput(name="Ada", type="instagram"), plan=full)
 
 
 def test_a_plan_holds_until_its_change(account_id: int, admit: Admit, clock: FakeClock) -> None:
@@ -185,37 +192,9 @@ def test_a_pending_change_ahead_is_the_admissions_changes_at(
     assert admit(account).changes_at == pending
 
 
-def test_a_key_admitted_in_a_transaction_is_not_read_again(
-    in_transaction: Services, shared: _SharedTransaction
-) -> None:
-    """Within one transaction's memo, the second admission of a key reads nothing."""
-    key = in_transaction.accounts.create("Acme").api_key
-    in_transaction.accounts.admit(key)
-    opened = shared.admin_opened
-
-    in_transaction.accounts.admit(key)
-
-    assert shared.admin_opened == opened
-
-
-def test_an_admission_past_its_change_is_read_again(in_transaction: Services, clock: FakeClock) -> None:
-    """Once `now` reaches the memoised admission's `changes_at`, the plan in force is read anew."""
-    services = in_transaction
-    partner_id = services.partners.create("Reseller", "ops@reseller.example").partner.id
-    admin = AdminInput("Ada", "Admin", "admin@client.example")
-    account = services.partner_clients.create(partner_id, ClientInput("Client", "starter", admin)).client.id
-    pending = services.partner_clients.update(partner_id, account, ClientPatch(plan="business")).schedule.pending_from
-    assert pending is not None
-    key = services.accounts.rotate_key(account).api_key
-    before = services.accounts.admit(key).plan_to_run_on().slug
-    clock.set(pending)
-
-    assert (before, services.accounts.admit(key).plan_to_run_on().slug) == ("starter", "business")
-
-
-def test_a_key_of_the_wrong_length_is_unauthenticated(in_transaction: Services) -> None:
-    """A key one character short is the one 401, memo or not."""
-    key = in_transaction.accounts.create("Acme").api_key
+def test_a_key_of_the_wrong_length_is_unauthenticated(services: Services) -> None:
+    """A key one character short is the one 401."""
+    key = services.accounts.create("Acme").api_key
 
     with pytest.raises(Unauthenticated):
-        in_transaction.accounts.admit(key[:-1])
+        services.accounts.admit(key[:-1])

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engage_core.kernel.clock import SystemClock, format_optional, format_timestamp, parse_timestamp, remember_last
+from engage_core.kernel.clock import SystemClock, format_optional, format_timestamp, parse_timestamp
 from engage_core.testing import FakeClock
 
 from .factories import START
@@ -82,26 +82,3 @@ def test_fake_clock_can_be_set() -> None:
     clock = FakeClock(START)
     clock.set(START - timedelta(days=3))
     assert clock.now() == START - timedelta(days=3)
-
-
-@given(
-    st.lists(st.sampled_from(range(3)), max_size=20),
-    st.lists(st.datetimes(timezones=st.just(UTC)), min_size=3, max_size=3),
-)
-def test_remembering_the_last_moment_never_changes_a_text(picks: list[int], moments: list[datetime]) -> None:
-    """Any sequence of moments, repeated or not, gets the text the function itself gives."""
-    remembered = remember_last(lambda moment: moment.isoformat())
-
-    assert [remembered(moments[i]) for i in picks] == [moments[i].isoformat() for i in picks]
-
-
-def test_the_last_moment_is_formatted_once() -> None:
-    """The same moment given twice in a row is formatted once."""
-    calls: list[datetime] = []
-    remembered = remember_last(lambda moment: calls.append(moment) or moment.isoformat())
-    moment = datetime(2026, 1, 2, tzinfo=UTC)
-
-    remembered(moment)
-    remembered(moment)
-
-    assert calls == [moment]

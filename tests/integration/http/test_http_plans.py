@@ -4,13 +4,19 @@ and a suspended workspace's key is refused (403 with a machine-readable `code` e
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from http_support import Api, PartnerCaller, Tenant
+from starlette.testclient import TestClient
 
+from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.plans.model import FEATURES
 from engage_core.plans.plan_service import PlanPatch
 from engage_core.services import Services
+from engage_core.testing import FakeClock, FakeMailer, FakePasswordHasher, InMemoryUnitOfWorkFactory
+from engage_core.unit_of_work import PartnerUnitOfWork
+from engage_http import create_app
 from engage_http.areas import OPERATIONS
 from engage_http.openapi import build_document
 from engage_http.routing import API_PREFIX
@@ -157,3 +163,39 @@ def test_a_reactivated_workspace_key_works_again(
     services.partner_clients.reactivate(partner.partner_id, account_id)
 
     assert api.get("/contacts").status_code == 200
+
+
+class _CountingPlanReads(InMemoryUnitOfWorkFactory):
+    """Counts the read-only partners' units of work opened: where the plan in force is read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.plan_reads = 0
+
+    def partners(self, *, readonly: bool = False) -> PartnerUnitOfWork:
+        self.plan_reads += readonly
+        return super().partners(readonly=readonly)
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/contacts", {"name": "Ada", "type": "instagram"}),
+        ("/team", {"name": "Ada", "email": "ada@example.com", "role": "agent", "password": "correct horse"}),
+        ("/channels/whatsapp/connect", None),
+    ],
+)
+def test_a_limited_write_runs_on_the_plan_admitted_with_its_key(path: str, body: dict[str, Any] | None) -> None:
+    """The services a request calls take the plan read with its key: no second read of it."""
+    uow = _CountingPlanReads()
+    clock = FakeClock()
+    services = Services.build(
+        uow, clock, hasher=FakePasswordHasher(), mailer=FakeMailer(), gateway=SandboxGateway(clock)
+    )
+    key = services.accounts.create("Acme").api_key
+    client = TestClient(create_app(services))
+    reads = uow.plan_reads
+
+    response = client.post(API_PREFIX + path, json=body, headers={"X-Api-Key": key})
+
+    assert (response.status_code, uow.plan_reads) == (201 if body else 200, reads)

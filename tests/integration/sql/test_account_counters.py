@@ -5,12 +5,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+import attrs
 import pytest
 from sqlalchemy import delete, func, select
 
 from engage_core.contacts.model import Contact, ContactDraft, ContactFilter
 from engage_core.kernel.errors import PlanLimitReached, ValidationFailed
 from engage_core.kernel.pagination import PageRequest
+from engage_core.plans.entitlements import reserve
+from engage_core.plans.model import CONTACTS, SEED_PLANS
 from engage_core.services import Services
 from engage_sql import Database
 from engage_sql.accounts.tables import account_counters, accounts
@@ -177,18 +180,21 @@ def test_concurrent_adds_and_deletes_keep_the_counter_exact(
 
 
 def _add_within(database: Database, account: int, at_most: int) -> Contact | PlanLimitReached:
-    """`contacts.add(..., at_most=at_most)`, committed when it succeeds; the error when refused."""
+    """A contact added after `reserve` under a contacts limit of `at_most`, committed when it
+    succeeds; the error when refused."""
+    plan = attrs.evolve(SEED_PLANS[0], limits={**SEED_PLANS[0].limits, CONTACTS: at_most})
     with database.uow.workspace(account) as uow:
         try:
-            contact = uow.contacts.add(ContactDraft(name="Ada", type="instagram"), START, at_most=at_most)
+            reserve(uow, plan, CONTACTS, START)
         except PlanLimitReached as refused:
             return refused
+        contact = uow.contacts.add(ContactDraft(name="Ada", type="instagram"), START)
         uow.commit()
     return contact
 
 
 def test_an_add_within_the_limit_is_counted_once(database: Database, account: int, make_contact: MakeContact) -> None:
-    """An add under `at_most` stores the contact and moves the counter by one."""
+    """An add under the limit stores the contact and moves the counter by one."""
     make_contact()
 
     assert isinstance(_add_within(database, account, 2), Contact)
@@ -198,7 +204,7 @@ def test_an_add_within_the_limit_is_counted_once(database: Database, account: in
 def test_an_add_at_the_limit_is_refused_and_changes_nothing(
     database: Database, account: int, make_contact: MakeContact
 ) -> None:
-    """With `at_most` contacts already, the add is PlanLimitReached and neither table moves."""
+    """With the limit's number of contacts already, the add is PlanLimitReached and neither table moves."""
     make_contact()
     make_contact()
 

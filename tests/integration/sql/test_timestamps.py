@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sqlalchemy.exc import StatementError
 
 from engage_sql import Database
-from engage_sql.types import _sqlite_text
+from engage_sql.types import _sqlite_bind
 
 RIYADH = timezone(timedelta(hours=3))
 
@@ -44,4 +44,4 @@ def test_naive_timestamp_is_refused(database: Database, account: int) -> None:
 )
 def test_sqlite_text_is_the_fixed_width_utc_isoformat(moment: datetime) -> None:
     """SQLite stores every moment as `YYYY-MM-DD HH:MM:SS.ffffff` in UTC, so text order is time order."""
-    assert _sqlite_text(moment) == moment.astimezone(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
+    assert _sqlite_bind(moment) == moment.astimezone(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
