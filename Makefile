@@ -65,7 +65,7 @@ lint: $(INSTALLED_DEV) ## Import contracts, ruff lint and format check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-typecheck: $(INSTALLED_DEV) ## mypy (strict on engage_core)
+typecheck: $(INSTALLED_DEV) ## mypy, strict on all five packages
 	$(BIN)/mypy
 
 pytest: $(INSTALLED_DEV) ## Only the tests (PYTEST_ARGS="-m 'not e2e'" to narrow)

@@ -166,7 +166,7 @@ def mailer(settings: Settings) -> SmtpMailer | LoggingMailer:
             sender=settings.smtp_from,
             username=settings.smtp_username,
             password=settings.smtp_password,
-            security=settings.smtp_security,  # type: ignore[arg-type]
+            security=settings.smtp_security,
             timeout=settings.smtp_timeout_seconds,
         )
     except ValueError as exc:  # a sender that is no address, a username without a password, ...

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Generic, TypeVar, get_type_hints
+from typing import Any, Generic, TypeVar, cast, get_type_hints
 
 import attrs
 
@@ -89,7 +89,7 @@ class QueryParser(Generic[Q]):
         hints = get_type_hints(cls, include_extras=True)
         registry = SchemaRegistry()
         self.parameters: tuple[QueryParameter, ...] = tuple(
-            _parameter(field, hints[field.name], registry) for field in attrs.fields(cls)
+            _parameter(field, hints[field.name], registry) for field in attrs.fields(cast(Any, cls))
         )
         self._renamed = {p.attribute: p.name for p in self.parameters if p.attribute != p.name}
 

@@ -162,7 +162,7 @@ class BoundOperation:
         self.lane = write_lane if operation.write_lane else None
         self.reads_body = operation.body is not None
         self.body_limit = operation.body_limit or MAX_BODY_SIZE
-        self.query = None if operation.query is None else QueryParser(operation.query)
+        self.query: QueryParser[Any] | None = None if operation.query is None else QueryParser(operation.query)
         self.render_item: Callable[[Any], Any] | None = (
             None if operation.response is None else unstructure_hook(operation.response)
         )

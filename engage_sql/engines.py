@@ -110,7 +110,7 @@ def _sqlite_engine(url: URL) -> Engine:
     # there rather than from a "begin" event listener keeps the engine free of connection events:
     # with any, SQLAlchemy dispatches events around every statement, checkout and transaction,
     # which cost a unit of work of one query about a third of its time.
-    engine.dialect.do_begin = _sqlite_do_begin  # type: ignore[method-assign]
+    engine.dialect.do_begin = _sqlite_do_begin  # type: ignore[method-assign, assignment]
     return engine
 
 

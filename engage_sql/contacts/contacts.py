@@ -151,9 +151,10 @@ def _insert_contact(insert: Any) -> DriverStatement:
 def _insert_counter(insert: Any) -> Insert:
     # A missing counter row is recounted; the row's creation races only with itself.
     recount = select(_ACCOUNT, func.count()).select_from(contacts).where(contacts.c.account_id == _ACCOUNT)
-    statement: Insert = insert(account_counters).from_select(["account_id", "contacts"], recount)
+    statement = insert(account_counters).from_select(["account_id", "contacts"], recount)
     # RETURNING, not rowcount: drivers need not report a row count for INSERT ... SELECT.
-    return statement.on_conflict_do_nothing(index_elements=["account_id"]).returning(account_counters.c.account_id)
+    returning: Insert = statement.on_conflict_do_nothing(index_elements=["account_id"])
+    return returning.returning(account_counters.c.account_id)
 
 
 _INSERT = _by_dialect(_insert_contact)

@@ -34,6 +34,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
+    ColumnElement,
     Connection,
     Select,
     bindparam,
@@ -233,7 +234,7 @@ def _page(*, deep: bool = False, one_contact: bool = False) -> Select[Any]:
             & (conversations.c.contact_id == chosen.c.contact_id)
             & (conversations.c.scope == _SCOPE),
         )
-    columns = [
+    columns: list[ColumnElement[Any]] = [
         conversations.c.contact_id,
         contacts.c.name,
         messages.c.channel,
