@@ -6,6 +6,8 @@ the in-memory fakes (`engage_core.testing`, as the tests do).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.types import Lifespan
@@ -20,7 +22,7 @@ from engage_http.messaging import sandbox_routes
 from engage_http.messaging.callbacks import CallbackReader, callback_route
 from engage_http.openapi import build_document, document_endpoint
 from engage_http.rate_limit import RequestRateLimiter
-from engage_http.routing import API_PREFIX, WriteLane, build_routes
+from engage_http.routing import API_PREFIX, ShortRead, WriteLane, build_routes
 
 
 def create_app(
@@ -30,7 +32,7 @@ def create_app(
     lifespan: Lifespan[Starlette] | None = None,
     sandbox: SandboxControls | None = None,
     provider_callbacks: CallbackReader | None = None,
-    inline_reads: bool = False,
+    short_reads: Mapping[type, ShortRead] | None = None,
     rate_limiter: RequestRateLimiter | None = None,
     sessions: SessionCookies | None = None,
     write_lane: WriteLane | None = None,
@@ -41,9 +43,9 @@ def create_app(
     app's life (the composition root disposes of the database there). `app.state.services` holds
     `services`. With `sandbox` (the sandbox gateway is in use) the sandbox routes are served and
     documented; with `provider_callbacks` (a hosted messaging provider) its callback route is served.
-    `inline_reads`: the storage answers short reads without blocking (SQLite in WAL mode), so they
-    may run on the event loop (`routing.py`); with a `write_lane` (SQLite's), the short writes
-    that may run there do. `rate_limiter` limits each workspace and partner key's
+    `short_reads`: the reads the storage answers without blocking, by the core filter type they
+    take, which then run on the event loop (`routing.py`); with a `write_lane` (SQLite's), the short
+    writes that may run there do. `rate_limiter` limits each workspace and partner key's
     requests (`rate_limit.py`); None serves them unlimited (tests that make many requests). The
     partner API (`/api/v1/partner/...`) is always served; with `sessions`, so are the impersonation
     landing route and the dashboard page (`dashboard.py`).
@@ -56,7 +58,7 @@ def create_app(
         services,
         prefix=API_PREFIX,
         debug=debug,
-        inline_reads=inline_reads,
+        short_reads=short_reads,
         rate_limiter=rate_limiter,
         write_lane=write_lane,
     )

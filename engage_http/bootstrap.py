@@ -360,7 +360,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         lifespan=lifespan,
         sandbox=sandbox,
         provider_callbacks=channels.callbacks,
-        inline_reads=on_loop,
+        short_reads=database.short_reads() if on_loop else None,
         sessions=SessionCookies(cipher, SystemClock()),
         rate_limiter=limiter,
         write_lane=lane,

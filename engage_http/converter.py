@@ -13,6 +13,18 @@ Structuring is strict, because a lenient edge accepts data the published schema 
 
 Failures become `ValidationFailed` whose `errors` map field paths (`tags.0`, `conditions.1.value`) to
 messages, which the error handlers render as a 422.
+
+The edge between the wire and the core is mapped here too, by type, once:
+
+- a request class (a body or a query) marked `@structures_into(CoreInput)` becomes that core
+  value, field by field, nested request classes included (`to_core`): handlers receive core
+  inputs, never wire objects;
+- a response class marked `@renders(CoreEntity)` is how that core entity is rendered: its
+  unstructure function reads the entity's attributes of the same names (a property where the wire
+  has a computed field), so handlers return core entities as they are.
+
+Where the wire shape really differs from the core's, a class says so with its own `convert`
+function, and a one-line reason beside it.
 """
 
 from __future__ import annotations
@@ -380,4 +392,81 @@ def unstructure_hook(cls: Any) -> Callable[[Any], Any]:
     return converter.get_unstructure_hook(cls)
 
 
-__all__ = ["BODY", "Invalid", "converter", "error_map", "load_json", "structure", "unstructure_hook"]
+# -- the edge: wire classes and the core values they stand for --------------------------------------
+
+W = TypeVar("W")
+C = TypeVar("C")
+
+REQUESTS: dict[type, tuple[type, Callable[[Any], Any]]] = {}
+"""Request classes by type: the core class each becomes, and how."""
+RESPONSES: dict[type, type] = {}
+"""Core classes by type: the response class each renders as."""
+
+
+def structures_into(core: type[C], convert: Callable[[Any], C] | None = None) -> Callable[[type[W]], type[W]]:
+    """Mark a request class (body or query) as standing for `core`: a value structured as it is
+    turned into a `core` value by `to_core`, field by field (every field of the request class must
+    be one of `core`'s), or by `convert` where the shapes differ."""
+
+    def register(wire: type[W]) -> type[W]:
+        REQUESTS[wire] = (core, convert or _field_copy(wire, core))
+        return wire
+
+    return register
+
+
+def _field_copy(wire: type, core: type) -> Callable[[Any], Any]:
+    names = tuple(field.name for field in attrs.fields(wire))
+    accepted = set(attrs.fields_dict(core))
+    unknown = [name for name in names if name not in accepted]
+    if unknown:
+        raise TypeError(f"{core.__name__} has no field {', '.join(unknown)} of {wire.__name__}")
+
+    def copy(value: Any) -> Any:
+        return core(**{name: to_core(getattr(value, name)) for name in names})
+
+    return copy
+
+
+def core_type(wire: type | None) -> type | None:
+    """The core class a request class stands for (itself when it stands for none)."""
+    mapped = REQUESTS.get(wire) if wire is not None else None
+    return wire if mapped is None else mapped[0]
+
+
+def to_core(value: Any) -> Any:
+    """`value` with every request class in it replaced by the core value it stands for."""
+    mapped = REQUESTS.get(type(value))
+    if mapped is not None:
+        return mapped[1](value)
+    if type(value) in (list, tuple):
+        return type(value)(to_core(item) for item in value)
+    return value
+
+
+def renders(*core: type) -> Callable[[type[W]], type[W]]:
+    """Mark a response class as how each of the `core` classes is rendered: its fields are read
+    from the core value's attributes of the same names."""
+
+    def register(wire: type[W]) -> type[W]:
+        for cls in core:
+            RESPONSES[cls] = wire
+        return wire
+
+    return register
+
+
+__all__ = [
+    "BODY",
+    "REQUESTS",
+    "RESPONSES",
+    "Invalid",
+    "converter",
+    "error_map",
+    "load_json",
+    "renders",
+    "structure",
+    "structures_into",
+    "to_core",
+    "unstructure_hook",
+]

@@ -122,10 +122,6 @@ class Operation:
     reports_failure: bool = False
     """A handler may answer `success` false with data (`Reply(success=False)`): a record of something
     that did not happen, such as a message stored `failed` (SPEC 7, non-error outcomes)."""
-    inline: Callable[[Any, PageRequest | None], bool] | None = None
-    """Given the parsed query and page, whether the request is a read that is always short (a few
-    indexed rows): where the storage allows it (`create_app(inline_reads=True)`), it then runs on the
-    event loop itself, without the worker-thread hop."""
     write_lane: bool = False
     """The handler has no effect but its units of work (no message sent, no mail, no outbound
     request, no work after its last commit) and is short: where the storage has a write lane

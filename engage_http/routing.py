@@ -15,10 +15,11 @@ threads cost more CPU than the requests themselves. Writes keep the large pool: 
 their time waiting (for SQLite's write turn, for a group commit), and the more of them wait together,
 the more share one fsync.
 
-Short reads run with no hop at all where the storage allows it (`inline_reads`, SQLite in WAL mode:
-a read takes no lock a writer holds, and waits for no fsync): operations that declare `inline` say
-which requests are always short, such as the first pages of `GET /contacts` without filters. A hop
-costs more than such a read, mostly in GIL hand-offs between the threads.
+Short reads run with no hop at all where the storage says a read is always short (`short_reads`,
+given by the composition root: SQLite in WAL mode, where a read takes no lock a writer holds and
+waits for no fsync, says so of the first pages of `GET /contacts` without filters). The storage
+names them by the core filter type the read takes; an operation whose query structures into that
+type asks it, request by request. A hop costs more than such a read, mostly in GIL hand-offs.
 
 Where the storage has a write lane (`WriteLane`: SQLite's, `engage_sql.write_lane`), the operations
 that declare `write_lane` run there instead of in a worker thread each: one thread that handles the
@@ -49,7 +50,7 @@ from engage_core.messaging.channels import CHANNEL_TYPES
 from engage_core.plans.model import Plan
 from engage_core.services import Services
 from engage_http import auth, envelope, multipart, pagination, partner_auth
-from engage_http.converter import load_json, structure, unstructure_hook
+from engage_http.converter import core_type, load_json, structure, to_core, unstructure_hook
 from engage_http.envelope_schemas import PageMeta
 from engage_http.errors import log_unexpected, server_error_response
 from engage_http.fields import ID_DIGITS
@@ -89,6 +90,10 @@ async def in_worker_thread(fn: Callable[..., R], *args: Any, read: bool = False)
     context = contextvars.copy_context()
     executor = _readers if read else _writers
     return await asyncio.get_running_loop().run_in_executor(executor, context.run, fn, *args)
+
+
+ShortRead = Callable[[Any, PageRequest | None], bool]
+"""Given a read's filters (a core filter value) and page, whether the read is always short."""
 
 
 class WriteLane(Protocol):
@@ -151,14 +156,15 @@ class BoundOperation:
         operation: Operation,
         services: Services,
         *,
-        inline_reads: bool = False,
+        short_reads: Mapping[type, ShortRead] | None = None,
         rate_limiter: RequestRateLimiter | None = None,
         write_lane: WriteLane | None = None,
     ) -> None:
         self.operation = operation
         self.services = services
         self.rate_limiter = rate_limiter
-        self.inline = operation.inline if inline_reads else None
+        query_type = core_type(operation.query)
+        self.inline = None if short_reads is None or query_type is None else short_reads.get(query_type)
         self.lane = write_lane if operation.write_lane else None
         self.reads_body = operation.body is not None
         self.body_limit = operation.body_limit or MAX_BODY_SIZE
@@ -196,7 +202,7 @@ class BoundOperation:
         if admission is not None:
             plan = self._admit(admission)
             account_id = admission.account.id
-        body = self._parse_body(headers, raw_body)
+        body = to_core(self._parse_body(headers, raw_body))
         query, page = self._parse_query(request)
         return Call(
             services=self.services,
@@ -269,7 +275,7 @@ class BoundOperation:
         query = page = None
         if self.query is not None:
             try:
-                query = self.query.parse(request.query_params)
+                query = to_core(self.query.parse(request.query_params))
             except ValidationFailed as exc:
                 errors.update(exc.errors)
         if self.operation.page is not None:
@@ -374,13 +380,13 @@ def build_routes(
     *,
     prefix: str = API_PREFIX,
     debug: bool = False,
-    inline_reads: bool = False,
+    short_reads: Mapping[type, ShortRead] | None = None,
     rate_limiter: RequestRateLimiter | None = None,
     write_lane: WriteLane | None = None,
 ) -> list[Route]:
     """One route per path, in the order paths first appear in the table. With `debug`, unexpected
     exceptions propagate (to Starlette's traceback page) instead of becoming a generic 500. With
-    `inline_reads`, the operations' short reads run on the event loop (see the module docstring);
+    `short_reads`, the reads the storage says are always short run on the event loop (see the module docstring);
     with `write_lane`, the operations that may run their writes on the lane do.
     With `rate_limiter`, each key's requests are limited (`engage_http.rate_limit`)."""
     by_path: dict[str, dict[str, BoundOperation]] = {}
@@ -389,7 +395,7 @@ def build_routes(
         if operation.method in methods:
             raise ValueError(f"Duplicate operation {operation.method} {operation.path}")
         methods[operation.method] = BoundOperation(
-            operation, services, inline_reads=inline_reads, rate_limiter=rate_limiter, write_lane=write_lane
+            operation, services, short_reads=short_reads, rate_limiter=rate_limiter, write_lane=write_lane
         )
     routes = []
     for path, bound in by_path.items():

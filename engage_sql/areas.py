@@ -22,7 +22,7 @@ from engage_sql import (
     team,
     webhooks,
 )
-from engage_sql.registry import RepositoryFactory, SqlArea
+from engage_sql.registry import RepositoryFactory, ShortRead, SqlArea
 from engage_sql.schema import metadata
 
 AREAS: tuple[SqlArea, ...] = (
@@ -56,5 +56,7 @@ ADMIN = _merged("admin")
 """The repositories of the administration unit of work."""
 PARTNERS = _merged("partners")
 """The repositories of the partners' unit of work."""
+SHORT_READS: Mapping[type, ShortRead] = {kind: test for area in AREAS for kind, test in area.short_reads.items()}
+"""The reads that are always short, by the core filter type they take (`Database.short_reads`)."""
 
-__all__ = ["ADMIN", "AREAS", "PARTNERS", "WORKSPACE", "metadata"]
+__all__ = ["ADMIN", "AREAS", "PARTNERS", "SHORT_READS", "WORKSPACE", "metadata"]

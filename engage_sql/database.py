@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from sqlalchemy import Engine, exists, select
 
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.events import DomainEvent
 from engage_sql import migrate
 from engage_sql.accounts.tables import accounts
+from engage_sql.areas import SHORT_READS
 from engage_sql.engines import create_engine, readonly_options
+from engage_sql.registry import ShortRead
 from engage_sql.unit_of_work import SqlUnitOfWorkFactory
 from engage_sql.webhooks import outbox
 from engage_sql.webhooks.delivery_queue import SqlDeliveryQueue
@@ -52,6 +56,13 @@ class Database:
         transactions commit concurrently). Close it before disposing of the database."""
         groups = self.uow.write_groups
         return None if groups is None else WriteLane(groups)
+
+    def short_reads(self) -> Mapping[type, ShortRead]:
+        """The reads that may run on the event loop, by the core filter type they take: on SQLite
+        in WAL mode a read takes no lock a writer holds and waits for no fsync, so a read that is
+        always a few indexed rows costs less there than the hand-off to a worker thread. None on
+        PostgreSQL, where every read is a network round trip."""
+        return SHORT_READS if self.engine.dialect.name == "sqlite" else {}
 
     def dispose(self) -> None:
         """Close every pooled connection."""

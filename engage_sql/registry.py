@@ -9,9 +9,12 @@ the core's unit-of-work protocols, `engage_core.unit_of_work`), each made from t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import attrs
 from sqlalchemy import Connection
+
+from engage_core.kernel.pagination import PageRequest
 
 
 @attrs.frozen
@@ -27,6 +30,9 @@ class Scope:
 
 RepositoryFactory = Callable[[Scope], object]
 
+ShortRead = Callable[[Any, PageRequest | None], bool]
+"""Given a read's filters (a core filter value) and page, whether it is always a few indexed rows."""
+
 
 @attrs.frozen
 class SqlArea:
@@ -35,3 +41,5 @@ class SqlArea:
     workspace: Mapping[str, RepositoryFactory] = attrs.field(factory=dict)
     admin: Mapping[str, RepositoryFactory] = attrs.field(factory=dict)
     partners: Mapping[str, RepositoryFactory] = attrs.field(factory=dict)
+    short_reads: Mapping[type, ShortRead] = attrs.field(factory=dict)
+    """The reads of the area that are always short, by the core filter type they take."""

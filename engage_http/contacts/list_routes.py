@@ -4,30 +4,32 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engage_core.contacts import lists as domain
+from engage_core.contacts.model import Member
 from engage_core.kernel.pagination import LIST_MEMBERS, Page
 from engage_http.contacts.list_schemas import ContactList, ListCreate, ListUpdate
-from engage_http.contacts.schemas import Member
+from engage_http.contacts.schemas import Member as MemberBody
 from engage_http.operations import Call, Operation, Shape, declare
 
 TAG = "Lists"
 
 
-def index(call: Call[None, None]) -> Sequence[ContactList]:
-    return [ContactList.from_domain(item) for item in call.services.lists.list(call.account_id)]
+def index(call: Call[None, None]) -> Sequence[domain.ContactList]:
+    return call.services.lists.list(call.account_id)
 
 
-def store(call: Call[ListCreate, None]) -> ContactList:
-    return ContactList.from_domain(call.services.lists.create(call.account_id, call.body.name))
+def store(call: Call[ListCreate, None]) -> domain.ContactList:
+    return call.services.lists.create(call.account_id, call.body.name)
 
 
-def show(call: Call[None, None]) -> ContactList:
-    return ContactList.from_domain(call.services.lists.get(call.account_id, call.path["id"]))
+def show(call: Call[None, None]) -> domain.ContactList:
+    return call.services.lists.get(call.account_id, call.path["id"])
 
 
-def update(call: Call[ListUpdate, None]) -> ContactList:
+def update(call: Call[ListUpdate, None]) -> domain.ContactList:
     body = call.body
     updated = call.services.lists.update(call.account_id, call.path["id"], name=body.name, status=body.status)
-    return ContactList.from_domain(updated)
+    return updated
 
 
 def destroy(call: Call[None, None]) -> None:
@@ -36,7 +38,7 @@ def destroy(call: Call[None, None]) -> None:
 
 def members(call: Call[None, None]) -> Page[Member]:
     assert call.page is not None
-    return call.services.lists.members(call.account_id, call.path["id"], call.page).map(Member.from_domain)
+    return call.services.lists.members(call.account_id, call.path["id"], call.page)
 
 
 OPERATIONS: tuple[Operation, ...] = declare(
@@ -79,7 +81,7 @@ OPERATIONS: tuple[Operation, ...] = declare(
         members,
         "List a list's members",
         TAG,
-        Member,
+        MemberBody,
         Shape.PAGE,
         page=LIST_MEMBERS,
         description="In the order they were added.",

@@ -9,6 +9,7 @@ import attrs
 
 from engage_core.contacts import lists as domain
 from engage_core.kernel.unset import UNSET, Unset
+from engage_http.converter import renders
 from engage_http.fields import Name
 
 ListStatus = Literal[1, 0]
@@ -29,6 +30,7 @@ class ListUpdate:
     status: ListStatus | Unset = UNSET
 
 
+@renders(domain.ContactList)
 @attrs.frozen
 class ContactList:
     """A contact list with its member count."""
@@ -39,14 +41,3 @@ class ContactList:
     contacts_count: int
     created_at: datetime
     updated_at: datetime
-
-    @classmethod
-    def from_domain(cls, item: domain.ContactList) -> ContactList:
-        return cls(
-            id=item.id,
-            name=item.name,
-            status=item.status,  # type: ignore[arg-type]
-            contacts_count=item.contacts_count,
-            created_at=item.created_at,
-            updated_at=item.updated_at,
-        )

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engage_core.contacts import model as domain
-from engage_core.kernel.pagination import CONTACTS, Page, PageRequest
+from engage_core.contacts.contact_service import ContactInput, ContactPatch, TagAssignment
+from engage_core.contacts.tags import Tag as TagEntity
+from engage_core.kernel.pagination import CONTACTS, Page
 from engage_http.contacts.schemas import (
     Blacklist,
     Contact,
@@ -26,37 +28,21 @@ from engage_http.operations import Call, Operation, Reply, Shape, declare
 TAG = "Contacts"
 
 
-def index(call: Call[None, ContactFilters]) -> Page[domain.Contact]:
-    # The hottest response of the API, rendered without building a `Contact` per row: the schema
-    # mirrors the domain contact field for field (test_http_schemas checks it), so `Contact`'s
-    # unstructure function renders a domain contact exactly as it renders `Contact.from_domain(...)`.
+def index(call: Call[None, domain.ContactFilter]) -> Page[domain.Contact]:
     assert call.page is not None
-    return call.services.contacts.find(call.account_id, call.query.to_filter(), call.page)
+    return call.services.contacts.find(call.account_id, call.query, call.page)
 
 
-UNFILTERED = ContactFilters()
-
-INLINE_OFFSET = 1000
-"""Unfiltered pages that end within this many rows are short reads: the page query walks at most
-this many entries of the index on (account_id, created_at, id), then reads a page of rows and tags."""
+def store(call: Call[ContactInput, None]) -> domain.Contact:
+    return call.services.contacts.create(call.account_id, call.body, plan=call.plan)
 
 
-def is_short_read(query: ContactFilters, page: PageRequest | None) -> bool:
-    """An unfiltered page near the start: a few indexed rows, whatever the account's size (filters
-    such as `search` may scan every contact of the account)."""
-    return query == UNFILTERED and page is not None and page.offset + page.per_page <= INLINE_OFFSET
+def show(call: Call[None, None]) -> domain.Contact:
+    return call.services.contacts.get(call.account_id, call.path["id"])
 
 
-def store(call: Call[ContactCreate, None]) -> Contact:
-    return Contact.from_domain(call.services.contacts.create(call.account_id, call.body.to_input(), plan=call.plan))
-
-
-def show(call: Call[None, None]) -> Contact:
-    return Contact.from_domain(call.services.contacts.get(call.account_id, call.path["id"]))
-
-
-def update(call: Call[ContactUpdate, None]) -> Contact:
-    return Contact.from_domain(call.services.contacts.update(call.account_id, call.path["id"], call.body.to_patch()))
+def update(call: Call[ContactPatch, None]) -> domain.Contact:
+    return call.services.contacts.update(call.account_id, call.path["id"], call.body)
 
 
 def destroy(call: Call[None, None]) -> None:
@@ -69,12 +55,12 @@ def toggle_blacklist(call: Call[None, None]) -> Reply:
     return Reply(Blacklist(id=contact.id, blacklisted=contact.blacklisted), message)
 
 
-def notes(call: Call[None, None]) -> Sequence[Note]:
-    return [Note.from_domain(n) for n in call.services.contacts.notes(call.account_id, call.path["id"])]
+def notes(call: Call[None, None]) -> Sequence[domain.Note]:
+    return call.services.contacts.notes(call.account_id, call.path["id"])
 
 
-def add_note(call: Call[NoteCreate, None]) -> Note:
-    return Note.from_domain(call.services.contacts.add_note(call.account_id, call.path["id"], call.body.content))
+def add_note(call: Call[NoteCreate, None]) -> domain.Note:
+    return call.services.contacts.add_note(call.account_id, call.path["id"], call.body.content)
 
 
 def add_to_list(call: Call[ListMembershipCreate, None]) -> Reply:
@@ -98,9 +84,8 @@ def remove_from_segment(call: Call[None, None]) -> None:
     call.services.contacts.remove_from_segment(call.account_id, call.path["id"], call.path["segment_id"])
 
 
-def assign_tag(call: Call[TagAssign, None]) -> Tag:
-    tag = call.services.contacts.assign_tag(call.account_id, call.path["id"], call.body.to_assignment())
-    return Tag.from_domain(tag)
+def assign_tag(call: Call[TagAssignment, None]) -> TagEntity:
+    return call.services.contacts.assign_tag(call.account_id, call.path["id"], call.body)
 
 
 def remove_tag(call: Call[None, None]) -> None:
@@ -119,7 +104,6 @@ OPERATIONS: tuple[Operation, ...] = declare(
         query=ContactFilters,
         page=CONTACTS,
         description="Newest first. `search` matches name, e-mail or phone.",
-        inline=is_short_read,
     ),
     Operation(
         "POST",

@@ -11,6 +11,7 @@ from engage_core.contacts import model as domain
 from engage_core.contacts.contact_service import ContactInput, ContactPatch, TagAssignment
 from engage_core.kernel.unset import UNSET, Unset
 from engage_http.constraints import Doc, Integer, Text
+from engage_http.converter import renders, structures_into
 from engage_http.fields import ContactStatus, ContactType, Email, Id, LongText, Name, Phone, ShortText, Title
 
 CountryId = Annotated[int, Integer(minimum=1, maximum=2_147_483_647)]
@@ -20,6 +21,7 @@ _PHONE_REQUIRED = sorted(domain.PHONE_REQUIRED_TYPES)
 _PHONE_OPTIONAL = sorted(set(domain.CONTACT_TYPES) - domain.PHONE_REQUIRED_TYPES)
 
 
+@structures_into(ContactInput)
 @attrs.frozen
 class ContactCreate:
     """A new contact. `phone` is required when `type` is `whatsapp` or `telegram`."""
@@ -42,20 +44,8 @@ class ContactCreate:
         ]
         return schema
 
-    def to_input(self) -> ContactInput:
-        return ContactInput(
-            name=self.name,
-            type=self.type,
-            phone=self.phone,
-            email=self.email,
-            tags=self.tags,
-            status=self.status,
-            company=self.company,
-            address=self.address,
-            country_id=self.country_id,
-        )
 
-
+@structures_into(ContactPatch)
 @attrs.frozen
 class ContactUpdate:
     """Any subset of the create fields; fields left out keep their value. `tags` replaces the contact's tags.
@@ -82,20 +72,8 @@ class ContactUpdate:
         ]
         return schema
 
-    def to_patch(self) -> ContactPatch:
-        return ContactPatch(
-            name=self.name,
-            type=self.type,
-            phone=self.phone,
-            email=self.email,
-            tags=self.tags,
-            status=self.status,
-            company=self.company,
-            address=self.address,
-            country_id=self.country_id,
-        )
 
-
+@renders(domain.Contact)
 @attrs.frozen
 class Contact:
     """A contact (SPEC 2). `source`, `company`, `address` and `country_id` are additions to the SPEC fields."""
@@ -116,27 +94,8 @@ class Contact:
     address: str | None
     country_id: int | None
 
-    @classmethod
-    def from_domain(cls, contact: domain.Contact) -> Contact:
-        return cls(
-            id=contact.id,
-            name=contact.name,
-            email=contact.email,
-            phone=contact.phone,
-            type=contact.type,  # type: ignore[arg-type]
-            status=contact.status,  # type: ignore[arg-type]
-            blacklisted=contact.blacklisted,
-            tags=contact.tags,
-            last_message_at=contact.last_message_at,
-            created_at=contact.created_at,
-            updated_at=contact.updated_at,
-            source=contact.source,
-            company=contact.company,
-            address=contact.address,
-            country_id=contact.country_id,
-        )
 
-
+@structures_into(domain.ContactFilter)
 @attrs.frozen
 class ContactFilters:
     """Query filters of `GET /contacts`."""
@@ -147,9 +106,6 @@ class ContactFilters:
     type: ContactType | None = None
     blacklisted: bool | None = None
     tag: str | None = attrs.field(default=None, metadata={"description": "A tag title (any case)."})
-
-    def to_filter(self) -> domain.ContactFilter:
-        return domain.ContactFilter(search=self.search, type=self.type, blacklisted=self.blacklisted, tag=self.tag)
 
 
 @attrs.frozen
@@ -167,6 +123,7 @@ class NoteCreate:
     content: NoteContent
 
 
+@renders(domain.Note)
 @attrs.frozen
 class Note:
     """A note on a contact."""
@@ -177,17 +134,16 @@ class Note:
     created_at: datetime
     updated_at: datetime
 
-    @classmethod
-    def from_domain(cls, note: domain.Note) -> Note:
-        return cls(
-            id=note.id,
-            contact_id=note.contact_id,
-            content=note.content,
-            created_at=note.created_at,
-            updated_at=note.updated_at,
-        )
+
+def _assignment(body: TagAssign) -> TagAssignment:
+    # The wire leaves the field out (UNSET); the core's assignment names the one given, None the other.
+    return TagAssignment(
+        tag_id=None if body.tag_id is UNSET else body.tag_id,
+        title=None if body.title is UNSET else body.title,
+    )
 
 
+@structures_into(TagAssignment, _assignment)
 @attrs.frozen
 class TagAssign:
     """Exactly one of `tag_id` (an existing tag) or `title` (found or created, case-insensitively)."""
@@ -199,12 +155,6 @@ class TagAssign:
     def __json_schema__(cls, schema: dict[str, Any]) -> dict[str, Any]:
         schema["oneOf"] = [{"required": ["tag_id"]}, {"required": ["title"]}]
         return schema
-
-    def to_assignment(self) -> TagAssignment:
-        return TagAssignment(
-            tag_id=None if self.tag_id is UNSET else self.tag_id,
-            title=None if self.title is UNSET else self.title,
-        )
 
 
 @attrs.frozen
@@ -237,6 +187,7 @@ class SegmentMembership:
     segment_id: int
 
 
+@renders(domain.Member)
 @attrs.frozen
 class Member:
     """A member of a list or segment (SPEC 2)."""
@@ -245,7 +196,3 @@ class Member:
     name: str
     phone: str | None
     type: ContactType
-
-    @classmethod
-    def from_domain(cls, member: domain.Member) -> Member:
-        return cls(id=member.id, name=member.name, phone=member.phone, type=member.type)  # type: ignore[arg-type]

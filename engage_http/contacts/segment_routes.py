@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engage_core.contacts import segments as domain
+from engage_core.contacts.model import Member
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.pagination import SEGMENT_MEMBERS, Page
 from engage_core.kernel.unset import UNSET
 from engage_http.constraints import Text
-from engage_http.contacts.schemas import Member
+from engage_http.contacts.schemas import Member as MemberBody
 from engage_http.contacts.segment_schemas import (
     TIME_POINT_OPERATORS,
     TIMESTAMP_PATTERN,
@@ -41,11 +43,11 @@ def _check_timestamps(conditions: Sequence[Condition]) -> None:
         raise ValidationFailed(errors)
 
 
-def index(call: Call[None, None]) -> Sequence[Segment]:
-    return [Segment.from_domain(s) for s in call.services.segments.list(call.account_id)]
+def index(call: Call[None, None]) -> Sequence[domain.Segment]:
+    return call.services.segments.list(call.account_id)
 
 
-def store(call: Call[SegmentCreate, None]) -> Segment:
+def store(call: Call[SegmentCreate, None]) -> domain.Segment:
     body = call.body
     _check_timestamps(body.conditions)
     created = call.services.segments.create(
@@ -55,14 +57,14 @@ def store(call: Call[SegmentCreate, None]) -> Segment:
         match=body.match,
         conditions=[c.to_json() for c in body.conditions],
     )
-    return Segment.from_domain(created)
+    return created
 
 
-def show(call: Call[None, None]) -> Segment:
-    return Segment.from_domain(call.services.segments.get(call.account_id, call.path["id"]))
+def show(call: Call[None, None]) -> domain.Segment:
+    return call.services.segments.get(call.account_id, call.path["id"])
 
 
-def update(call: Call[SegmentUpdate, None]) -> Segment:
+def update(call: Call[SegmentUpdate, None]) -> domain.Segment:
     body = call.body
     conditions = UNSET if body.conditions is UNSET else [c.to_json() for c in body.conditions]
     if body.conditions is not UNSET:
@@ -75,7 +77,7 @@ def update(call: Call[SegmentUpdate, None]) -> Segment:
         match=body.match,
         conditions=conditions,
     )
-    return Segment.from_domain(updated)
+    return updated
 
 
 def destroy(call: Call[None, None]) -> None:
@@ -84,7 +86,7 @@ def destroy(call: Call[None, None]) -> None:
 
 def members(call: Call[None, None]) -> Page[Member]:
     assert call.page is not None
-    return call.services.segments.members(call.account_id, call.path["id"], call.page).map(Member.from_domain)
+    return call.services.segments.members(call.account_id, call.path["id"], call.page)
 
 
 OPERATIONS: tuple[Operation, ...] = declare(
@@ -126,7 +128,7 @@ OPERATIONS: tuple[Operation, ...] = declare(
         members,
         "List a segment's members",
         TAG,
-        Member,
+        MemberBody,
         Shape.PAGE,
         page=SEGMENT_MEMBERS,
         description="Contacts the rules select or that were added by hand, minus those removed by hand; ordered by id.",

@@ -17,7 +17,7 @@ from engage_core.contacts import segments as domain
 from engage_core.contacts.model import CONTACT_STATUSES, CONTACT_TYPES
 from engage_core.kernel.unset import UNSET, Unset
 from engage_http.constraints import NOT_BLANK, Items, Text
-from engage_http.converter import as_integer
+from engage_http.converter import as_integer, renders
 from engage_http.fields import Name
 
 Match = Literal["all", "any"]
@@ -77,6 +77,7 @@ def condition_branches() -> list[dict[str, Any]]:
     return branches
 
 
+@renders(domain.Condition)
 @attrs.frozen
 class Condition:
     """One test on a contact field: `{field, operator, value}`.
@@ -96,11 +97,6 @@ class Condition:
         schema["properties"]["field"] = {"type": "string", "enum": list(domain.OPERATORS)}
         schema["oneOf"] = condition_branches()
         return schema
-
-    @classmethod
-    def from_domain(cls, condition: domain.Condition) -> Condition:
-        raw = condition.to_json()
-        return cls(field=raw["field"], operator=raw["operator"], value=raw["value"])
 
     def to_json(self) -> dict[str, Any]:
         """The raw condition for the core; an integral number (`30.0`) is passed on as an int."""
@@ -133,6 +129,7 @@ class SegmentUpdate:
     conditions: Conditions | Unset = UNSET
 
 
+@renders(domain.Segment)
 @attrs.frozen
 class Segment:
     """A segment: saved rules evaluated when read, plus contacts added or removed by hand."""
@@ -145,16 +142,3 @@ class Segment:
     contacts_count: int | None
     created_at: datetime
     updated_at: datetime
-
-    @classmethod
-    def from_domain(cls, segment: domain.Segment) -> Segment:
-        return cls(
-            id=segment.id,
-            name=segment.name,
-            description=segment.description,
-            match=segment.match,  # type: ignore[arg-type]
-            conditions=tuple(Condition.from_domain(c) for c in segment.conditions),
-            contacts_count=segment.contacts_count,
-            created_at=segment.created_at,
-            updated_at=segment.updated_at,
-        )

@@ -4,26 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engage_core.contacts.tags import Tag as TagEntity
 from engage_http.contacts.tag_schemas import Tag, TagWrite
 from engage_http.operations import Call, Operation, Shape, declare
 
 TAG = "Tags"
 
 
-def index(call: Call[None, None]) -> Sequence[Tag]:
-    return [Tag.from_domain(t) for t in call.services.tags.list(call.account_id)]
+def index(call: Call[None, None]) -> Sequence[TagEntity]:
+    return call.services.tags.list(call.account_id)
 
 
-def store(call: Call[TagWrite, None]) -> Tag:
-    return Tag.from_domain(call.services.tags.create(call.account_id, call.body.title))
+def store(call: Call[TagWrite, None]) -> TagEntity:
+    return call.services.tags.create(call.account_id, call.body.title)
 
 
-def show(call: Call[None, None]) -> Tag:
-    return Tag.from_domain(call.services.tags.get(call.account_id, call.path["id"]))
+def show(call: Call[None, None]) -> TagEntity:
+    return call.services.tags.get(call.account_id, call.path["id"])
 
 
-def rename(call: Call[TagWrite, None]) -> Tag:
-    return Tag.from_domain(call.services.tags.rename(call.account_id, call.path["id"], call.body.title))
+def rename(call: Call[TagWrite, None]) -> TagEntity:
+    return call.services.tags.rename(call.account_id, call.path["id"], call.body.title)
 
 
 def destroy(call: Call[None, None]) -> None:

@@ -7,6 +7,7 @@ from datetime import datetime
 import attrs
 
 from engage_core.contacts import tags as domain
+from engage_http.converter import renders
 from engage_http.fields import Title
 
 
@@ -17,6 +18,7 @@ class TagWrite:
     title: Title
 
 
+@renders(domain.Tag)
 @attrs.frozen
 class Tag:
     """A tag, with the number of contacts carrying it."""
@@ -26,13 +28,3 @@ class Tag:
     contacts_count: int | None
     created_at: datetime
     updated_at: datetime
-
-    @classmethod
-    def from_domain(cls, tag: domain.Tag) -> Tag:
-        return cls(
-            id=tag.id,
-            title=tag.title,
-            contacts_count=tag.contacts_count,
-            created_at=tag.created_at,
-            updated_at=tag.updated_at,
-        )

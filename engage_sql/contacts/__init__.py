@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from engage_sql.contacts.contacts import SqlContactRepository
+from engage_core.contacts.model import ContactFilter
+from engage_sql.contacts.contacts import SqlContactRepository, is_short_page
 from engage_sql.contacts.lists import SqlContactListRepository
 from engage_sql.contacts.notes import SqlNoteRepository
 from engage_sql.contacts.segments import SqlSegmentRepository
@@ -17,4 +18,5 @@ AREA = SqlArea(
         "segments": lambda s: SqlSegmentRepository(s.connection, s.account_id),
         "notes": lambda s: SqlNoteRepository(s.connection, s.account_id),
     },
+    short_reads={ContactFilter: is_short_page},
 )

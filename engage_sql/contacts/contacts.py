@@ -347,3 +347,14 @@ def has_tag(key: str) -> ColumnElement[bool]:
         .join(tags, tags.c.id == contact_tags.c.tag_id)
         .where(contact_tags.c.contact_id == contacts.c.id, tags.c.title_key == key)
     )
+
+
+SHORT_PAGE_END = 1000
+"""Unfiltered pages that end within this many rows are short reads: the page query walks at most
+this many entries of the index on (account_id, created_at, id), then reads a page of rows and tags."""
+
+
+def is_short_page(filters: ContactFilter, page: PageRequest | None) -> bool:
+    """An unfiltered page near the start: a few indexed rows, whatever the account's size (filters
+    such as `search` may scan every contact of the account)."""
+    return filters == ContactFilter() and page is not None and page.offset + page.per_page <= SHORT_PAGE_END

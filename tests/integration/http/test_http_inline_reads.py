@@ -1,4 +1,4 @@
-"""Short reads on the event loop (`create_app(inline_reads=True)`): which requests, and the same answers."""
+"""Short reads on the event loop (`create_app(short_reads=...)`): which requests, and the same answers."""
 
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ from http_support import Api, ThreadRecordingUnitOfWork
 from starlette.testclient import TestClient
 
 from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import ContactFilter
 from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock
 from engage_http import create_app
-from engage_http.contacts.routes import INLINE_OFFSET, is_short_read
-from engage_http.contacts.schemas import ContactFilters
+from engage_sql.areas import SHORT_READS
+from engage_sql.contacts.contacts import SHORT_PAGE_END, is_short_page
 
 
 def _api(*, inline_reads: bool) -> tuple[Api, ThreadRecordingUnitOfWork]:
@@ -23,7 +24,7 @@ def _api(*, inline_reads: bool) -> tuple[Api, ThreadRecordingUnitOfWork]:
     issued = services.accounts.create("Acme")
     for n in range(3):
         services.contacts.create(issued.account.id, ContactInput(name=f"Contact {n}", type="instagram"))
-    client = TestClient(create_app(services, inline_reads=inline_reads))
+    client = TestClient(create_app(services, short_reads=SHORT_READS if inline_reads else None))
     uow.threads.clear()
     return Api(client, {"X-Api-Key": issued.api_key}), uow
 
@@ -83,16 +84,16 @@ def test_unauthenticated_inline_read_is_refused() -> None:
 @pytest.mark.parametrize(
     ("filters", "page", "short"),
     [
-        (ContactFilters(), PageRequest(page=1, per_page=15), True),
-        (ContactFilters(), PageRequest(page=INLINE_OFFSET // 100, per_page=100), True),
-        (ContactFilters(), PageRequest(page=INLINE_OFFSET // 100 + 1, per_page=100), False),
-        (ContactFilters(type="whatsapp"), PageRequest(), False),
-        (ContactFilters(tag="VIP"), PageRequest(), False),
+        (ContactFilter(), PageRequest(page=1, per_page=15), True),
+        (ContactFilter(), PageRequest(page=SHORT_PAGE_END // 100, per_page=100), True),
+        (ContactFilter(), PageRequest(page=SHORT_PAGE_END // 100 + 1, per_page=100), False),
+        (ContactFilter(type="whatsapp"), PageRequest(), False),
+        (ContactFilter(tag="VIP"), PageRequest(), False),
     ],
     ids=["first-page", "last-short-page", "deep-page", "type-filter", "tag-filter"],
 )
 def test_short_reads_are_unfiltered_pages_near_the_start(
-    filters: ContactFilters, page: PageRequest, short: bool
+    filters: ContactFilter, page: PageRequest, short: bool
 ) -> None:
-    """Only unfiltered pages that end within `INLINE_OFFSET` rows count as short reads."""
-    assert is_short_read(filters, page) is short
+    """Only unfiltered pages that end within `SHORT_PAGE_END` rows count as short reads."""
+    assert is_short_page(filters, page) is short

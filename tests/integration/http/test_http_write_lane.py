@@ -21,6 +21,7 @@ from engage_http.areas import OPERATIONS
 from engage_http.bootstrap import build_app
 from engage_http.rate_limit import RequestRateLimiter
 from engage_sql import Database
+from engage_sql.areas import SHORT_READS
 
 R = TypeVar("R")
 
@@ -59,7 +60,7 @@ def _api(*, limit: int = 1000) -> tuple[Api, ThreadRecordingUnitOfWork, OneThrea
     issued = services.accounts.create("Acme")
     lane = OneThreadLane()
     limiter = RequestRateLimiter(InMemoryRateLimiter(), RateLimitPolicy(limit, 60), clock)
-    client = TestClient(create_app(services, inline_reads=True, write_lane=lane, rate_limiter=limiter))
+    client = TestClient(create_app(services, short_reads=SHORT_READS, write_lane=lane, rate_limiter=limiter))
     uow.threads.clear()
     return Api(client, {"X-Api-Key": issued.api_key}), uow, lane
 
