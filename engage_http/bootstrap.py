@@ -291,7 +291,9 @@ def _close_limiter(limiter: RequestRateLimiter) -> None:
 def start_worker(settings: Settings, database: Database) -> DeliveryWorkerHandle:
     """Start the delivery worker over `database` (what `engage worker` runs; `engage serve` runs it in
     the app's lifespan). Stop it with the handle's `stop()`."""
-    return start_delivery_worker(database.delivery_queue(), secret_cipher(settings, database), settings)
+    return start_delivery_worker(
+        database.delivery_queue(), secret_cipher(settings, database), settings, outbound=database.outbound_guard()
+    )
 
 
 def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Starlette:
@@ -310,15 +312,18 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         cipher = secret_cipher(settings, database)  # before migrating: a missing key touches nothing
         if migrate:
             database.upgrade()
+        # Every outbound port goes through the storage's guard: on SQLite, a call from a write-lane
+        # batch (whose changes are not durable yet) raises rather than acting on them.
+        outbound = database.outbound_guard()
         services = Services.build(
             database.uow,
             cipher=cipher,
-            guard=target_guard(settings),
-            store=store,
+            guard=outbound(target_guard(settings), "target guard"),
+            store=outbound(store, "store platform"),
             hasher=Argon2idHasher(),
-            mailer=mail,
+            mailer=outbound(mail, "mailer"),
             app_url=settings.app_url,
-            gateway=channels.gateway,
+            gateway=outbound(channels.gateway, "channel gateway"),
             default_plan=settings.default_plan,
         )
         sandbox = channels.attach(services, database)
@@ -341,7 +346,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             database.uow.pin_reader()
         try:
             if settings.run_worker:
-                worker = start_delivery_worker(database.delivery_queue(), cipher, settings)
+                worker = start_delivery_worker(database.delivery_queue(), cipher, settings, outbound=outbound)
             app.state.delivery_worker = worker
             yield
         finally:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 from engage_connectors.ssrf import AddressPolicy
 from engage_connectors.webhook_sender import HttpWebhookSender
@@ -88,6 +89,7 @@ def start_delivery_worker(
     sender: WebhookSender | None = None,
     clock: Clock | None = None,
     idle_seconds: float = 0.5,
+    outbound: Callable[[WebhookSender, str], WebhookSender] | None = None,
 ) -> DeliveryWorkerHandle:
     """Start a daemon thread delivering from `queue` until the handle is stopped, sending up to
     `settings.worker_concurrency` attempts at once.
@@ -95,7 +97,8 @@ def start_delivery_worker(
     Without `sender`, attempts go out through `HttpWebhookSender` with the SSRF policy of
     `settings.webhook_allowed_hosts` and `settings.webhook_timeout_seconds`; its client is closed on stop.
     A failing queue (the database restarting, say) does not end the thread: the worker logs it and
-    retries with a growing pause (`DeliveryWorker.run_until`).
+    retries with a growing pause (`DeliveryWorker.run_until`). `outbound` wraps the sender the
+    worker calls (the storage's guard of outbound calls, `Database.outbound_guard`).
     """
     owns_sender = sender is None
     if sender is None:
@@ -103,7 +106,7 @@ def start_delivery_worker(
         sender = HttpWebhookSender(policy, timeout=settings.webhook_timeout_seconds)
     worker = DeliveryWorker(
         queue,
-        sender,
+        sender if outbound is None else outbound(sender, "webhook sender"),
         cipher,
         clock or SystemClock(),
         lease_seconds=settings.webhook_lease_seconds,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import TypeVar
 
 from sqlalchemy import Engine, exists, select
 
@@ -16,7 +17,9 @@ from engage_sql.registry import ShortRead
 from engage_sql.unit_of_work import SqlUnitOfWorkFactory
 from engage_sql.webhooks import outbox
 from engage_sql.webhooks.delivery_queue import SqlDeliveryQueue
-from engage_sql.write_lane import WriteLane
+from engage_sql.write_lane import WriteLane, outbound_guard
+
+P = TypeVar("P")
 
 
 class Database:
@@ -64,6 +67,14 @@ class Database:
         PostgreSQL, where every read is a network round trip."""
         return SHORT_READS if self.engine.dialect.name == "sqlite" else {}
 
+    def outbound_guard(self) -> Callable[[P, str], P]:
+        """What the composition root wraps every outbound port in: on SQLite, a call made in the
+        middle of a write-lane batch (whose changes are not durable yet) raises
+        `write_lane.OutboundCallInBatch` at once; on PostgreSQL, which has no batches, the port
+        itself."""
+        groups = self.uow.write_groups
+        return _unguarded if groups is None else outbound_guard(groups)
+
     def dispose(self) -> None:
         """Close every pooled connection."""
         if self.uow.write_groups is not None:
@@ -72,3 +83,7 @@ class Database:
 
     def __repr__(self) -> str:
         return f"Database({self.engine.url.render_as_string(hide_password=True)!r})"
+
+
+def _unguarded(port: P, name: str) -> P:
+    return port

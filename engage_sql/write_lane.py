@@ -15,7 +15,9 @@ and any answer could have depended on it).
 So a job must have no effect but its units of work: within a batch `commit()` returns before the
 change is durable, and nothing may act on it outside the database before the lane answers (no
 message sent, no mail, no request to another service). Operations declare that they qualify
-(`engage_http.operations.Operation.write_lane`).
+(`engage_http.operations.Operation.write_lane`), and the rule is checked, not trusted: every
+outbound port the composition root hands out goes through `outbound_guard`, whose every call
+raises `OutboundCallInBatch` on a thread in the middle of a batch.
 
 Jobs run in the context (`contextvars`) of the caller that queued them. Other writers (threads
 outside the lane, other processes) take their turns between batches, as they do between groups.
@@ -31,7 +33,7 @@ import queue
 import threading
 from collections import defaultdict
 from collections.abc import Callable
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 import attrs
 
@@ -40,6 +42,7 @@ from engage_sql.group_commit import MAX_GROUP, WriteGroups
 logger = logging.getLogger("engage.write_lane")
 
 R = TypeVar("R")
+P = TypeVar("P")
 
 STOP_TIMEOUT_SECONDS: Final = 30.0
 """How long `close` waits for the jobs already queued to finish."""
@@ -144,3 +147,49 @@ def _settle(jobs: list[_Job]) -> None:
             job.future.set_exception(job.error)
         else:
             job.future.set_result(job.result)
+
+
+class OutboundCallInBatch(RuntimeError):
+    """An outbound port (mail, a channel gateway, the store, a webhook, ...) was called by a job of a
+    batch, whose changes are not durable yet: the job must do it after its request is answered."""
+
+
+class _OutboundPort:
+    """`port`, with every method refused on a thread in the middle of a batch of `groups`."""
+
+    __slots__ = ("_groups", "_name", "_port")
+
+    def __init__(self, port: object, groups: WriteGroups, name: str) -> None:
+        self._port = port
+        self._groups = groups
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        found = getattr(self._port, attribute)
+        if not callable(found):
+            return found
+        groups, name = self._groups, self._name
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if groups.batching:
+                raise OutboundCallInBatch(
+                    f"{name}.{attribute}() was called in a write-lane batch, before its changes are durable"
+                )
+            return found(*args, **kwargs)
+
+        return call
+
+    @property
+    def guarded(self) -> object:
+        """The port itself (to close it, for one)."""
+        return self._port
+
+
+def outbound_guard(groups: WriteGroups) -> Callable[[P, str], P]:
+    """A function that wraps an outbound port so that calling it in a batch of `groups` raises
+    `OutboundCallInBatch` at once (`port`, and a name for the message)."""
+
+    def guard(port: P, name: str) -> P:
+        return cast(P, _OutboundPort(port, groups, name))
+
+    return guard

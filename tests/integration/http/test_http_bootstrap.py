@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Any
+from unittest.mock import patch
 
 import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 import engage_http
+from engage_core.kernel.mail import MailMessage
 from engage_core.settings import Settings
-from engage_http.bootstrap import app_factory, build_app
+from engage_http.bootstrap import app_factory, build_app, start_worker
 from engage_sql import Database
+from engage_sql.write_lane import OutboundCallInBatch
 
 
 def running(app: Starlette) -> TestClient:
@@ -118,3 +122,45 @@ def test_only_the_composition_root_imports_the_sql_adapter() -> None:
                 offenders.append(str(path.relative_to(package)))
 
     assert offenders == []
+
+
+def test_every_outbound_port_of_the_services_is_guarded_on_sqlite(database_url: str) -> None:
+    """In a write-lane batch, each outbound port the services were given raises at once."""
+    app = build_app(Settings.from_env({"ENGAGE_DATABASE_URL": database_url, "ENGAGE_RUN_WORKER": "0"}))
+    deps = app.state.services.dependencies
+    groups = deps.uow.write_groups
+    calls = {
+        "mailer": lambda: deps.mailer.send(MailMessage("ada@example.com", "Hello", "Hi")),
+        "store platform": lambda: deps.store.push_status(1, None, "processing"),
+        "channel gateway": lambda: deps.gateway.start_qr("whatsapp"),
+        "target guard": lambda: deps.guard.refusal("https://hooks.example.com/"),
+    }
+    refused = []
+    with running(app), groups.batch():
+        for name, call in calls.items():
+            with pytest.raises(OutboundCallInBatch):
+                call()
+            refused.append(name)
+
+    assert refused == list(calls)
+
+
+def test_the_delivery_workers_sender_goes_through_the_outbound_guard(database_url: str) -> None:
+    """`engage worker`'s sender is wrapped by the storage's guard, like the services' ports."""
+    upgrade(database_url)
+    settings = Settings.from_env({"ENGAGE_DATABASE_URL": database_url})
+    database = Database.connect(database_url)
+    wrapped: list[str] = []
+    guard = database.outbound_guard()
+
+    def outbound(port: Any, name: str) -> Any:
+        wrapped.append(name)
+        return guard(port, name)
+
+    try:
+        with patch.object(Database, "outbound_guard", lambda _self: outbound):
+            start_worker(settings, database).stop()
+    finally:
+        database.dispose()
+
+    assert wrapped == ["webhook sender"]
