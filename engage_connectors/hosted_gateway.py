@@ -1,6 +1,6 @@
 """The channel gateway over the hosted messaging provider (`engage_connectors.hosted_messaging`).
 
-`HostedGateway` implements `engage_core.unit_of_work.ChannelGateway` with `HostedMessagingClient`;
+`HostedGateway` implements `engage_core.messaging.ports.ChannelGateway` with `HostedMessagingClient`;
 `HostedCallbackReader` turns the provider's callbacks into the core's inbound values for the
 callback route (`engage_http.channel_callbacks`). Both translate the provider's vocabulary into the
 domain's, in one place each:

@@ -1,7 +1,12 @@
 """engage_core: the domain of engage. Pure Python: no web framework, no database driver.
 
-Entities and rules, the ports (Protocols) the outside world is reached through, the services
-(use cases) that call them, and in-memory fakes of every port in `engage_core.testing`.
+A shared kernel (`engage_core.kernel`: clock, errors, events, pagination, validation, money,
+phones, mail, rate limits) and one subpackage per area (`accounts`, `contacts`, `messaging`,
+`bookings`, `commerce`, `knowledge`, `support`, `team`, `webhooks`, `plans`, `partners`), each
+holding its entities and rules, its ports (Protocols), its services and its in-memory fakes.
+`engage_core.services.Services` wires every service to a unit-of-work factory
+(`engage_core.unit_of_work`); `engage_core.testing` gathers the fakes. docs/architecture.md draws
+the layout and how to add an area.
 """
 
 from engage_core.kernel.errors import (

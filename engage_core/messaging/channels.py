@@ -3,7 +3,7 @@
 A workspace keeps at most one channel setting per type (`whatsapp`, `telegram`, `instagram`,
 `linkedin`). WhatsApp and Telegram link a device by scanning a QR code; Instagram and LinkedIn log
 in with a username and password, possibly followed by one or more 2FA checkpoint rounds. The
-gateway (`engage_core.unit_of_work.ChannelGateway`) talks to the network; this module holds the rules.
+gateway (`engage_core.messaging.ports.ChannelGateway`) talks to the network; this module holds the rules.
 
 The connection lifecycle
 ------------------------

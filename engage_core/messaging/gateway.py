@@ -1,10 +1,10 @@
-"""What the services and a channel gateway hand each other (`engage_core.unit_of_work.ChannelGateway`).
+"""What the services and a channel gateway hand each other (`engage_core.messaging.ports.ChannelGateway`).
 
 Outbound (service -> gateway): start a QR login, poll it, log in with credentials, answer and
 resend 2FA checkpoints, refresh, disconnect, send. Inbound (gateway -> service): `InboundMessage`,
 `Receipt` and `StatusChange` are plain values that every adapter builds the same way (the sandbox
 from its actions, a hosted provider's webhook route from its callbacks) and hands to the same
-service (`engage_core.unit_of_work.InboundSink`).
+service (`engage_core.messaging.ports.InboundSink`).
 
 Statuses are the provider's words (`OK`, `CONNECTING`, `CREDENTIALS`, `SYNC_SUCCESS`, ...);
 `engage_core.messaging.channels.trigger_for` turns them into moves of the connection lifecycle.

@@ -3,7 +3,7 @@
 Provider callbacks (and the sandbox's actions) name only the provider's account id. The inbox
 finds the workspace that owns it (`ChannelDirectory`) and passes the value on to the workspace's
 message or channel service, so the sandbox and a hosted provider's webhook route feed exactly the
-same code. It implements `engage_core.unit_of_work.InboundSink`.
+same code. It implements `engage_core.messaging.ports.InboundSink`.
 """
 
 from __future__ import annotations

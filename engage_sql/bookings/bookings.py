@@ -2,7 +2,7 @@
 
 A calendar is a resource, or None: the bookings without a resource. Every write that gives a
 booking a time runs `lock_resource(calendar)`, then `overlapping(calendar, ...)`, then the insert
-or update, in one transaction (`engage_core.unit_of_work.BookingRepository`). On PostgreSQL the lock is a
+or update, in one transaction (`engage_core.bookings.ports.BookingRepository`). On PostgreSQL the lock is a
 transaction-level advisory lock on (account, calendar): the second of two racing bookings waits
 for the first to commit or roll back, and its overlap query (READ COMMITTED: each statement reads
 what is committed when it starts) then sees the first booking. On SQLite the write units of work

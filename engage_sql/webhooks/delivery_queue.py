@@ -1,4 +1,4 @@
-"""The delivery log seen as a queue: `engage_core.unit_of_work.DeliveryQueue` over `webhook_attempts`.
+"""The delivery log seen as a queue: `engage_core.webhooks.ports.DeliveryQueue` over `webhook_attempts`.
 
 A claim is a lease: `leased_until` and a random `lease_token` per attempt, written by one atomic
 statement. Another worker skips a leased attempt until the lease ends, so a worker that dies
@@ -113,7 +113,7 @@ def _random_token(dialect: str) -> ColumnElement[str]:
 
 
 class SqlDeliveryQueue:
-    """`engage_core.unit_of_work.DeliveryQueue` over one engine. Thread-safe: every call has its own connection."""
+    """`engage_core.webhooks.ports.DeliveryQueue` over one engine. Thread-safe: every call has its own connection."""
 
     def __init__(self, engine: Engine, *, groups: WriteGroups | None = None) -> None:
         """`groups`: the write groups (SQLite) of the units of work over the same engine, to commit with."""
