@@ -26,6 +26,7 @@ import click
 
 from engage_cli.context import CliState, pass_state
 from engage_cli.workspaces import require_account
+from engage_core.bookings import catalogue
 from engage_core.bookings.catalogue import BookingTypeInput, BookingTypePatch, ResourceInput, ResourcePatch
 from engage_core.kernel.unset import UNSET
 from engage_core.services import Services
@@ -38,7 +39,7 @@ from engage_http.bookings.setup_schemas import (
     WorkingHours,
     WorkingHoursUpdate,
 )
-from engage_http.converter import converter, structure
+from engage_http.converter import converter, structure, to_core, unstructure_hook
 
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON (the API's `data`) instead of text.")
 _ACCOUNT = click.argument("account_id", metavar="ACCOUNT_ID", type=int)
@@ -55,8 +56,15 @@ def _services(state: CliState, account_id: int) -> Services:
     return services
 
 
-def _echo_json(value: Any) -> None:
-    click.echo(json.dumps(converter.unstructure(value)))
+def _echo_json(value: Any, wire: type | None = None) -> None:
+    """Print `value` as the API's `data` holds it: a core value (or a list of them) rendered as the
+    response class `wire`, as the routes render it, or else a response object."""
+    if wire is None:
+        data = converter.unstructure(value)
+    else:
+        render = unstructure_hook(wire)
+        data = [render(item) for item in value] if isinstance(value, list) else render(value)
+    click.echo(json.dumps(data))
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -80,9 +88,9 @@ def types() -> None:
     """Booking types: what can be booked, and for how long."""
 
 
-def _show_type(booking_type: BookingType, as_json: bool, verb: str) -> None:
+def _show_type(booking_type: catalogue.BookingType, as_json: bool, verb: str) -> None:
     if as_json:
-        _echo_json(booking_type)
+        _echo_json(booking_type, BookingType)
         return
     click.echo(f"{verb} booking type {booking_type.id} ({booking_type.name}, {booking_type.duration_minutes} minutes).")
 
@@ -93,9 +101,9 @@ def _show_type(booking_type: BookingType, as_json: bool, verb: str) -> None:
 @pass_state
 def list_types(state: CliState, account_id: int, as_json: bool) -> None:
     """List booking types, active or not, by id."""
-    found = [BookingType.from_domain(t) for t in _services(state, account_id).booking_setup.list_types(account_id)]
+    found = list(_services(state, account_id).booking_setup.list_types(account_id))
     if as_json:
-        _echo_json(found)
+        _echo_json(found, BookingType)
         return
     if not found:
         click.echo(f"No booking types yet. Create one with: engage bookings types create {account_id} --name NAME")
@@ -124,7 +132,7 @@ def create_type(
     """Create a booking type."""
     data = BookingTypeInput(name, duration_minutes, description, not inactive)
     created = _services(state, account_id).booking_setup.create_type(account_id, data)
-    _show_type(BookingType.from_domain(created), as_json, "Created")
+    _show_type(created, as_json, "Created")
 
 
 @types.command(name="update")
@@ -154,7 +162,7 @@ def update_type(
         is_active=UNSET if is_active is None else is_active,
     )
     changed = _services(state, account_id).booking_setup.update_type(account_id, booking_type_id, patch)
-    _show_type(BookingType.from_domain(changed), as_json, "Updated")
+    _show_type(changed, as_json, "Updated")
 
 
 @types.command(name="deactivate")
@@ -165,7 +173,7 @@ def update_type(
 def deactivate_type(state: CliState, account_id: int, booking_type_id: int, as_json: bool) -> None:
     """Stop new bookings of a type; its bookings stay."""
     changed = _services(state, account_id).booking_setup.deactivate_type(account_id, booking_type_id)
-    _show_type(BookingType.from_domain(changed), as_json, "Deactivated")
+    _show_type(changed, as_json, "Deactivated")
 
 
 # -- resources ------------------------------------------------------------------------------------
@@ -176,9 +184,9 @@ def resources() -> None:
     """Bookable resources: who or where (staff, rooms)."""
 
 
-def _show_resource(resource: Resource, as_json: bool, verb: str) -> None:
+def _show_resource(resource: catalogue.Resource, as_json: bool, verb: str) -> None:
     if as_json:
-        _echo_json(resource)
+        _echo_json(resource, Resource)
         return
     click.echo(f"{verb} resource {resource.id} ({resource.name}, {resource.type}).")
 
@@ -189,9 +197,9 @@ def _show_resource(resource: Resource, as_json: bool, verb: str) -> None:
 @pass_state
 def list_resources(state: CliState, account_id: int, as_json: bool) -> None:
     """List resources, active or not, by id."""
-    found = [Resource.from_domain(r) for r in _services(state, account_id).booking_setup.list_resources(account_id)]
+    found = list(_services(state, account_id).booking_setup.list_resources(account_id))
     if as_json:
-        _echo_json(found)
+        _echo_json(found, Resource)
         return
     if not found:
         click.echo(
@@ -215,7 +223,7 @@ def create_resource(state: CliState, account_id: int, name: str, kind: str, inac
     """Create a resource; from the first active one on, every new booking takes a resource."""
     data = ResourceInput(name, kind, not inactive)
     created = _services(state, account_id).booking_setup.create_resource(account_id, data)
-    _show_resource(Resource.from_domain(created), as_json, "Created")
+    _show_resource(created, as_json, "Created")
 
 
 @resources.command(name="update")
@@ -242,7 +250,7 @@ def update_resource(
         is_active=UNSET if is_active is None else is_active,
     )
     changed = _services(state, account_id).booking_setup.update_resource(account_id, resource_id, patch)
-    _show_resource(Resource.from_domain(changed), as_json, "Updated")
+    _show_resource(changed, as_json, "Updated")
 
 
 @resources.command(name="deactivate")
@@ -253,7 +261,7 @@ def update_resource(
 def deactivate_resource(state: CliState, account_id: int, resource_id: int, as_json: bool) -> None:
     """Stop new bookings on a resource; its bookings stay."""
     changed = _services(state, account_id).booking_setup.deactivate_resource(account_id, resource_id)
-    _show_resource(Resource.from_domain(changed), as_json, "Deactivated")
+    _show_resource(changed, as_json, "Deactivated")
 
 
 # -- hours ----------------------------------------------------------------------------------------
@@ -303,7 +311,7 @@ def set_hours(
     setup = _services(state, account_id).booking_setup
     if resource_id is not None:
         assert document is not None
-        schedule = setup.set_resource_hours(account_id, resource_id, structure(document, Schedule).to_input())
+        schedule = setup.set_resource_hours(account_id, resource_id, to_core(structure(document, Schedule)))
         click.echo(f"Set the own hours of resource {resource_id}.", err=True)
         _echo_json(ResourceHours.from_domain(resource_id, schedule))
         return
@@ -313,7 +321,7 @@ def set_hours(
     else:
         zone = timezone or document.get("timezone") or setup.working_hours(account_id).timezone
         stored = setup.set_working_hours(
-            account_id, structure({**document, "timezone": zone}, WorkingHoursUpdate).to_input()
+            account_id, to_core(structure({**document, "timezone": zone}, WorkingHoursUpdate))
         )
     click.echo(f"Set the working hours of account {account_id} ({stored.timezone}).", err=True)
     _echo_json(WorkingHours.from_domain(stored))
@@ -351,8 +359,8 @@ def _read_document(source: IO[bytes]) -> dict[str, Any]:
 @pass_state
 def complete(state: CliState, account_id: int, booking_id: int, as_json: bool) -> None:
     """Mark a confirmed booking that has started as completed (emits `booking.completed`)."""
-    completed = Booking.from_domain(_services(state, account_id).bookings.complete(account_id, booking_id))
+    completed = _services(state, account_id).bookings.complete(account_id, booking_id)
     if as_json:
-        _echo_json(completed)
+        _echo_json(completed, Booking)
         return
     click.echo(f"Booking {completed.id} ({completed.title}) is completed.")

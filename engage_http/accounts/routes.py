@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engage_core.accounts.profile_service import ProfilePatch
 from engage_http.accounts.schemas import Account, AccountUpdate, Subscription
 from engage_http.messaging.channel_schemas import Channel
 from engage_http.operations import Call, Operation, Shape
@@ -22,8 +23,8 @@ def show(call: Call[None, None]) -> Account:
     return Account.from_domain(call.services.account_profile.get(call.account_id))
 
 
-def update(call: Call[AccountUpdate, None]) -> Account:
-    return Account.from_domain(call.services.account_profile.update(call.account_id, call.body.to_patch()))
+def update(call: Call[ProfilePatch, None]) -> Account:
+    return Account.from_domain(call.services.account_profile.update(call.account_id, call.body))
 
 
 def subscription(call: Call[None, None]) -> Subscription:

@@ -14,6 +14,7 @@ from engage_core.kernel.unset import UNSET, Unset
 from engage_core.plans.entitlements import AccountSubscription
 from engage_http.bookings.setup_schemas import Timezone
 from engage_http.constraints import Doc, Text
+from engage_http.converter import structures_into
 from engage_http.fields import Name
 from engage_http.partners.schemas import Plan, PlanLimits
 
@@ -45,6 +46,7 @@ class Account:
 
     @classmethod
     def from_domain(cls, profile: AccountProfile) -> Account:
+        # The wire flattens the account and its timezone into one object, and names `key_hint` `api_key_hint`.
         account = profile.account
         return cls(
             id=account.id,
@@ -59,6 +61,7 @@ class Account:
         )
 
 
+@structures_into(ProfilePatch)
 @attrs.frozen
 class AccountUpdate:
     """Any subset of the fields; fields left out keep their value. A new `timezone` keeps the
@@ -68,9 +71,6 @@ class AccountUpdate:
     name: Name | Unset = UNSET
     timezone: Timezone | Unset = UNSET
     locale: Locale | Unset = UNSET
-
-    def to_patch(self) -> ProfilePatch:
-        return ProfilePatch(name=self.name, timezone=self.timezone, locale=self.locale)
 
 
 @attrs.frozen
@@ -103,6 +103,7 @@ class Subscription:
 
     @classmethod
     def from_domain(cls, subscription: AccountSubscription) -> Subscription:
+        # The wire nests the cycle and the pending change, and computes what remains of each limit.
         plan = subscription.plan
         names = attrs.fields_dict(PlanLimits)
         pending = None

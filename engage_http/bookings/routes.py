@@ -12,6 +12,8 @@ hold their time: no two live bookings of one resource overlap, however many requ
 
 from __future__ import annotations
 
+from engage_core.bookings import model as domain
+from engage_core.bookings.booking_service import BookingInput, BookingPatch
 from engage_core.bookings.model import BOOKINGS
 from engage_core.kernel.pagination import Page
 from engage_http.bookings.schemas import (
@@ -38,36 +40,33 @@ _PLACING = (
 )
 
 
-def index(call: Call[None, BookingFilters]) -> Page[Booking]:
+def index(call: Call[None, domain.BookingFilter]) -> Page[domain.Booking]:
     assert call.page is not None
-    found = call.services.bookings.find(call.account_id, call.query.to_filter(), call.page)
-    return found.map(Booking.from_domain)
+    return call.services.bookings.find(call.account_id, call.query, call.page)
 
 
-def store(call: Call[BookingCreate, None]) -> Booking:
-    return Booking.from_domain(call.services.bookings.create(call.account_id, call.body.to_input()))
+def store(call: Call[BookingInput, None]) -> domain.Booking:
+    return call.services.bookings.create(call.account_id, call.body)
 
 
-def show(call: Call[None, None]) -> Booking:
-    return Booking.from_domain(call.services.bookings.get(call.account_id, call.path["id"]))
+def show(call: Call[None, None]) -> domain.Booking:
+    return call.services.bookings.get(call.account_id, call.path["id"])
 
 
-def update(call: Call[BookingUpdate, None]) -> Booking:
-    changed = call.services.bookings.update(call.account_id, call.path["id"], call.body.to_patch())
-    return Booking.from_domain(changed)
+def update(call: Call[BookingPatch, None]) -> domain.Booking:
+    return call.services.bookings.update(call.account_id, call.path["id"], call.body)
 
 
-def cancel(call: Call[BookingCancel, None]) -> Booking:
-    cancelled = call.services.bookings.cancel(call.account_id, call.path["id"], call.body.reason)
-    return Booking.from_domain(cancelled)
+def cancel(call: Call[BookingCancel, None]) -> domain.Booking:
+    return call.services.bookings.cancel(call.account_id, call.path["id"], call.body.reason)
 
 
-def confirm(call: Call[None, None]) -> Booking:
-    return Booking.from_domain(call.services.bookings.confirm(call.account_id, call.path["id"]))
+def confirm(call: Call[None, None]) -> domain.Booking:
+    return call.services.bookings.confirm(call.account_id, call.path["id"])
 
 
-def complete(call: Call[None, None]) -> Booking:
-    return Booking.from_domain(call.services.bookings.complete(call.account_id, call.path["id"]))
+def complete(call: Call[None, None]) -> domain.Booking:
+    return call.services.bookings.complete(call.account_id, call.path["id"])
 
 
 def availability(call: Call[None, AvailabilityQuery]) -> DayAvailability:

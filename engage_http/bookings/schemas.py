@@ -19,6 +19,7 @@ from engage_core.bookings.booking_service import BookingInput, BookingPatch
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.unset import UNSET, Unset
 from engage_http.constraints import Doc, Text
+from engage_http.converter import renders, structures_into
 from engage_http.fields import Id
 
 BookingStatus = Literal["pending", "confirmed", "cancelled", "completed"]
@@ -88,6 +89,19 @@ def _parse_all(**fields: tuple[str, str | None]) -> dict[str, dt.datetime | None
 # -- requests --------------------------------------------------------------------------------------
 
 
+def _booking_input(body: BookingCreate) -> BookingInput:
+    # The wire's `starts_at` is text; the core takes an aware datetime.
+    return BookingInput(
+        contact_id=body.contact_id,
+        booking_type_id=body.booking_type_id,
+        starts_at=parse_timestamp("starts_at", body.starts_at),
+        resource_id=body.resource_id,
+        notes=body.notes,
+        status=body.status,
+    )
+
+
+@structures_into(BookingInput, _booking_input)
 @attrs.frozen
 class BookingCreate:
     """A new booking. It lasts the booking type's `duration_minutes` from `starts_at`."""
@@ -108,30 +122,20 @@ class BookingCreate:
         metadata={"description": "`pending` for a booking that awaits confirmation (`POST /bookings/{id}/confirm`)."},
     )
 
-    def to_input(self) -> BookingInput:
-        starts_at = parse_timestamp("starts_at", self.starts_at)
-        return BookingInput(
-            contact_id=self.contact_id,
-            booking_type_id=self.booking_type_id,
-            starts_at=starts_at,
-            resource_id=self.resource_id,
-            notes=self.notes,
-            status=self.status,
-        )
+
+def _booking_patch(body: BookingUpdate) -> BookingPatch:
+    # The wire's `starts_at` is text; the core takes an aware datetime.
+    starts_at = UNSET if body.starts_at is UNSET else parse_timestamp("starts_at", body.starts_at)
+    return BookingPatch(starts_at=starts_at, notes=body.notes)
 
 
+@structures_into(BookingPatch, _booking_patch)
 @attrs.frozen
 class BookingUpdate:
     """Any subset of the fields. A new `starts_at` reschedules the booking (same length, same resource)."""
 
     starts_at: Timestamp | Unset = UNSET
     notes: Notes | Unset | None = UNSET
-
-    def to_patch(self) -> BookingPatch:
-        starts_at: dt.datetime | Unset = UNSET
-        if self.starts_at is not UNSET:
-            starts_at = parse_timestamp("starts_at", self.starts_at)
-        return BookingPatch(starts_at=starts_at, notes=self.notes)
 
 
 @attrs.frozen
@@ -141,6 +145,18 @@ class BookingCancel:
     reason: Reason | None = None
 
 
+def _booking_filter(query: BookingFilters) -> domain.BookingFilter:
+    # The wire's bounds are text, named `from` and `to`; the core takes aware datetimes.
+    moments = _parse_all(starts_from=("from", query.starts_from), starts_to=("to", query.starts_to))
+    return domain.BookingFilter(
+        status=query.status,
+        contact_id=query.contact_id,
+        starts_from=moments["starts_from"],
+        starts_to=moments["starts_to"],
+    )
+
+
+@structures_into(domain.BookingFilter, _booking_filter)
 @attrs.frozen
 class BookingFilters:
     """Query filters of `GET /bookings`."""
@@ -161,15 +177,6 @@ class BookingFilters:
             "description": "Bookings starting at or before this moment (ISO 8601, with a timezone).",
         },
     )
-
-    def to_filter(self) -> domain.BookingFilter:
-        moments = _parse_all(starts_from=("from", self.starts_from), starts_to=("to", self.starts_to))
-        return domain.BookingFilter(
-            status=self.status,
-            contact_id=self.contact_id,
-            starts_from=moments["starts_from"],
-            starts_to=moments["starts_to"],
-        )
 
 
 @attrs.frozen
@@ -193,6 +200,7 @@ class AvailabilityQuery:
 # -- responses -------------------------------------------------------------------------------------
 
 
+@renders(domain.Booking)
 @attrs.frozen
 class Booking:
     """A booking (SPEC 2). `cancelled_at` and `cancellation_reason` are additions to the SPEC fields."""
@@ -211,24 +219,6 @@ class Booking:
     created_at: dt.datetime
     updated_at: dt.datetime
 
-    @classmethod
-    def from_domain(cls, booking: domain.Booking) -> Booking:
-        return cls(
-            id=booking.id,
-            contact_id=booking.contact_id,
-            booking_type_id=booking.booking_type_id,
-            resource_id=booking.resource_id,
-            title=booking.title,
-            starts_at=booking.starts_at,
-            ends_at=booking.ends_at,
-            status=booking.status,  # type: ignore[arg-type]
-            notes=booking.notes,
-            cancelled_at=booking.cancelled_at,
-            cancellation_reason=booking.cancellation_reason,
-            created_at=booking.created_at,
-            updated_at=booking.updated_at,
-        )
-
 
 @attrs.frozen
 class Slot:
@@ -240,10 +230,6 @@ class Slot:
         metadata={"description": "Not started yet, and free on the resource (or on at least one resource)."}
     )
 
-    @classmethod
-    def from_domain(cls, slot: availability.Slot) -> Slot:
-        return cls(starts_at=slot.starts_at, ends_at=slot.ends_at, available=slot.available)
-
 
 @attrs.frozen
 class DayAvailability:
@@ -254,7 +240,8 @@ class DayAvailability:
 
     @classmethod
     def from_domain(cls, day: availability.DayAvailability) -> DayAvailability:
-        return cls(date=day.date.isoformat(), slots=tuple(Slot.from_domain(slot) for slot in day.slots))
+        # The wire writes the day as text where the core keeps a date, so the slots are copied here too.
+        return cls(date=day.date.isoformat(), slots=tuple(Slot(s.starts_at, s.ends_at, s.available) for s in day.slots))
 
 
 __all__ = [

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engage_core.bookings import catalogue
+from engage_core.bookings import working_hours as hours
 from engage_http.bookings.setup_schemas import (
     BookingType,
     BookingTypeCreate,
@@ -43,53 +45,47 @@ _HOURS = (
 # -- booking types --------------------------------------------------------------------------------
 
 
-def list_types(call: Call[None, None]) -> Sequence[BookingType]:
-    return [BookingType.from_domain(t) for t in call.services.booking_setup.list_types(call.account_id)]
+def list_types(call: Call[None, None]) -> Sequence[catalogue.BookingType]:
+    return call.services.booking_setup.list_types(call.account_id)
 
 
-def create_type(call: Call[BookingTypeCreate, None]) -> BookingType:
-    created = call.services.booking_setup.create_type(call.account_id, call.body.to_input())
-    return BookingType.from_domain(created)
+def create_type(call: Call[catalogue.BookingTypeInput, None]) -> catalogue.BookingType:
+    return call.services.booking_setup.create_type(call.account_id, call.body)
 
 
-def show_type(call: Call[None, None]) -> BookingType:
-    return BookingType.from_domain(call.services.booking_setup.get_type(call.account_id, call.path["id"]))
+def show_type(call: Call[None, None]) -> catalogue.BookingType:
+    return call.services.booking_setup.get_type(call.account_id, call.path["id"])
 
 
-def update_type(call: Call[BookingTypeUpdate, None]) -> BookingType:
-    changed = call.services.booking_setup.update_type(call.account_id, call.path["id"], call.body.to_patch())
-    return BookingType.from_domain(changed)
+def update_type(call: Call[catalogue.BookingTypePatch, None]) -> catalogue.BookingType:
+    return call.services.booking_setup.update_type(call.account_id, call.path["id"], call.body)
 
 
-def deactivate_type(call: Call[None, None]) -> BookingType:
-    changed = call.services.booking_setup.deactivate_type(call.account_id, call.path["id"])
-    return BookingType.from_domain(changed)
+def deactivate_type(call: Call[None, None]) -> catalogue.BookingType:
+    return call.services.booking_setup.deactivate_type(call.account_id, call.path["id"])
 
 
 # -- resources ------------------------------------------------------------------------------------
 
 
-def list_resources(call: Call[None, None]) -> Sequence[Resource]:
-    return [Resource.from_domain(r) for r in call.services.booking_setup.list_resources(call.account_id)]
+def list_resources(call: Call[None, None]) -> Sequence[catalogue.Resource]:
+    return call.services.booking_setup.list_resources(call.account_id)
 
 
-def create_resource(call: Call[ResourceCreate, None]) -> Resource:
-    created = call.services.booking_setup.create_resource(call.account_id, call.body.to_input())
-    return Resource.from_domain(created)
+def create_resource(call: Call[catalogue.ResourceInput, None]) -> catalogue.Resource:
+    return call.services.booking_setup.create_resource(call.account_id, call.body)
 
 
-def show_resource(call: Call[None, None]) -> Resource:
-    return Resource.from_domain(call.services.booking_setup.get_resource(call.account_id, call.path["id"]))
+def show_resource(call: Call[None, None]) -> catalogue.Resource:
+    return call.services.booking_setup.get_resource(call.account_id, call.path["id"])
 
 
-def update_resource(call: Call[ResourceUpdate, None]) -> Resource:
-    changed = call.services.booking_setup.update_resource(call.account_id, call.path["id"], call.body.to_patch())
-    return Resource.from_domain(changed)
+def update_resource(call: Call[catalogue.ResourcePatch, None]) -> catalogue.Resource:
+    return call.services.booking_setup.update_resource(call.account_id, call.path["id"], call.body)
 
 
-def deactivate_resource(call: Call[None, None]) -> Resource:
-    changed = call.services.booking_setup.deactivate_resource(call.account_id, call.path["id"])
-    return Resource.from_domain(changed)
+def deactivate_resource(call: Call[None, None]) -> catalogue.Resource:
+    return call.services.booking_setup.deactivate_resource(call.account_id, call.path["id"])
 
 
 # -- hours ----------------------------------------------------------------------------------------
@@ -99,9 +95,8 @@ def show_hours(call: Call[None, None]) -> WorkingHours:
     return WorkingHours.from_domain(call.services.booking_setup.working_hours(call.account_id))
 
 
-def set_hours(call: Call[WorkingHoursUpdate, None]) -> WorkingHours:
-    stored = call.services.booking_setup.set_working_hours(call.account_id, call.body.to_input())
-    return WorkingHours.from_domain(stored)
+def set_hours(call: Call[hours.WorkingHoursInput, None]) -> WorkingHours:
+    return WorkingHours.from_domain(call.services.booking_setup.set_working_hours(call.account_id, call.body))
 
 
 def set_timezone(call: Call[TimezoneUpdate, None]) -> WorkingHours:
@@ -116,9 +111,9 @@ def show_resource_hours(call: Call[None, None]) -> ResourceHours:
     )
 
 
-def set_resource_hours(call: Call[Schedule, None]) -> ResourceHours:
+def set_resource_hours(call: Call[hours.ScheduleInput, None]) -> ResourceHours:
     resource_id = call.path["id"]
-    stored = call.services.booking_setup.set_resource_hours(call.account_id, resource_id, call.body.to_input())
+    stored = call.services.booking_setup.set_resource_hours(call.account_id, resource_id, call.body)
     return ResourceHours.from_domain(resource_id, stored)
 
 

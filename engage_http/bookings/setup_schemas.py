@@ -25,6 +25,7 @@ from engage_core.bookings import catalogue
 from engage_core.bookings import working_hours as hours
 from engage_core.kernel.unset import UNSET, Unset
 from engage_http.constraints import Doc, Integer, Text
+from engage_http.converter import renders, structures_into, to_core
 
 Name = Annotated[str, Text(max_length=catalogue.NAME_MAX, blank=False), Doc(example="Consultation")]
 Description = Annotated[str, Text(max_length=catalogue.DESCRIPTION_MAX)]
@@ -56,6 +57,7 @@ Date = Annotated[
 # -- booking types and resources --------------------------------------------------------------------
 
 
+@structures_into(catalogue.BookingTypeInput)
 @attrs.frozen
 class BookingTypeCreate:
     """A new booking type: what can be booked, and for how long."""
@@ -65,10 +67,8 @@ class BookingTypeCreate:
     description: Description | None = None
     is_active: bool = True
 
-    def to_input(self) -> catalogue.BookingTypeInput:
-        return catalogue.BookingTypeInput(self.name, self.duration_minutes, self.description, self.is_active)
 
-
+@structures_into(catalogue.BookingTypePatch)
 @attrs.frozen
 class BookingTypeUpdate:
     """Any subset of the fields. A new duration applies to bookings made from now on."""
@@ -78,10 +78,8 @@ class BookingTypeUpdate:
     description: Description | Unset | None = UNSET
     is_active: bool | Unset = UNSET
 
-    def to_patch(self) -> catalogue.BookingTypePatch:
-        return catalogue.BookingTypePatch(self.name, self.duration_minutes, self.description, self.is_active)
 
-
+@structures_into(catalogue.ResourceInput)
 @attrs.frozen
 class ResourceCreate:
     """A new bookable resource: who or where (a member of staff, a room)."""
@@ -90,10 +88,8 @@ class ResourceCreate:
     type: ResourceType
     is_active: bool = True
 
-    def to_input(self) -> catalogue.ResourceInput:
-        return catalogue.ResourceInput(self.name, self.type, self.is_active)
 
-
+@structures_into(catalogue.ResourcePatch)
 @attrs.frozen
 class ResourceUpdate:
     """Any subset of the fields."""
@@ -102,10 +98,8 @@ class ResourceUpdate:
     type: ResourceType | Unset = UNSET
     is_active: bool | Unset = UNSET
 
-    def to_patch(self) -> catalogue.ResourcePatch:
-        return catalogue.ResourcePatch(self.name, self.type, self.is_active)
 
-
+@renders(catalogue.BookingType)
 @attrs.frozen
 class BookingType:
     """A booking type (SPEC 2). `created_at` and `updated_at` are additions to the SPEC fields."""
@@ -118,19 +112,8 @@ class BookingType:
     created_at: datetime
     updated_at: datetime
 
-    @classmethod
-    def from_domain(cls, booking_type: catalogue.BookingType) -> BookingType:
-        return cls(
-            id=booking_type.id,
-            name=booking_type.name,
-            duration_minutes=booking_type.duration_minutes,
-            description=booking_type.description,
-            is_active=booking_type.is_active,
-            created_at=booking_type.created_at,
-            updated_at=booking_type.updated_at,
-        )
 
-
+@renders(catalogue.Resource)
 @attrs.frozen
 class Resource:
     """A bookable resource (SPEC 2). `created_at` and `updated_at` are additions to the SPEC fields."""
@@ -142,21 +125,11 @@ class Resource:
     created_at: datetime
     updated_at: datetime
 
-    @classmethod
-    def from_domain(cls, resource: catalogue.Resource) -> Resource:
-        return cls(
-            id=resource.id,
-            name=resource.name,
-            type=resource.type,
-            is_active=resource.is_active,
-            created_at=resource.created_at,
-            updated_at=resource.updated_at,
-        )
-
 
 # -- hours ------------------------------------------------------------------------------------------
 
 
+@structures_into(hours.OpeningInput)
 @attrs.frozen
 class Opening:
     """One open stretch of a day, `[opens, closes)`; `closes` may be `24:00`."""
@@ -164,22 +137,17 @@ class Opening:
     opens: Clock
     closes: Clock
 
-    def to_input(self) -> hours.OpeningInput:
-        return hours.OpeningInput(self.opens, self.closes)
-
 
 Openings = tuple[Opening, ...]
 
 
+@structures_into(hours.ExceptionInput)
 @attrs.frozen
 class ScheduleException:
     """The hours of one date, replacing its weekly hours; no openings closes the day."""
 
     date: Date
     openings: Openings = ()
-
-    def to_input(self) -> hours.ExceptionInput:
-        return hours.ExceptionInput(self.date, [o.to_input() for o in self.openings])
 
 
 def _weekly_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -191,9 +159,15 @@ def _weekly_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _weekly_input(weekly: Mapping[str, Openings]) -> dict[str, list[hours.OpeningInput]]:
-    return {day: [o.to_input() for o in openings] for day, openings in weekly.items()}
+    return {day: to_core(list(openings)) for day, openings in weekly.items()}
 
 
+def _schedule_input(body: Schedule) -> hours.ScheduleInput:
+    # `to_core` maps sequences but not a mapping's values: the weekly openings are mapped here.
+    return hours.ScheduleInput(_weekly_input(body.weekly), to_core(body.exceptions))
+
+
+@structures_into(hours.ScheduleInput, _schedule_input)
 @attrs.frozen
 class Schedule:
     """Weekly hours and dated exceptions (a resource's own hours)."""
@@ -205,11 +179,9 @@ class Schedule:
     def __json_schema__(cls, schema: dict[str, Any]) -> dict[str, Any]:
         return _weekly_schema(schema)
 
-    def to_input(self) -> hours.ScheduleInput:
-        return hours.ScheduleInput(_weekly_input(self.weekly), [e.to_input() for e in self.exceptions])
-
     @classmethod
     def from_domain(cls, schedule: hours.Schedule) -> Schedule:
+        # The core keeps minutes, Monday first, and exceptions by date; the wire writes its `document()`.
         document = schedule.document()
         return cls(
             weekly={day: tuple(Opening(**o) for o in openings) for day, openings in document["weekly"].items()},
@@ -219,6 +191,12 @@ class Schedule:
         )
 
 
+def _working_hours_input(body: WorkingHoursUpdate) -> hours.WorkingHoursInput:
+    # `to_core` maps sequences but not a mapping's values: the weekly openings are mapped here.
+    return hours.WorkingHoursInput(body.timezone, _weekly_input(body.weekly), to_core(body.exceptions))
+
+
+@structures_into(hours.WorkingHoursInput, _working_hours_input)
 @attrs.frozen
 class WorkingHoursUpdate:
     """The workspace's timezone and hours, replacing the earlier ones."""
@@ -230,11 +208,6 @@ class WorkingHoursUpdate:
     @classmethod
     def __json_schema__(cls, schema: dict[str, Any]) -> dict[str, Any]:
         return _weekly_schema(schema)
-
-    def to_input(self) -> hours.WorkingHoursInput:
-        return hours.WorkingHoursInput(
-            self.timezone, _weekly_input(self.weekly), [e.to_input() for e in self.exceptions]
-        )
 
 
 @attrs.frozen
@@ -254,6 +227,7 @@ class WorkingHours:
 
     @classmethod
     def from_domain(cls, working_hours: hours.WorkingHours) -> WorkingHours:
+        # The wire flattens the schedule beside the timezone (written as `Schedule.from_domain` does).
         schedule = Schedule.from_domain(working_hours.schedule)
         return cls(timezone=working_hours.timezone, weekly=schedule.weekly, exceptions=schedule.exceptions)
 
@@ -267,6 +241,7 @@ class ResourceHours:
 
     @classmethod
     def from_domain(cls, resource_id: int, schedule: hours.Schedule | None) -> ResourceHours:
+        # The core's schedule does not know its resource: the id comes from the request.
         return cls(resource_id, None if schedule is None else Schedule.from_domain(schedule))
 
 

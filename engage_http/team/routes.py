@@ -7,7 +7,9 @@ the member stays added and the answer says so (`invitation_sent` false, and the 
 from __future__ import annotations
 
 from engage_core.kernel.pagination import Page
+from engage_core.team import model as domain
 from engage_core.team.model import TEAM
+from engage_core.team.service import MemberInput, MemberPatch
 from engage_http.operations import Call, Operation, Reply, Shape
 from engage_http.team.schemas import NewTeamMember, TeamFilters, TeamMember, TeamMemberCreate, TeamMemberUpdate
 
@@ -21,23 +23,22 @@ INVITED = "Team member added; the invitation was sent."
 NOT_INVITED = "Team member added, but the invitation e-mail could not be sent."
 
 
-def index(call: Call[None, TeamFilters]) -> Page[TeamMember]:
+def index(call: Call[None, TeamFilters]) -> Page[domain.TeamMember]:
     assert call.page is not None
-    return call.services.team.find(call.account_id, call.query.role, call.page).map(TeamMember.from_domain)
+    return call.services.team.find(call.account_id, call.query.role, call.page)
 
 
-def store(call: Call[TeamMemberCreate, None]) -> Reply:
-    created = call.services.team.create(call.account_id, call.body.to_input(), plan=call.plan)
+def store(call: Call[MemberInput, None]) -> Reply:
+    created = call.services.team.create(call.account_id, call.body, plan=call.plan)
     return Reply(NewTeamMember.from_new(created), INVITED if created.invitation_sent else NOT_INVITED)
 
 
-def show(call: Call[None, None]) -> TeamMember:
-    return TeamMember.from_domain(call.services.team.get(call.account_id, call.path["id"]))
+def show(call: Call[None, None]) -> domain.TeamMember:
+    return call.services.team.get(call.account_id, call.path["id"])
 
 
-def update(call: Call[TeamMemberUpdate, None]) -> TeamMember:
-    changed = call.services.team.update(call.account_id, call.path["id"], call.body.to_patch())
-    return TeamMember.from_domain(changed)
+def update(call: Call[MemberPatch, None]) -> domain.TeamMember:
+    return call.services.team.update(call.account_id, call.path["id"], call.body)
 
 
 def destroy(call: Call[None, None]) -> None:

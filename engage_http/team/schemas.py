@@ -14,6 +14,7 @@ from engage_core.kernel.unset import UNSET, Unset
 from engage_core.team import model as domain
 from engage_core.team.service import MemberInput, MemberPatch, NewMember
 from engage_http.constraints import Doc, Text
+from engage_http.converter import renders, structures_into
 from engage_http.fields import Email, Name
 
 Role = Literal["admin", "agent"]
@@ -30,6 +31,7 @@ Password = Annotated[
 ]
 
 
+@structures_into(MemberInput)
 @attrs.frozen
 class TeamMemberCreate:
     """A new team member. The address must be new to the workspace, whatever its case; an invitation
@@ -41,10 +43,8 @@ class TeamMemberCreate:
     password: Password = attrs.field(repr=False)
     status: MemberStatus = "active"
 
-    def to_input(self) -> MemberInput:
-        return MemberInput(name=self.name, email=self.email, role=self.role, password=self.password, status=self.status)
 
-
+@structures_into(MemberPatch)
 @attrs.frozen
 class TeamMemberUpdate:
     """Any subset of the fields; fields left out keep their value. A `password` replaces the old one."""
@@ -55,9 +55,6 @@ class TeamMemberUpdate:
     status: MemberStatus | Unset = UNSET
     password: Password | Unset = attrs.field(default=UNSET, repr=False)
 
-    def to_patch(self) -> MemberPatch:
-        return MemberPatch(name=self.name, email=self.email, role=self.role, status=self.status, password=self.password)
-
 
 @attrs.frozen
 class TeamFilters:
@@ -66,6 +63,7 @@ class TeamFilters:
     role: Role | None = None
 
 
+@renders(domain.TeamMember)
 @attrs.frozen
 class TeamMember:
     """A team member (SPEC 2)."""
@@ -78,18 +76,6 @@ class TeamMember:
     created_at: datetime
     updated_at: datetime
 
-    @classmethod
-    def from_domain(cls, member: domain.TeamMember) -> TeamMember:
-        return cls(
-            id=member.id,
-            name=member.name,
-            email=member.email,
-            role=member.role,  # type: ignore[arg-type]
-            status=member.status,  # type: ignore[arg-type]
-            created_at=member.created_at,
-            updated_at=member.updated_at,
-        )
-
 
 @attrs.frozen
 class NewTeamMember(TeamMember):
@@ -100,8 +86,9 @@ class NewTeamMember(TeamMember):
 
     @classmethod
     def from_new(cls, new: NewMember) -> NewTeamMember:
-        member = TeamMember.from_domain(new.member)
-        return cls(**attrs.asdict(member, recurse=False), invitation_sent=new.invitation_sent)
+        # The wire flattens the member and the invitation's outcome into one object.
+        member = {field.name: getattr(new.member, field.name) for field in attrs.fields(TeamMember)}
+        return cls(**member, invitation_sent=new.invitation_sent)
 
 
 __all__ = ["NewTeamMember", "TeamFilters", "TeamMember", "TeamMemberCreate", "TeamMemberUpdate"]

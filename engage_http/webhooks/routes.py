@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engage_core.kernel.pagination import Page, PageLimits
-from engage_core.webhooks.service import WebhookService
+from engage_core.webhooks import model as domain
+from engage_core.webhooks.service import WebhookInput, WebhookPatch, WebhookService
 from engage_http.operations import Call, Operation, Shape, declare
 from engage_http.webhooks.schemas import (
     Delivery,
@@ -30,44 +31,42 @@ def events(call: Call[None, None]) -> Sequence[str]:
     return WebhookService.event_names()
 
 
-def index(call: Call[None, None]) -> Sequence[Webhook]:
-    return [Webhook.from_domain(s) for s in call.services.webhooks.list(call.account_id)]
+def index(call: Call[None, None]) -> Sequence[domain.Subscription]:
+    return call.services.webhooks.list(call.account_id)
 
 
-def store(call: Call[WebhookCreate, None]) -> WebhookWithSecret:
-    return WebhookWithSecret.from_revealed(call.services.webhooks.create(call.account_id, call.body.to_input()))
+def store(call: Call[WebhookInput, None]) -> WebhookWithSecret:
+    return WebhookWithSecret.from_revealed(call.services.webhooks.create(call.account_id, call.body))
 
 
-def show(call: Call[None, None]) -> Webhook:
-    return Webhook.from_domain(call.services.webhooks.get(call.account_id, call.path["id"]))
+def show(call: Call[None, None]) -> domain.Subscription:
+    return call.services.webhooks.get(call.account_id, call.path["id"])
 
 
-def update(call: Call[WebhookUpdate, None]) -> Webhook:
-    changed = call.services.webhooks.update(call.account_id, call.path["id"], call.body.to_patch())
-    return Webhook.from_domain(changed)
+def update(call: Call[WebhookPatch, None]) -> domain.Subscription:
+    return call.services.webhooks.update(call.account_id, call.path["id"], call.body)
 
 
 def destroy(call: Call[None, None]) -> None:
     call.services.webhooks.delete(call.account_id, call.path["id"])
 
 
-def send_test(call: Call[None, None]) -> Delivery:
-    return Delivery.from_domain(call.services.webhooks.send_test(call.account_id, call.path["id"]))
+def send_test(call: Call[None, None]) -> domain.Attempt:
+    return call.services.webhooks.send_test(call.account_id, call.path["id"])
 
 
-def deliveries(call: Call[None, DeliveryFilters]) -> Page[Delivery]:
+def deliveries(call: Call[None, DeliveryFilters]) -> Page[domain.Attempt]:
     assert call.page is not None
-    found = call.services.webhooks.deliveries(call.account_id, call.path["id"], call.query.status, call.page)
-    return found.map(Delivery.from_domain)
+    return call.services.webhooks.deliveries(call.account_id, call.path["id"], call.query.status, call.page)
 
 
 def regenerate_secret(call: Call[None, None]) -> WebhookWithSecret:
     return WebhookWithSecret.from_revealed(call.services.webhooks.regenerate_secret(call.account_id, call.path["id"]))
 
 
-def redeliver(call: Call[None, None]) -> Delivery:
+def redeliver(call: Call[None, None]) -> domain.Attempt:
     delivery_id = str(call.path["delivery_id"])  # a uuid.UUID from the route convertor, in canonical form
-    return Delivery.from_domain(call.services.webhooks.redeliver(call.account_id, call.path["id"], delivery_id))
+    return call.services.webhooks.redeliver(call.account_id, call.path["id"], delivery_id)
 
 
 OPERATIONS: tuple[Operation, ...] = declare(

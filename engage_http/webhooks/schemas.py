@@ -20,6 +20,7 @@ from engage_core.partners.partner_service import RevealedPartnerSecret
 from engage_core.webhooks import model as domain
 from engage_core.webhooks.service import RevealedSecret, WebhookInput, WebhookPatch, WebhookService
 from engage_http.constraints import Doc, Text
+from engage_http.converter import renders, structures_into
 from engage_http.fields import Name
 
 # -- the https URL of RFC 3986, as an ECMA-262 and Python pattern --------------------------------------
@@ -92,6 +93,7 @@ def _with_event_enum(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
+@structures_into(WebhookInput)
 @attrs.frozen
 class WebhookCreate:
     """A new subscription. Its signing secret is generated and shown once, in the response."""
@@ -105,10 +107,8 @@ class WebhookCreate:
     def __json_schema__(cls, schema: dict[str, Any]) -> dict[str, Any]:
         return _with_event_enum(schema)
 
-    def to_input(self) -> WebhookInput:
-        return WebhookInput(name=self.name, url=self.url, events=self.events, is_active=self.is_active)
 
-
+@structures_into(WebhookPatch)
 @attrs.frozen
 class WebhookUpdate:
     """Any subset of the create fields; fields left out keep their value. `events` replaces the list."""
@@ -122,10 +122,8 @@ class WebhookUpdate:
     def __json_schema__(cls, schema: dict[str, Any]) -> dict[str, Any]:
         return _with_event_enum(schema)
 
-    def to_patch(self) -> WebhookPatch:
-        return WebhookPatch(name=self.name, url=self.url, events=self.events, is_active=self.is_active)
 
-
+@renders(domain.Subscription)
 @attrs.frozen
 class Webhook:
     """A webhook subscription. Its secret is never shown again after creation or regeneration."""
@@ -140,6 +138,7 @@ class Webhook:
 
     @classmethod
     def from_domain(cls, subscription: domain.Subscription) -> Webhook:
+        # Kept for the partner webhook routes (engage_http.partners), which still build their bodies by hand.
         return cls(
             id=subscription.id,
             name=subscription.name,
@@ -167,10 +166,12 @@ class WebhookWithSecret(Webhook):
     @classmethod
     def from_revealed(cls, revealed: RevealedSecret | RevealedPartnerSecret) -> WebhookWithSecret:
         """A workspace's or a partner's subscription, with the secret it was just given."""
-        base = Webhook.from_domain(revealed.subscription)
-        return cls(**attrs.asdict(base, recurse=False), secret=revealed.secret)
+        # The wire flattens the subscription and its secret into one object.
+        subscription = {field.name: getattr(revealed.subscription, field.name) for field in attrs.fields(Webhook)}
+        return cls(**subscription, secret=revealed.secret)
 
 
+@renders(domain.Attempt)
 @attrs.frozen
 class Delivery:
     """One attempt of the delivery log. Attempts of one delivery share `delivery_id` (the receiver's
@@ -187,22 +188,6 @@ class Delivery:
     error: str | None = attrs.field(metadata={"description": "Why the attempt failed without an answer."})
     due_at: datetime = attrs.field(metadata={"description": "When the attempt is (or was) due to be sent."})
     completed_at: datetime | None
-
-    @classmethod
-    def from_domain(cls, attempt: domain.Attempt) -> Delivery:
-        return cls(
-            id=attempt.id,
-            event_type=attempt.event_type,
-            delivery_id=attempt.delivery_id,
-            attempt_number=attempt.attempt_number,
-            response_status_code=attempt.response_status_code,
-            response_body=attempt.response_body,
-            status=attempt.status,  # type: ignore[arg-type]
-            created_at=attempt.created_at,
-            error=attempt.error,
-            due_at=attempt.due_at,
-            completed_at=attempt.completed_at,
-        )
 
 
 @attrs.frozen
