@@ -19,7 +19,7 @@ from engage_cli.context import CliState, pass_state
 from engage_core.commerce.order_service import StoreOrderInput
 from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_http.commerce.store_schemas import StoreOrderImport
-from engage_http.converter import structure
+from engage_http.converter import structure, to_core
 
 
 @click.group()
@@ -71,7 +71,7 @@ def parse_orders(raw: bytes, label: str) -> list[StoreOrderInput]:
     parsed: list[StoreOrderInput] = []
     for position, item in enumerate(items):
         try:
-            parsed.append(structure(item, StoreOrderImport).to_input())
+            parsed.append(to_core(structure(item, StoreOrderImport)))
         except ValidationFailed as exc:
             where = _which(position, item.get("external_reference"), len(items))
             raise click.ClickException(f"{where}: {_details(exc)}") from exc

@@ -24,7 +24,7 @@ from engage_core.services import Services
 from engage_core.support.departments import Department
 from engage_core.support.ticket_service import TicketThread
 from engage_core.support.tickets import PRIORITIES, TICKET_STATUSES, TICKETS, Ticket, TicketFilter
-from engage_http.converter import converter
+from engage_http.converter import converter, unstructure_hook
 from engage_http.support.schemas import PostedTicketReply, TicketWithReplies
 from engage_http.support.schemas import Ticket as TicketBody
 
@@ -60,7 +60,8 @@ def list_tickets(
         account_id, TicketFilter(status=status, priority=priority), PageRequest(page, per_page)
     )
     if as_json:
-        click.echo(json.dumps([converter.unstructure(TicketBody.from_domain(t)) for t in found.items]))
+        render = unstructure_hook(TicketBody)
+        click.echo(json.dumps([render(t) for t in found.items]))
         return
     if not found.items:
         click.echo("No tickets." if found.total == 0 else f"No tickets on page {page} ({found.total} in all).")
@@ -104,7 +105,7 @@ def reply(state: CliState, account_id: int, reference: str, admin: bool, message
     require_account(services, account_id)
     posted = services.tickets.reply(account_id, _ticket_id(services, account_id, reference), message, type="admin")
     if as_json:
-        click.echo(json.dumps(converter.unstructure(PostedTicketReply.from_posted(posted))))
+        click.echo(json.dumps(unstructure_hook(PostedTicketReply)(posted)))
         return
     click.echo(
         f"Replied to {posted.ticket.ticket_id} (reply {posted.reply.id}); the ticket is now {posted.ticket.status}."

@@ -5,7 +5,7 @@ Products are created and deleted through their catalogue (`routes/knowledge_base
 
 from __future__ import annotations
 
-from engage_core.commerce.products import PRODUCTS
+from engage_core.commerce.products import PRODUCTS, ProductFilter
 from engage_core.kernel.pagination import Page
 from engage_http.commerce.product_schemas import Product, ProductFilters
 from engage_http.operations import Call, Operation, Shape
@@ -13,9 +13,9 @@ from engage_http.operations import Call, Operation, Shape
 TAG = "Products"
 
 
-def index(call: Call[None, ProductFilters]) -> Page[Product]:
+def index(call: Call[None, ProductFilter]) -> Page[Product]:
     assert call.page is not None
-    found = call.services.products.find(call.account_id, call.query.to_filter(), call.page)
+    found = call.services.products.find(call.account_id, call.query, call.page)
     return found.map(Product.from_domain)
 
 

@@ -20,6 +20,7 @@ import attrs
 from engage_core.commerce import products as domain
 from engage_core.kernel.money import PRICE_MAX, as_number
 from engage_http.constraints import WHITESPACE_CLASS, Doc, Integer, Text
+from engage_http.converter import structures_into
 from engage_http.fields import Name
 
 _URL_HOST = r"[A-Za-z0-9._~%!$&'()*+,;=:\-]+"
@@ -74,6 +75,7 @@ def price_bounds(schema: dict[str, Any]) -> dict[str, Any]:
     return {**schema, "minimum": 0, "maximum": float(PRICE_MAX)}
 
 
+@structures_into(domain.ProductInput)
 @attrs.frozen
 class ProductCreate:
     """A product of a catalogue (SPEC 2, Product in a catalog)."""
@@ -99,37 +101,24 @@ class ProductCreate:
         }
         return schema
 
-    def problems(self, path: str) -> dict[str, list[str]]:
-        """What the converter cannot see inside `product_attributes`, keyed under `path`: a
-        `purchase_url` of the published pattern, and values JSON can carry back unchanged."""
-        attributes = self.product_attributes or {}
-        found: dict[str, list[str]] = {}
-        purchase_url = attributes.get("purchase_url")
-        if purchase_url is not None:
-            field = f"{path}.product_attributes.purchase_url"
-            message = (
-                _PURCHASE_URL.check(purchase_url) if isinstance(purchase_url, str) else "The {field} must be a string."
-            )
-            if message is not None:
-                found[field] = [message.replace("{field}", field)]
-        if not _is_plain_json(attributes):
-            field = f"{path}.product_attributes"
-            found[field] = [f"The {field} may hold only valid Unicode text and finite numbers."]
-        return found
 
-    def to_input(self) -> domain.ProductInput:
-        return domain.ProductInput(
-            product_name=self.product_name,
-            product_description=self.product_description,
-            sku=self.sku,
-            price=self.price,
-            currency=self.currency,
-            category=self.category,
-            stock_quantity=self.stock_quantity,
-            image_url=self.image_url,
-            is_available=self.is_available,
-            product_attributes=self.product_attributes,
+def attribute_problems(product: domain.ProductInput, path: str) -> dict[str, list[str]]:
+    """What the converter cannot see inside the `product_attributes` of a `ProductCreate`, keyed
+    under `path`: a `purchase_url` of the published pattern, and values JSON can carry back unchanged."""
+    attributes = product.product_attributes or {}
+    found: dict[str, list[str]] = {}
+    purchase_url = attributes.get("purchase_url")
+    if purchase_url is not None:
+        field = f"{path}.product_attributes.purchase_url"
+        message = (
+            _PURCHASE_URL.check(purchase_url) if isinstance(purchase_url, str) else "The {field} must be a string."
         )
+        if message is not None:
+            found[field] = [message.replace("{field}", field)]
+    if not _is_plain_json(attributes):
+        field = f"{path}.product_attributes"
+        found[field] = [f"The {field} may hold only valid Unicode text and finite numbers."]
+    return found
 
 
 def _is_plain_json(value: Any) -> bool:
@@ -188,6 +177,7 @@ class CatalogProduct:
     created_at: datetime
     updated_at: datetime
 
+    # By hand: the catalogue's names (`product_name`), media ids become objects, and the price is a `Decimal`.
     @classmethod
     def from_domain(cls, product: domain.Product) -> CatalogProduct:
         return cls(
@@ -233,6 +223,7 @@ class Product:
     created_at: datetime
     updated_at: datetime
 
+    # By hand: media ids become objects, and the price is a `Decimal` (the converter renders a float field as it is).
     @classmethod
     def from_domain(cls, product: domain.Product) -> Product:
         return cls(
@@ -256,6 +247,7 @@ class Product:
         )
 
 
+@structures_into(domain.ProductFilter)
 @attrs.frozen
 class ProductFilters:
     """Query filters of `GET /products`."""
@@ -264,9 +256,6 @@ class ProductFilters:
         default=None, metadata={"description": "Case-insensitive substring of the name, SKU or category."}
     )
     category: str | None = attrs.field(default=None, metadata={"description": "A category, any case."})
-
-    def to_filter(self) -> domain.ProductFilter:
-        return domain.ProductFilter(search=self.search, category=self.category)
 
 
 __all__ = [

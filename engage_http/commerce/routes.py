@@ -7,7 +7,10 @@ nothing new was created, and a client that retries a timed-out request sees it a
 
 from __future__ import annotations
 
-from engage_core.commerce.orders import ORDERS
+from collections.abc import Sequence
+
+from engage_core.commerce.order_service import OrderInput, OrderPatch
+from engage_core.commerce.orders import ORDERS, ItemRequest, OrderFilter
 from engage_core.kernel.pagination import Page
 from engage_http.commerce.schemas import (
     NewOrder,
@@ -18,6 +21,7 @@ from engage_http.commerce.schemas import (
     OrderItemsReplace,
     OrderUpdate,
 )
+from engage_http.converter import to_core
 from engage_http.operations import Call, Operation, Reply, Shape
 
 TAG = "Orders"
@@ -34,14 +38,14 @@ _RULES = (
 )
 
 
-def index(call: Call[None, OrderFilters]) -> Page[Order]:
+def index(call: Call[None, OrderFilter]) -> Page[Order]:
     assert call.page is not None
-    found = call.services.orders.find(call.account_id, call.query.to_filter(), call.page)
+    found = call.services.orders.find(call.account_id, call.query, call.page)
     return found.map(Order.from_domain)
 
 
-def store(call: Call[OrderCreate, None]) -> NewOrder | Reply:
-    placed = call.services.orders.create(call.account_id, call.body.to_input())
+def store(call: Call[OrderInput, None]) -> NewOrder | Reply:
+    placed = call.services.orders.create(call.account_id, call.body)
     if placed.is_duplicate:
         return Reply(NewOrder.from_placed(placed), DUPLICATE_MESSAGE, status=200)
     return NewOrder.from_placed(placed)
@@ -51,8 +55,8 @@ def show(call: Call[None, None]) -> Order:
     return Order.from_domain(call.services.orders.get(call.account_id, call.path["id"]))
 
 
-def update(call: Call[OrderUpdate, None]) -> Order:
-    return Order.from_domain(call.services.orders.update(call.account_id, call.path["id"], call.body.to_patch()))
+def update(call: Call[OrderPatch, None]) -> Order:
+    return Order.from_domain(call.services.orders.update(call.account_id, call.path["id"], call.body))
 
 
 def cancel(call: Call[OrderCancel, None]) -> Order:
@@ -60,7 +64,8 @@ def cancel(call: Call[OrderCancel, None]) -> Order:
 
 
 def replace_items(call: Call[OrderItemsReplace, None]) -> Order:
-    changed = call.services.orders.replace_items(call.account_id, call.path["id"], call.body.to_requests())
+    items: Sequence[ItemRequest] = to_core(call.body.items)  # the lines stand for core values, the body for none
+    changed = call.services.orders.replace_items(call.account_id, call.path["id"], items)
     return Order.from_domain(changed)
 
 

@@ -16,6 +16,7 @@ from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.money import as_number
 from engage_core.kernel.unset import UNSET, Unset
 from engage_http.constraints import NOT_BLANK, Doc, Integer, Items, Text
+from engage_http.converter import structures_into
 from engage_http.fields import Email, Id, Phone
 
 OrderStatus = Literal["pending", "confirmed", "processing", "shipped", "delivered", "cancelled"]
@@ -35,6 +36,7 @@ Day = Annotated[
 ]
 
 
+@structures_into(domain.ItemRequest)
 @attrs.frozen
 class OrderLine:
     """A line asked for: a product and how many. Each product at most once per order."""
@@ -42,13 +44,11 @@ class OrderLine:
     product_id: Id
     quantity: Quantity
 
-    def to_request(self) -> domain.ItemRequest:
-        return domain.ItemRequest(product_id=self.product_id, quantity=self.quantity)
-
 
 OrderLines = Annotated[tuple[OrderLine, ...], Items(min_items=1, max_items=domain.ITEMS_MAX)]
 
 
+@structures_into(OrderInput)
 @attrs.frozen
 class OrderCreate:
     """A new order. `customer_name` may be left out when `contact_id` is given: the customer fields left
@@ -70,18 +70,8 @@ class OrderCreate:
         ]
         return schema
 
-    def to_input(self) -> OrderInput:
-        return OrderInput(
-            items=[line.to_request() for line in self.items],
-            customer_name=self.customer_name,
-            contact_id=self.contact_id,
-            customer_phone=self.customer_phone,
-            customer_email=self.customer_email,
-            shipping_address=self.shipping_address,
-            notes=self.notes,
-        )
 
-
+@structures_into(OrderPatch)
 @attrs.frozen
 class OrderUpdate:
     """Any subset of the fields; fields left out keep their value. A `status` must be a move the order's
@@ -93,14 +83,6 @@ class OrderUpdate:
     cancellation_reason: Reason | None = attrs.field(
         default=None, metadata={"description": "Required when `status` moves to `cancelled`; read only then."}
     )
-
-    def to_patch(self) -> OrderPatch:
-        return OrderPatch(
-            status=self.status,
-            notes=self.notes,
-            shipping_address=self.shipping_address,
-            cancellation_reason=self.cancellation_reason,
-        )
 
 
 @attrs.frozen
@@ -116,10 +98,24 @@ class OrderItemsReplace:
 
     items: OrderLines
 
-    def to_requests(self) -> list[domain.ItemRequest]:
-        return [line.to_request() for line in self.items]
+
+def _order_filter(query: OrderFilters) -> domain.OrderFilter:
+    # The days are text on the wire: the pattern lets through dates the calendar has not (`2026-02-30`).
+    errors: dict[str, list[str]] = {}
+    date_from = _day("date_from", query.date_from, errors)
+    date_to = _day("date_to", query.date_to, errors)
+    if errors:
+        raise ValidationFailed(errors)
+    return domain.OrderFilter(
+        status=query.status,
+        contact_id=query.contact_id,
+        created_by=query.created_by,
+        date_from=date_from,
+        date_to=date_to,
+    )
 
 
+@structures_into(domain.OrderFilter, _order_filter)
 @attrs.frozen
 class OrderFilters:
     """Query filters of `GET /orders`."""
@@ -133,21 +129,6 @@ class OrderFilters:
     date_to: Day | None = attrs.field(
         default=None, metadata={"description": "Created on or before this day (UTC), YYYY-MM-DD."}
     )
-
-    def to_filter(self) -> domain.OrderFilter:
-        """Raises ValidationFailed for a date the pattern lets through but the calendar has not (`2026-02-30`)."""
-        errors: dict[str, list[str]] = {}
-        date_from = _day("date_from", self.date_from, errors)
-        date_to = _day("date_to", self.date_to, errors)
-        if errors:
-            raise ValidationFailed(errors)
-        return domain.OrderFilter(
-            status=self.status,
-            contact_id=self.contact_id,
-            created_by=self.created_by,
-            date_from=date_from,
-            date_to=date_to,
-        )
 
 
 def _day(field: str, value: str | None, errors: dict[str, list[str]]) -> date | None:
@@ -174,6 +155,7 @@ class OrderItem:
     unit_price: float
     total_price: float = attrs.field(metadata={"description": "`unit_price` × `quantity`."})
 
+    # By hand: money is a `Decimal` in the core, and the converter renders a float field as it is.
     @classmethod
     def from_domain(cls, item: domain.OrderItem) -> OrderItem:
         return cls(
@@ -209,6 +191,7 @@ class Order:
     created_at: datetime
     updated_at: datetime
 
+    # By hand: money is a `Decimal` in the core, and the converter renders a float field as it is.
     @classmethod
     def from_domain(cls, order: domain.Order) -> Order:
         return cls(
@@ -239,6 +222,7 @@ class NewOrder(Order):
 
     is_duplicate: bool
 
+    # By hand: the wire lays `is_duplicate` beside the order's fields (and the order carries money).
     @classmethod
     def from_placed(cls, placed: PlacedOrder) -> NewOrder:
         order = Order.from_domain(placed.order)

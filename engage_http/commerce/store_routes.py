@@ -8,6 +8,7 @@ retry a push whose answer it never got.
 
 from __future__ import annotations
 
+from engage_core.commerce.order_service import StoreOrderInput
 from engage_http.commerce.store_schemas import ImportedOrder, StoreOrderImport
 from engage_http.operations import Call, Operation, Reply
 
@@ -16,8 +17,8 @@ TAG = "Orders"
 ALREADY_IMPORTED = "An order with this reference was imported before; it is returned unchanged."
 
 
-def import_order(call: Call[StoreOrderImport, None]) -> ImportedOrder | Reply:
-    placed = call.services.orders.import_store_order(call.account_id, call.body.to_input())
+def import_order(call: Call[StoreOrderInput, None]) -> ImportedOrder | Reply:
+    placed = call.services.orders.import_store_order(call.account_id, call.body)
     if placed.is_duplicate:
         return Reply(ImportedOrder.from_placed(placed), ALREADY_IMPORTED, status=200)
     return ImportedOrder.from_placed(placed)

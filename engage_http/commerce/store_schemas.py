@@ -18,6 +18,7 @@ from engage_core.kernel.money import DEFAULT_CURRENCY, PRICE_MAX
 from engage_http.commerce.product_schemas import Currency, price_bounds
 from engage_http.commerce.schemas import Address, Notes, Order, OrderStatus, Quantity
 from engage_http.constraints import Doc, Items, Text
+from engage_http.converter import structures_into, to_core
 from engage_http.fields import Email, Id, Name, Phone
 
 Reference = Annotated[
@@ -32,6 +33,7 @@ UnitPrice = Annotated[
 Sku = Annotated[str, Text(max_length=100)]
 
 
+@structures_into(StoreOrderItemInput)
 @attrs.frozen
 class StoreOrderItem:
     """A line as the store sold it, at the store's price. `product_id` links it to a product of the
@@ -48,16 +50,24 @@ class StoreOrderItem:
         schema["properties"]["unit_price"] = price_bounds(schema["properties"]["unit_price"])
         return schema
 
-    def to_input(self) -> StoreOrderItemInput:
-        return StoreOrderItemInput(
-            product_name=self.product_name,
-            quantity=self.quantity,
-            unit_price=self.unit_price,
-            product_sku=self.product_sku,
-            product_id=self.product_id,
-        )
+
+def _store_order(body: StoreOrderImport) -> StoreOrderInput:
+    # A currency left out or null is the core's default: its field is never None.
+    return StoreOrderInput(
+        external_reference=body.external_reference,
+        customer_name=body.customer_name,
+        items=to_core(body.items),
+        currency=body.currency or DEFAULT_CURRENCY,
+        status=body.status,
+        contact_id=body.contact_id,
+        customer_phone=body.customer_phone,
+        customer_email=body.customer_email,
+        shipping_address=body.shipping_address,
+        notes=body.notes,
+    )
 
 
+@structures_into(StoreOrderInput, _store_order)
 @attrs.frozen
 class StoreOrderImport:
     """An order from the connected store. Pushing a reference the workspace already has returns the
@@ -76,20 +86,6 @@ class StoreOrderImport:
     shipping_address: Address | None = None
     notes: Notes | None = None
 
-    def to_input(self) -> StoreOrderInput:
-        return StoreOrderInput(
-            external_reference=self.external_reference,
-            customer_name=self.customer_name,
-            items=[item.to_input() for item in self.items],
-            currency=self.currency or DEFAULT_CURRENCY,
-            status=self.status,
-            contact_id=self.contact_id,
-            customer_phone=self.customer_phone,
-            customer_email=self.customer_email,
-            shipping_address=self.shipping_address,
-            notes=self.notes,
-        )
-
 
 @attrs.frozen
 class ImportedOrder(Order):
@@ -99,6 +95,7 @@ class ImportedOrder(Order):
     external_reference: str
     is_duplicate: bool
 
+    # By hand: the wire lays the reference and `is_duplicate` beside the order's fields (which carry money).
     @classmethod
     def from_placed(cls, placed: PlacedOrder) -> ImportedOrder:
         order = Order.from_domain(placed.order)

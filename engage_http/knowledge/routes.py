@@ -7,7 +7,8 @@ bytes. It is all or nothing: one bad product or CSV row rejects it, and nothing 
 from __future__ import annotations
 
 from engage_core.commerce.products import MAX_PRODUCTS_PER_REQUEST
-from engage_http.knowledge.schemas import CatalogCreate, CatalogProducts, ProductsAdd
+from engage_core.knowledge.service import CatalogInput, ProductsInput
+from engage_http.knowledge.schemas import CatalogCreate, CatalogProducts, ProductsAdd, check_products
 from engage_http.operations import Call, Operation, Shape
 
 TAG = "Knowledge base"
@@ -27,13 +28,15 @@ _LIMITS = (
 )
 
 
-def create_catalog(call: Call[CatalogCreate, None]) -> CatalogProducts:
-    created = call.services.knowledge_base.create_catalog(call.account_id, call.body.to_input())
+def create_catalog(call: Call[CatalogInput, None]) -> CatalogProducts:
+    check_products(call.body.products)
+    created = call.services.knowledge_base.create_catalog(call.account_id, call.body)
     return CatalogProducts.from_domain(created)
 
 
-def add_products(call: Call[ProductsAdd, None]) -> CatalogProducts:
-    added = call.services.knowledge_base.add_products(call.account_id, call.path["id"], call.body.to_input())
+def add_products(call: Call[ProductsInput, None]) -> CatalogProducts:
+    check_products(call.body.products)
+    added = call.services.knowledge_base.add_products(call.account_id, call.path["id"], call.body)
     return CatalogProducts.from_domain(added)
 
 

@@ -8,18 +8,20 @@ text part, and `products` a part holding the JSON array. In a JSON body `csv_fil
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import attrs
 
 from engage_core.commerce.product_csv import COLUMNS
-from engage_core.commerce.products import MAX_PRODUCTS_PER_REQUEST
+from engage_core.commerce.products import MAX_PRODUCTS_PER_REQUEST, ProductInput
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.knowledge import model as domain
 from engage_core.knowledge.service import CatalogInput, CatalogResult, ProductsInput
-from engage_http.commerce.product_schemas import CatalogProduct, ProductCreate
+from engage_http.commerce.product_schemas import CatalogProduct, ProductCreate, attribute_problems
 from engage_http.constraints import Doc, Items, Text
+from engage_http.converter import structures_into
 from engage_http.multipart import MEDIA_TYPE
 
 CSV_MEDIA_TYPE = "text/csv"
@@ -62,16 +64,16 @@ def _products_or_csv(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def _products(items: tuple[ProductCreate, ...]) -> list[Any]:
-    """The core's inputs, after the checks the converter cannot make (`ProductCreate.problems`)."""
+def check_products(products: Sequence[ProductInput]) -> None:
+    """The checks of a request's `products` the converter cannot make (`attribute_problems`)."""
     errors: dict[str, list[str]] = {}
-    for index, item in enumerate(items):
-        errors.update(item.problems(f"products.{index}"))
+    for index, product in enumerate(products):
+        errors.update(attribute_problems(product, f"products.{index}"))
     if errors:
         raise ValidationFailed(errors)
-    return [item.to_input() for item in items]
 
 
+@structures_into(CatalogInput)
 @attrs.frozen
 class CatalogCreate:
     """A new product catalogue: a title, and `products`, a `csv_file`, or both."""
@@ -91,17 +93,8 @@ class CatalogCreate:
     def __json_schema__(cls, schema: dict[str, Any]) -> dict[str, Any]:
         return _products_or_csv(schema)
 
-    def to_input(self) -> CatalogInput:
-        return CatalogInput(
-            title=self.title,
-            products=_products(self.products),
-            csv_file=self.csv_file,
-            description=self.description,
-            business_description=self.business_description,
-            status=self.status,
-        )
 
-
+@structures_into(ProductsInput)
 @attrs.frozen
 class ProductsAdd:
     """Products to append to a catalogue: `products`, a `csv_file`, or both."""
@@ -114,9 +107,6 @@ class ProductsAdd:
     @classmethod
     def __json_schema__(cls, schema: dict[str, Any]) -> dict[str, Any]:
         return _products_or_csv(schema)
-
-    def to_input(self) -> ProductsInput:
-        return ProductsInput(products=_products(self.products), csv_file=self.csv_file)
 
 
 @attrs.frozen
@@ -135,6 +125,7 @@ class KnowledgeBase:
     created_at: datetime
     updated_at: datetime
 
+    # By hand: it is only rendered inside `CatalogProducts`, which is built by hand.
     @classmethod
     def from_domain(cls, entry: domain.KnowledgeBaseEntry) -> KnowledgeBase:
         return cls(
@@ -158,6 +149,7 @@ class CatalogProducts:
     products_created: int
     products: tuple[CatalogProduct, ...]
 
+    # By hand: the products carry money (`CatalogProduct.from_domain`).
     @classmethod
     def from_domain(cls, result: CatalogResult) -> CatalogProducts:
         return cls(
@@ -167,4 +159,4 @@ class CatalogProducts:
         )
 
 
-__all__ = ["CSV_FORMAT", "CatalogCreate", "CatalogProducts", "KnowledgeBase", "ProductsAdd"]
+__all__ = ["CSV_FORMAT", "CatalogCreate", "CatalogProducts", "KnowledgeBase", "ProductsAdd", "check_products"]

@@ -9,6 +9,7 @@ A provider that cannot be reached answers 503: nothing was changed, the request 
 
 from __future__ import annotations
 
+from engage_core.messaging.channel_service import CredentialsInput
 from engage_core.messaging.channels import CAMPAIGN_GUARDED, CHANNEL_TYPES, QR_CHANNELS, ChannelAccount
 from engage_http.messaging.channel_schemas import (
     Channel,
@@ -46,10 +47,8 @@ def _qr_connect(channel: str) -> Handler:
 
 
 def _credentials_connect(channel: str) -> Handler:
-    def handle(call: Call[CredentialsConnect, None]) -> Reply:
-        outcome = call.services.channels.connect_credentials(
-            call.account_id, channel, call.body.to_input(), plan=call.plan
-        )
+    def handle(call: Call[CredentialsInput, None]) -> Reply:
+        outcome = call.services.channels.connect_credentials(call.account_id, channel, call.body, plan=call.plan)
         return _login_reply(channel, outcome.channel, outcome.requires_2fa)
 
     return _named(f"{channel}_connect", handle)

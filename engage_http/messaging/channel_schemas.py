@@ -13,6 +13,7 @@ import attrs
 from engage_core.messaging import channels as domain
 from engage_core.messaging.channel_service import CODE_MAX, PASSWORD_MAX, USERNAME_MAX, CredentialsInput
 from engage_http.constraints import Doc, Text
+from engage_http.converter import structures_into
 
 ChannelType = Literal["whatsapp", "telegram", "instagram", "linkedin"]
 SyncStatus = Literal["OK", "CONNECTING", "SYNC_SUCCESS", "CREDENTIALS", "ERROR", "STOPPED", "CREATION_FAIL"]
@@ -51,6 +52,7 @@ class Channel:
     account_id: str | None
     error: str | None
 
+    # By hand: `account_id` is the core's `provider_account_id`; `last_synced_at` is text (`format_synced_at`).
     @classmethod
     def from_domain(cls, channel: domain.ChannelAccount) -> Channel:
         return cls(
@@ -74,6 +76,7 @@ class ChannelStatus(Channel):
     completed: bool = False
     in_progress: bool = False
 
+    # By hand: a `Channel` (see there) with the polling fields beside it.
     @classmethod
     def of(cls, channel: domain.ChannelAccount) -> ChannelStatus:
         base = Channel.from_domain(channel)
@@ -103,6 +106,7 @@ class TwoFactorRequired:
         metadata={"description": "The provider's word: `2FA`, `OTP`, `IN_APP_VALIDATION`, `CAPTCHA`, ..."}
     )
 
+    # By hand: `requires_2fa` is a constant, and `account_id` the core's `provider_account_id`.
     @classmethod
     def of(cls, channel: domain.ChannelAccount) -> TwoFactorRequired:
         assert channel.provider_account_id is not None and channel.checkpoint_type is not None
@@ -116,6 +120,7 @@ class CodeResent:
     account_id: str
 
 
+@structures_into(CredentialsInput)
 @attrs.frozen
 class CredentialsConnect:
     """An Instagram or LinkedIn login."""
@@ -123,9 +128,6 @@ class CredentialsConnect:
     username: Username
     password: Password
     country: Country = domain.DEFAULT_COUNTRY
-
-    def to_input(self) -> CredentialsInput:
-        return CredentialsInput(username=self.username, password=self.password, country=self.country)
 
 
 @attrs.frozen

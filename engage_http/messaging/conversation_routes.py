@@ -4,6 +4,7 @@ conversation read."""
 from __future__ import annotations
 
 from engage_core.kernel.pagination import Page
+from engage_core.messaging import conversations as domain
 from engage_core.messaging.conversations import CONVERSATIONS
 from engage_http.messaging.schemas import ConversationFilters, ConversationRead, ConversationSummary
 from engage_http.operations import Call, Operation, Reply, Shape
@@ -11,10 +12,9 @@ from engage_http.operations import Call, Operation, Reply, Shape
 TAG = "Conversations"
 
 
-def index(call: Call[None, ConversationFilters]) -> Page[ConversationSummary]:
+def index(call: Call[None, domain.ConversationFilter]) -> Page[domain.ConversationSummary]:
     assert call.page is not None
-    found = call.services.messages.conversations(call.account_id, call.query.to_filter(), call.page)
-    return found.map(ConversationSummary.from_domain)
+    return call.services.messages.conversations(call.account_id, call.query, call.page)
 
 
 def mark_read(call: Call[None, None]) -> Reply:

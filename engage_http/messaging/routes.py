@@ -9,6 +9,8 @@ the non-error outcomes), with the same status 201, since a record was created ei
 from __future__ import annotations
 
 from engage_core.kernel.pagination import Page
+from engage_core.messaging import messages as domain
+from engage_core.messaging.message_service import SendInput
 from engage_core.messaging.messages import MESSAGES
 from engage_http.messaging.schemas import Message, MessageFilters, MessageSend, SentMessage
 from engage_http.operations import Call, Operation, Reply, Shape
@@ -16,17 +18,14 @@ from engage_http.operations import Call, Operation, Reply, Shape
 TAG = "Messages"
 
 
-def send(call: Call[MessageSend, None]) -> Reply:
-    result = call.services.messages.send(call.account_id, call.body.to_input(), plan=call.plan)
-    return Reply(SentMessage.from_domain(result.message), result.notice, success=result.success)
+def send(call: Call[SendInput, None]) -> Reply:
+    result = call.services.messages.send(call.account_id, call.body, plan=call.plan)
+    return Reply(result.message, result.notice, success=result.success)
 
 
-def for_contact(call: Call[None, MessageFilters]) -> Page[Message]:
+def for_contact(call: Call[None, MessageFilters]) -> Page[domain.Message]:
     assert call.page is not None
-    found = call.services.messages.for_contact(
-        call.account_id, call.path["contact_id"], call.query.direction, call.page
-    )
-    return found.map(Message.from_domain)
+    return call.services.messages.for_contact(call.account_id, call.path["contact_id"], call.query.direction, call.page)
 
 
 OPERATIONS: tuple[Operation, ...] = (

@@ -10,6 +10,7 @@ the server process.
 
 from __future__ import annotations
 
+from engage_core.messaging import messages as domain
 from engage_core.messaging.channels import ChannelAccount
 from engage_core.messaging.sandbox_controls import SandboxControls
 from engage_http.messaging.channel_schemas import ChannelStatus
@@ -44,15 +45,14 @@ def operations(controls: SandboxControls) -> tuple[Operation, ...]:
         changed = controls.set_status(call.account_id, str(call.path["channel"]), call.body.status, call.body.reason)
         return _state(changed)
 
-    def inject_message(call: Call[SandboxInbound, None]) -> Message:
+    def inject_message(call: Call[SandboxInbound, None]) -> domain.Message:
         body = call.body
-        stored = controls.inject_message(
+        return controls.inject_message(
             call.account_id, str(call.path["channel"]), body.sender, body.text, body.sender_name
         )
-        return Message.from_domain(stored)
 
-    def inject_receipt(call: Call[SandboxReceipt, None]) -> Message:
-        return Message.from_domain(controls.inject_receipt(call.account_id, call.path["message_id"], call.body.status))
+    def inject_receipt(call: Call[SandboxReceipt, None]) -> domain.Message:
+        return controls.inject_receipt(call.account_id, call.path["message_id"], call.body.status)
 
     state = ChannelStatus | None
     return (

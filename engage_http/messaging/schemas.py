@@ -12,6 +12,7 @@ from engage_core.messaging import conversations as conversations_domain
 from engage_core.messaging import messages as domain
 from engage_core.messaging.message_service import SendInput
 from engage_http.constraints import Doc, Text
+from engage_http.converter import renders, structures_into
 from engage_http.fields import Id
 
 MessageChannel = Literal["whatsapp", "telegram", "instagram", "linkedin"]
@@ -20,6 +21,7 @@ MessageStatus = Literal["pending", "sent", "delivered", "read", "failed"]
 MessageText = Annotated[str, Text(max_length=domain.CONTENT_MAX, blank=False), Doc(example="Your order has shipped.")]
 
 
+@renders(domain.Message)
 @attrs.frozen
 class Message:
     """A message of a conversation (SPEC 2). `error` (why a failed message did not go) is an
@@ -35,21 +37,8 @@ class Message:
     created_at: datetime
     error: str | None
 
-    @classmethod
-    def from_domain(cls, message: domain.Message) -> Message:
-        return cls(
-            id=message.id,
-            contact_id=message.contact_id,
-            direction=message.direction,  # type: ignore[arg-type]
-            channel=message.channel,  # type: ignore[arg-type]
-            content=message.content,
-            status=message.status,  # type: ignore[arg-type]
-            sent_at=message.sent_at,
-            created_at=message.created_at,
-            error=message.error,
-        )
 
-
+@structures_into(SendInput)
 @attrs.frozen
 class MessageSend:
     """A text message to a contact, sent through the connected account of the contact's channel."""
@@ -57,10 +46,9 @@ class MessageSend:
     contact_id: Id
     message: MessageText
 
-    def to_input(self) -> SendInput:
-        return SendInput(contact_id=self.contact_id, message=self.message)
 
-
+# Also renders the core `Message` (`send` returns one), unmarked: `renders` keeps one response class per
+# core class, here `Message`, whose fields include these.
 @attrs.frozen
 class SentMessage:
     """The stored message. When it could not be delivered, `status` is `failed` and `error` says why
@@ -74,18 +62,6 @@ class SentMessage:
     sent_at: datetime | None
     error: str | None
 
-    @classmethod
-    def from_domain(cls, message: domain.Message) -> SentMessage:
-        return cls(
-            id=message.id,
-            contact_id=message.contact_id,
-            channel=message.channel,  # type: ignore[arg-type]
-            content=message.content,
-            status=message.status,  # type: ignore[arg-type]
-            sent_at=message.sent_at,
-            error=message.error,
-        )
-
 
 @attrs.frozen
 class MessageFilters:
@@ -94,6 +70,7 @@ class MessageFilters:
     direction: Direction | None = None
 
 
+@renders(conversations_domain.ConversationSummary)
 @attrs.frozen
 class ConversationSummary:
     """A contact's conversation (SPEC 2): its newest message and how many inbound messages are unread."""
@@ -105,18 +82,8 @@ class ConversationSummary:
     last_message_at: datetime
     unread_count: int
 
-    @classmethod
-    def from_domain(cls, summary: conversations_domain.ConversationSummary) -> ConversationSummary:
-        return cls(
-            contact_id=summary.contact_id,
-            contact_name=summary.contact_name,
-            channel=summary.channel,  # type: ignore[arg-type]
-            last_message=summary.last_message,
-            last_message_at=summary.last_message_at,
-            unread_count=summary.unread_count,
-        )
 
-
+@structures_into(conversations_domain.ConversationFilter)
 @attrs.frozen
 class ConversationFilters:
     """Query filters of `GET /conversations`."""
@@ -126,9 +93,6 @@ class ConversationFilters:
         metadata={"description": "Only messages of this channel count; contacts without any are left out."},
     )
     contact_id: Id | None = None
-
-    def to_filter(self) -> conversations_domain.ConversationFilter:
-        return conversations_domain.ConversationFilter(channel=self.channel, contact_id=self.contact_id)
 
 
 @attrs.frozen

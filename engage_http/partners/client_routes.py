@@ -7,7 +7,8 @@ Every lookup names the calling partner: another partner's client is 404, like an
 from __future__ import annotations
 
 from engage_core.kernel.pagination import Page
-from engage_core.partners.model import CLIENTS, USAGE, Client
+from engage_core.partners.client_service import ClientInput, ClientPatch, ImpersonationLink
+from engage_core.partners.model import CLIENTS, USAGE, Client, ClientFilter
 from engage_core.services import Services
 from engage_http.operations import AuthScheme, Call, Operation, Shape, WithPage
 from engage_http.partners.schemas import (
@@ -34,35 +35,34 @@ def _detail(services: Services, client: Client) -> ClientDetail:
     return ClientDetail.from_domain(client, usage, services.partner_clients.now())
 
 
-def index(call: Call[None, ClientFilters]) -> Page[ClientSummary]:
+def index(call: Call[None, ClientFilter]) -> Page[ClientSummary]:
     assert call.page is not None
     clients = call.services.partner_clients
-    found = clients.find(call.partner_id, call.query.to_filter(), call.page)
+    found = clients.find(call.partner_id, call.query, call.page)
     now = clients.now()
     return found.map(lambda c: ClientSummary.from_domain(c, clients.usage(call.partner_id, c.id).usage, now))
 
 
-def store(call: Call[ClientCreate, None]) -> CreatedClient:
+def store(call: Call[ClientInput, None]) -> CreatedClient:
     clients = call.services.partner_clients
-    return CreatedClient.from_domain(clients.create(call.partner_id, call.body.to_input()), clients.now())
+    return CreatedClient.from_domain(clients.create(call.partner_id, call.body), clients.now())
 
 
 def show(call: Call[None, None]) -> ClientDetail:
     return _detail(call.services, call.services.partner_clients.get(call.partner_id, call.path["id"]))
 
 
-def update(call: Call[ClientUpdate, None]) -> ClientDetail:
-    changed = call.services.partner_clients.update(call.partner_id, call.path["id"], call.body.to_patch())
+def update(call: Call[ClientPatch, None]) -> ClientDetail:
+    changed = call.services.partner_clients.update(call.partner_id, call.path["id"], call.body)
     return _detail(call.services, changed)
 
 
-def suspend(call: Call[SuspendRequest, None]) -> ClientStatusChange:
-    client = call.services.partner_clients.suspend(call.partner_id, call.path["id"], call.body.reason)
-    return ClientStatusChange.from_domain(client)
+def suspend(call: Call[SuspendRequest, None]) -> Client:
+    return call.services.partner_clients.suspend(call.partner_id, call.path["id"], call.body.reason)
 
 
-def reactivate(call: Call[None, None]) -> ClientStatusChange:
-    return ClientStatusChange.from_domain(call.services.partner_clients.reactivate(call.partner_id, call.path["id"]))
+def reactivate(call: Call[None, None]) -> Client:
+    return call.services.partner_clients.reactivate(call.partner_id, call.path["id"])
 
 
 def destroy(call: Call[None, None]) -> None:
@@ -80,8 +80,8 @@ def usage_summary(call: Call[None, PeriodQuery]) -> WithPage:
     return WithPage(PartnerUsage.from_domain(summary), summary.clients)
 
 
-def impersonate(call: Call[None, None]) -> Impersonation:
-    return Impersonation.from_domain(call.services.partner_clients.impersonate(call.partner_id, call.path["id"]))
+def impersonate(call: Call[None, None]) -> ImpersonationLink:
+    return call.services.partner_clients.impersonate(call.partner_id, call.path["id"])
 
 
 OPERATIONS: tuple[Operation, ...] = (

@@ -28,6 +28,7 @@ from engage_core.plans import model as plan_domain
 from engage_core.plans.usage import WorkspaceUsage
 from engage_http.bookings.setup_schemas import Timezone
 from engage_http.constraints import Doc, Text
+from engage_http.converter import renders, structures_into
 from engage_http.fields import Email, Id, LongText, Phone
 
 PlanSlug = Literal["starter", "pro", "business"]
@@ -73,6 +74,7 @@ class PartnerProfile:
     created_at: datetime
     branding: Branding
 
+    # By hand: the seats used are counted apart from the partner; the wire nests them with its maximum.
     @classmethod
     def from_domain(cls, partner: domain.Partner, seats_used: int) -> PartnerProfile:
         return cls(
@@ -124,6 +126,7 @@ class Plan:
     limits: PlanLimits
     features: PlanFeatures
 
+    # By hand: the core keeps limits and features as lookups by name, the wire as objects of fields.
     @classmethod
     def from_domain(cls, plan: plan_domain.Plan) -> Plan:
         return cls(
@@ -153,6 +156,7 @@ class ClientUsageCounts:
     messages_this_month: int
     team_members: int
 
+    # By hand: the wire names the usage counts its own way (`contacts` is `contacts_total`).
     @classmethod
     def from_domain(cls, usage: WorkspaceUsage) -> ClientUsageCounts:
         return cls(
@@ -181,6 +185,7 @@ class ClientSummary:
     created_at: datetime
     suspended_at: datetime | None
 
+    # By hand: the usage is read apart from the client, and the plan in force depends on `now`.
     @classmethod
     def from_domain(cls, client: domain.Client, usage: WorkspaceUsage, now: datetime) -> ClientSummary:
         return cls(
@@ -211,6 +216,7 @@ class ClientDetail(ClientSummary):
     timezone: str = attrs.field(metadata={"description": "Addition: the workspace's IANA timezone."})
     country_id: int | None = attrs.field(metadata={"description": "Addition."})
 
+    # By hand: a `ClientSummary` (see there) with the plan schedule settled at `now`.
     @classmethod
     def from_domain(cls, client: domain.Client, usage: WorkspaceUsage, now: datetime) -> ClientDetail:
         summary = ClientSummary.from_domain(client, usage, now)
@@ -225,6 +231,7 @@ class ClientDetail(ClientSummary):
         )
 
 
+@structures_into(AdminInput)
 @attrs.frozen
 class AdminCreate:
     """The client's admin: a team member with role admin, invited by e-mail unless `skip_invite`."""
@@ -235,6 +242,7 @@ class AdminCreate:
     phone: Phone | None = None
 
 
+@structures_into(ClientInput)
 @attrs.frozen
 class ClientCreate:
     """A new client workspace, with its admin."""
@@ -245,17 +253,6 @@ class ClientCreate:
     timezone: Timezone = "UTC"
     country_id: Id | None = None
     skip_invite: bool = attrs.field(default=False, metadata={"description": "Do not e-mail the admin."})
-
-    def to_input(self) -> ClientInput:
-        admin = AdminInput(self.admin.first_name, self.admin.last_name, self.admin.email, self.admin.phone)
-        return ClientInput(
-            company_name=self.company_name,
-            plan=self.plan,
-            admin=admin,
-            timezone=self.timezone,
-            country_id=self.country_id,
-            skip_invite=self.skip_invite,
-        )
 
 
 @attrs.frozen
@@ -278,6 +275,7 @@ class CreatedClient:
     created_at: datetime
     invitation_sent: bool = attrs.field(metadata={"description": "Addition: whether the admin was e-mailed."})
 
+    # By hand: the wire lays the client's fields beside the dashboard, and the plan depends on `now`.
     @classmethod
     def from_domain(cls, created: NewClient, now: datetime) -> CreatedClient:
         client = created.client
@@ -294,6 +292,7 @@ class CreatedClient:
         )
 
 
+@structures_into(ClientPatch)
 @attrs.frozen
 class ClientUpdate:
     """Any subset of the fields. A `plan` change applies at the next billing-cycle boundary unless
@@ -304,12 +303,8 @@ class ClientUpdate:
     timezone: Timezone | Unset = UNSET
     immediate: bool = False
 
-    def to_patch(self) -> ClientPatch:
-        return ClientPatch(
-            company_name=self.company_name, plan=self.plan, timezone=self.timezone, immediate=self.immediate
-        )
 
-
+@structures_into(domain.ClientFilter)
 @attrs.frozen
 class ClientFilters:
     """Query filters of `GET /partner/clients`."""
@@ -320,15 +315,13 @@ class ClientFilters:
         default=None, metadata={"description": "A part of the company name, the admin's e-mail or the slug."}
     )
 
-    def to_filter(self) -> domain.ClientFilter:
-        return domain.ClientFilter(status=self.status, plan=self.plan, search=self.search or None)
-
 
 @attrs.frozen
 class SuspendRequest:
     reason: LongText | None = attrs.field(default=None, metadata={"description": "An internal note."})
 
 
+@renders(domain.Client)
 @attrs.frozen
 class ClientStatusChange:
     """The answer to suspend and reactivate."""
@@ -337,21 +330,14 @@ class ClientStatusChange:
     status: ClientStatus
     suspended_at: datetime | None
 
-    @classmethod
-    def from_domain(cls, client: domain.Client) -> ClientStatusChange:
-        return cls(id=client.id, status=client.status, suspended_at=client.suspended_at)  # type: ignore[arg-type]
 
-
+@renders(ImpersonationLink)
 @attrs.frozen
 class Impersonation:
     login_url: str = attrs.field(
         metadata={"description": "Opens the client's dashboard; works once, until `expires_at` (five minutes)."}
     )
     expires_at: datetime
-
-    @classmethod
-    def from_domain(cls, link: ImpersonationLink) -> Impersonation:
-        return cls(login_url=link.login_url, expires_at=link.expires_at)
 
 
 # -- usage -----------------------------------------------------------------------------------------------
@@ -404,6 +390,7 @@ class ClientUsageReport:
     team_members: int
     channels_connected: tuple[str, ...]
 
+    # By hand: the wire groups the usage counts by kind, under names of its own.
     @classmethod
     def from_domain(cls, report: ClientUsage) -> ClientUsageReport:
         u = report.usage
@@ -438,6 +425,7 @@ class ClientUsageLine:
     contacts: int
     ai_agent_sessions: int
 
+    # By hand: it is only rendered inside `PartnerUsage`, which is built by hand.
     @classmethod
     def from_domain(cls, line: UsageLine) -> ClientUsageLine:
         return cls(
@@ -458,6 +446,7 @@ class PartnerUsage:
     summary: UsageTotals
     clients: tuple[ClientUsageLine, ...]
 
+    # By hand: the wire nests the totals, and lists the lines of the summary's page.
     @classmethod
     def from_domain(cls, summary: UsageSummary) -> PartnerUsage:
         return cls(

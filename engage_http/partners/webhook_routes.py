@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engage_core.kernel.events import PARTNER_CATALOGUE
+from engage_core.partners.partner_service import PartnerWebhookInput, PartnerWebhookPatch
 from engage_http.operations import AuthScheme, Call, Operation, Shape
 from engage_http.partners.webhook_schemas import PartnerWebhookCreate, PartnerWebhookUpdate
 from engage_http.webhooks.schemas import Webhook, WebhookWithSecret
@@ -26,12 +27,12 @@ def index(call: Call[None, None]) -> Sequence[Webhook]:
     return [Webhook.from_domain(s) for s in call.services.partners.webhooks(call.partner_id)]
 
 
-def store(call: Call[PartnerWebhookCreate, None]) -> WebhookWithSecret:
-    return WebhookWithSecret.from_revealed(call.services.partners.create_webhook(call.partner_id, call.body.to_input()))
+def store(call: Call[PartnerWebhookInput, None]) -> WebhookWithSecret:
+    return WebhookWithSecret.from_revealed(call.services.partners.create_webhook(call.partner_id, call.body))
 
 
-def update(call: Call[PartnerWebhookUpdate, None]) -> Webhook:
-    changed = call.services.partners.update_webhook(call.partner_id, call.path["id"], call.body.to_patch())
+def update(call: Call[PartnerWebhookPatch, None]) -> Webhook:
+    changed = call.services.partners.update_webhook(call.partner_id, call.path["id"], call.body)
     return Webhook.from_domain(changed)
 
 

@@ -15,6 +15,7 @@ from engage_core.kernel.events import PARTNER_CATALOGUE
 from engage_core.kernel.unset import UNSET, Unset
 from engage_core.partners.partner_service import PartnerWebhookInput, PartnerWebhookPatch
 from engage_http.constraints import Doc, Text
+from engage_http.converter import structures_into
 from engage_http.fields import Name
 from engage_http.webhooks.schemas import TargetUrl
 
@@ -26,6 +27,7 @@ PartnerEventName = Annotated[
 ]
 
 
+@structures_into(PartnerWebhookInput)
 @attrs.frozen
 class PartnerWebhookCreate:
     """A subscription to the partner's events. Its signing secret is generated and shown once."""
@@ -43,16 +45,11 @@ class PartnerWebhookCreate:
         schema["properties"]["events"]["items"] = {**items, "enum": list(PARTNER_CATALOGUE)}
         return schema
 
-    def to_input(self) -> PartnerWebhookInput:
-        return PartnerWebhookInput(name=self.name, url=self.url, events=self.events, is_active=self.is_active)
 
-
+@structures_into(PartnerWebhookPatch)
 @attrs.frozen
 class PartnerWebhookUpdate:
     """Any subset of the fields; fields left out keep their value."""
 
     name: Name | Unset = UNSET
     is_active: bool | Unset = UNSET
-
-    def to_patch(self) -> PartnerWebhookPatch:
-        return PartnerWebhookPatch(name=self.name, is_active=self.is_active)

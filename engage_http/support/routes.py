@@ -11,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engage_core.kernel.pagination import Page
+from engage_core.support import tickets as domain
+from engage_core.support.departments import Department as DepartmentEntity
+from engage_core.support.ticket_service import PostedReply, TicketInput
 from engage_core.support.tickets import TICKETS
 from engage_http.operations import Call, Operation, Shape, declare
 from engage_http.support.schemas import (
@@ -30,31 +33,29 @@ RULES = frozenset({422})
 can state (a department of the workspace, a reply to a closed ticket)."""
 
 
-def index(call: Call[None, TicketFilters]) -> Page[Ticket]:
+def index(call: Call[None, domain.TicketFilter]) -> Page[domain.Ticket]:
     assert call.page is not None
-    found = call.services.tickets.find(call.account_id, call.query.to_filter(), call.page)
-    return found.map(Ticket.from_domain)
+    return call.services.tickets.find(call.account_id, call.query, call.page)
 
 
-def store(call: Call[TicketCreate, None]) -> Ticket:
-    return Ticket.from_domain(call.services.tickets.create(call.account_id, call.body.to_input()))
+def store(call: Call[TicketInput, None]) -> domain.Ticket:
+    return call.services.tickets.create(call.account_id, call.body)
 
 
 def show(call: Call[None, None]) -> TicketWithReplies:
     return TicketWithReplies.from_thread(call.services.tickets.get(call.account_id, call.path["id"]))
 
 
-def reply(call: Call[TicketReplyCreate, None]) -> PostedTicketReply:
-    posted = call.services.tickets.reply(call.account_id, call.path["id"], call.body.reply)
-    return PostedTicketReply.from_posted(posted)
+def reply(call: Call[TicketReplyCreate, None]) -> PostedReply:
+    return call.services.tickets.reply(call.account_id, call.path["id"], call.body.reply)
 
 
-def close(call: Call[None, None]) -> Ticket:
-    return Ticket.from_domain(call.services.tickets.close(call.account_id, call.path["id"]))
+def close(call: Call[None, None]) -> domain.Ticket:
+    return call.services.tickets.close(call.account_id, call.path["id"])
 
 
-def departments(call: Call[None, None]) -> Sequence[Department]:
-    return [Department.from_domain(d) for d in call.services.departments.list(call.account_id)]
+def departments(call: Call[None, None]) -> Sequence[DepartmentEntity]:
+    return call.services.departments.list(call.account_id)
 
 
 OPERATIONS: tuple[Operation, ...] = declare(

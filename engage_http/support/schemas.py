@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import attrs
 
@@ -11,6 +11,7 @@ from engage_core.support import departments as department_domain
 from engage_core.support import tickets as domain
 from engage_core.support.ticket_service import PostedReply, TicketInput, TicketThread
 from engage_http.constraints import Doc, Text
+from engage_http.converter import renders, structures_into
 from engage_http.fields import Id
 
 Priority = Literal["low", "medium", "high"]
@@ -22,6 +23,7 @@ Body = Annotated[str, Text(max_length=domain.BODY_MAX, blank=False)]
 ReplyText = Annotated[str, Text(max_length=domain.REPLY_MAX, blank=False)]
 
 
+@structures_into(TicketInput)
 @attrs.frozen
 class TicketCreate:
     """A new ticket. It opens `open` with the next reference of the workspace (`TKT-000001`, ...)."""
@@ -37,11 +39,6 @@ class TicketCreate:
         },
     )
 
-    def to_input(self) -> TicketInput:
-        return TicketInput(
-            subject=self.subject, body=self.body, priority=self.priority, department_id=self.department_id
-        )
-
 
 @attrs.frozen
 class TicketReplyCreate:
@@ -50,6 +47,7 @@ class TicketReplyCreate:
     reply: ReplyText
 
 
+@structures_into(domain.TicketFilter)
 @attrs.frozen
 class TicketFilters:
     """Query filters of `GET /tickets`."""
@@ -57,10 +55,8 @@ class TicketFilters:
     status: TicketStatus | None = None
     priority: Priority | None = None
 
-    def to_filter(self) -> domain.TicketFilter:
-        return domain.TicketFilter(status=self.status, priority=self.priority)
 
-
+@renders(department_domain.Department)
 @attrs.frozen
 class Department:
     """A department tickets are filed under (SPEC 2)."""
@@ -68,11 +64,8 @@ class Department:
     id: int
     title: str
 
-    @classmethod
-    def from_domain(cls, department: department_domain.Department) -> Department:
-        return cls(id=department.id, title=department.title)
 
-
+@renders(domain.TicketReply)
 @attrs.frozen
 class TicketReply:
     """A reply on a ticket: `client` from the workspace, `admin` from the service operator."""
@@ -82,11 +75,8 @@ class TicketReply:
     type: ReplyType
     created_at: datetime
 
-    @classmethod
-    def from_domain(cls, reply: domain.TicketReply) -> TicketReply:
-        return cls(id=reply.id, reply=reply.reply, type=reply.type, created_at=reply.created_at)  # type: ignore[arg-type]
 
-
+@renders(domain.Ticket)
 @attrs.frozen
 class Ticket:
     """A support ticket (SPEC 2). `body`, `assignee_id` and `closed_at` are additions to the SPEC fields."""
@@ -104,23 +94,6 @@ class Ticket:
     created_at: datetime
     updated_at: datetime
 
-    @classmethod
-    def from_domain(cls, ticket: domain.Ticket) -> Ticket:
-        return cls(
-            id=ticket.id,
-            ticket_id=ticket.ticket_id,
-            subject=ticket.subject,
-            body=ticket.body,
-            priority=ticket.priority,  # type: ignore[arg-type]
-            status=ticket.status,  # type: ignore[arg-type]
-            department=None if ticket.department is None else Department.from_domain(ticket.department),
-            assignee_id=ticket.assignee_id,
-            last_reply_at=ticket.last_reply_at,
-            closed_at=ticket.closed_at,
-            created_at=ticket.created_at,
-            updated_at=ticket.updated_at,
-        )
-
 
 @attrs.frozen
 class TicketWithReplies(Ticket):
@@ -130,21 +103,20 @@ class TicketWithReplies(Ticket):
 
     @classmethod
     def from_thread(cls, thread: TicketThread) -> TicketWithReplies:
-        base = Ticket.from_domain(thread.ticket)
-        replies = tuple(TicketReply.from_domain(reply) for reply in thread.replies)
-        return cls(**attrs.asdict(base, recurse=False), replies=replies)
+        # By hand: the wire lays the ticket's fields beside its replies, where the core nests the ticket
+        # in its thread. The values stay the core's (`department`, `replies`): their classes render them.
+        fields: dict[str, Any] = {name: getattr(thread.ticket, name) for name in attrs.fields_dict(Ticket)}
+        fields["replies"] = tuple(thread.replies)
+        return cls(**fields)
 
 
+@renders(PostedReply)
 @attrs.frozen
 class PostedTicketReply:
     """The answer to `POST /tickets/{id}/reply`: the stored reply and the ticket's status after it."""
 
     reply: TicketReply
     ticket: Ticket
-
-    @classmethod
-    def from_posted(cls, posted: PostedReply) -> PostedTicketReply:
-        return cls(reply=TicketReply.from_domain(posted.reply), ticket=Ticket.from_domain(posted.ticket))
 
 
 __all__ = [
