@@ -3,8 +3,10 @@
 `storage` is `memory` (the fakes of `engage_core.testing`, as users get them), `sqlite` or
 `postgres` (the SQL adapter; PostgreSQL skipped, with its reason, unless ENGAGE_TEST_POSTGRES_URL is
 set). `uow` is a `UnitOfWorkFactory` over an empty storage of that kind; `services` every use case
-over it, with fakes for the outbound ports. A contract test uses only these, never an engine or a
-store's internals: what it asserts, every adapter must do.
+over it, with fakes for the outbound ports. `outbox_events` and `delivery_queue` are what each
+adapter offers next to its units of work: the events committed to the outbox, and the delivery log
+as the worker's queue. A contract test uses only these, never an engine or a store's internals:
+what it asserts, every adapter must do.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import pytest
 
 from engage_core.contacts.contact_service import ContactInput
 from engage_core.contacts.model import Contact
+from engage_core.kernel.events import DomainEvent
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
 from engage_core.testing import (
@@ -26,9 +29,11 @@ from engage_core.testing import (
     FakeMailer,
     FakePasswordHasher,
     FakeStorePlatform,
+    InMemoryDeliveryQueue,
     InMemoryUnitOfWorkFactory,
 )
 from engage_core.unit_of_work import UnitOfWorkFactory
+from engage_core.webhooks.ports import DeliveryQueue
 
 STORAGES = ("memory", "sqlite", "postgres")
 
@@ -84,13 +89,36 @@ def storage(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def uow(storage: str, _sql_storages: _SqlStorages) -> UnitOfWorkFactory:
-    """A unit-of-work factory over an empty storage of the kind under test."""
+def _adapter(storage: str, _sql_storages: _SqlStorages) -> Any:
+    """An empty storage of the kind under test: an `InMemoryUnitOfWorkFactory` or an `engage_sql.Database`."""
     if storage == "memory":
         return InMemoryUnitOfWorkFactory()
-    database = _sql_storages.database("sqlite" if storage == "sqlite" else "postgres")
-    factory: UnitOfWorkFactory = database.uow
+    return _sql_storages.database(storage)
+
+
+@pytest.fixture
+def uow(storage: str, _adapter: Any) -> UnitOfWorkFactory:
+    """A unit-of-work factory over an empty storage of the kind under test."""
+    factory: UnitOfWorkFactory = _adapter if storage == "memory" else _adapter.uow
     return factory
+
+
+@pytest.fixture
+def outbox_events(storage: str, _adapter: Any) -> Callable[..., list[DomainEvent]]:
+    """`outbox_events(account_id=None) -> events`: committed to the outbox, oldest first; of one account, or of all."""
+    if storage == "memory":
+        events: Callable[..., list[DomainEvent]] = _adapter.store.events
+        return events
+    outbox: Callable[..., list[DomainEvent]] = _adapter.outbox_events
+    return outbox
+
+
+@pytest.fixture
+def delivery_queue(storage: str, _adapter: Any) -> Iterator[DeliveryQueue]:
+    """The delivery log of `uow` as the worker's queue, closed after the test."""
+    queue: DeliveryQueue = InMemoryDeliveryQueue(_adapter.store) if storage == "memory" else _adapter.delivery_queue()
+    yield queue
+    queue.close()
 
 
 @pytest.fixture
