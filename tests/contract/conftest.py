@@ -127,20 +127,25 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def services(uow: UnitOfWorkFactory, clock: FakeClock) -> Services:
-    """Every use case over `uow`, with fakes for the outbound ports."""
-    gateway = SandboxGateway(clock)
+def sandbox(clock: FakeClock) -> SandboxGateway:
+    """The offline messaging networks `services` reach (`scan`, `inject_message`, `outage`, ...)."""
+    return SandboxGateway(clock)
+
+
+@pytest.fixture
+def services(uow: UnitOfWorkFactory, clock: FakeClock, sandbox: SandboxGateway) -> Services:
+    """Every use case over `uow`, with fakes for the outbound ports; the sandbox calls back into `inbox`."""
     built = Services.build(
         uow,
         clock,
         cipher=FakeCipher(),
         guard=AllowAllTargets(),
         store=FakeStorePlatform(),
-        gateway=gateway,
+        gateway=sandbox,
         hasher=FakePasswordHasher(),
         mailer=FakeMailer(),
     )
-    gateway.attach(built.inbox)
+    sandbox.attach(built.inbox)
     return built
 
 

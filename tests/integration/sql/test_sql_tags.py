@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 
-from engage_core.contacts.model import Contact
 from engage_sql import Database
 
 from .conftest import START
-
-MakeContact = Callable[..., Contact]
 
 
 def test_concurrent_add_of_one_title_makes_one_tag(database: Database, account: int) -> None:
