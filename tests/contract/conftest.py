@@ -133,7 +133,13 @@ def sandbox(clock: FakeClock) -> SandboxGateway:
 
 
 @pytest.fixture
-def services(uow: UnitOfWorkFactory, clock: FakeClock, sandbox: SandboxGateway) -> Services:
+def mailer() -> FakeMailer:
+    """The mailer `services` send invitations through: it records them in `sent`."""
+    return FakeMailer()
+
+
+@pytest.fixture
+def services(uow: UnitOfWorkFactory, clock: FakeClock, sandbox: SandboxGateway, mailer: FakeMailer) -> Services:
     """Every use case over `uow`, with fakes for the outbound ports; the sandbox calls back into `inbox`."""
     built = Services.build(
         uow,
@@ -143,7 +149,7 @@ def services(uow: UnitOfWorkFactory, clock: FakeClock, sandbox: SandboxGateway) 
         store=FakeStorePlatform(),
         gateway=sandbox,
         hasher=FakePasswordHasher(),
-        mailer=FakeMailer(),
+        mailer=mailer,
     )
     sandbox.attach(built.inbox)
     return built
