@@ -11,6 +11,7 @@ from typing import Any
 
 import attrs
 
+from engage_core.kernel.errors import NotFound
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.memory import FakeArea, MemoryStore, Repo, Tables
 from engage_core.kernel.pagination import Page, PageRequest, paginate
@@ -83,6 +84,8 @@ class InMemoryWebhookRepository(_Repo):
             self._t.attempts = {k: v for k, v in self._t.attempts.items() if v.attempt.webhook_id != webhook_id}
 
     def secret_ciphertext(self, webhook_id: int) -> str:
+        if self.get(webhook_id) is None:
+            raise NotFound("Webhook")
         return self._t.webhook_secrets[webhook_id]
 
     def set_secret(self, webhook_id: int, secret_ciphertext: str, now: datetime) -> None:
@@ -99,6 +102,8 @@ class InMemoryWebhookRepository(_Repo):
         due_at: datetime,
         now: datetime,
     ) -> Attempt:
+        if self.get(webhook_id) is None:
+            raise NotFound("Webhook")
         attempt = Attempt(
             self._store.next_id(), webhook_id, delivery_id, event_type, attempt_number, "pending",
             None, None, None, due_at, now, None,
@@ -121,7 +126,10 @@ class InMemoryWebhookRepository(_Repo):
         return sorted((a for a in self._log(webhook_id) if a.delivery_id == delivery_id), key=lambda a: a.id)
 
     def payload(self, attempt_id: int) -> Mapping[str, Any]:
-        return self._t.attempts[attempt_id].payload
+        row = self._t.attempts.get(attempt_id)
+        if row is None or row.account_id != self._account:
+            raise NotFound("Delivery")
+        return row.payload
 
 
 class InMemoryDeliveryQueue:
