@@ -9,7 +9,6 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from engage_core.kernel.errors import Unauthenticated
 from engage_core.partners.model import Impersonation
 from engage_core.testing import FakeClock
 from engage_sql import Database

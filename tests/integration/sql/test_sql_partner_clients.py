@@ -7,10 +7,6 @@ from collections import Counter
 
 import pytest
 
-from engage_core.kernel.errors import Conflict, Forbidden, NotFound
-from engage_core.kernel.pagination import PageRequest
-from engage_core.partners.client_service import ClientPatch
-from engage_core.partners.model import ClientFilter
 from engage_core.testing import FakeClock
 from engage_sql import Database
 from engage_sql.partners import outbox as partner_outbox

@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import attrs
 import pytest
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from engage_core.kernel.errors import Unauthenticated
 from engage_core.kernel.events import DomainEvent
-from engage_core.partners.model import Branding, PartnerDraft
+from engage_core.partners.model import PartnerDraft
 from engage_core.partners.partner_service import PartnerWebhookInput
 from engage_core.testing import FakeClock
 from engage_sql import Database
