@@ -3,10 +3,11 @@
 `storage` is `memory` (the fakes of `engage_core.testing`, as users get them), `sqlite` or
 `postgres` (the SQL adapter; PostgreSQL skipped, with its reason, unless ENGAGE_TEST_POSTGRES_URL is
 set). `uow` is a `UnitOfWorkFactory` over an empty storage of that kind; `services` every use case
-over it, with fakes for the outbound ports. `outbox_events` and `delivery_queue` are what each
-adapter offers next to its units of work: the events committed to the outbox, and the delivery log
-as the worker's queue. A contract test uses only these, never an engine or a store's internals:
-what it asserts, every adapter must do.
+over it, with fakes for the outbound ports (`sandbox`, the messaging networks, and `mailer` among
+them). `outbox_events` and `delivery_queue` are what each adapter offers next to its units of work:
+the events committed to the outbox, and the delivery log as the worker's queue. A contract test uses
+only these, never an engine or a store's internals: what it asserts, every adapter must do. Helpers
+shared by several suites are in `support.py`.
 """
 
 from __future__ import annotations
