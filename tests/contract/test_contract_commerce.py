@@ -324,7 +324,7 @@ def test_stock_moves_leave_updated_at_alone(uow: UnitOfWorkFactory, account: int
     assert found is not None and (found.stock_quantity, found.updated_at) == (4, NOW)
 
 
-def test_restore_stock_adds_to_tracked_stock_of(uow: UnitOfWorkFactory, account: int, catalog: int) -> None:
+def test_restore_stock_adds_to_tracked_stock(uow: UnitOfWorkFactory, account: int, catalog: int) -> None:
     """Restoring 4 to 1 on hand makes 5."""
     (product,) = _add_products(uow, account, catalog, ProductDraft("Tea", stock_quantity=1))
 
