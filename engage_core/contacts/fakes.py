@@ -11,7 +11,7 @@ from engage_core.contacts.lists import ContactList
 from engage_core.contacts.model import Contact, ContactDraft, ContactFilter, Member, Note
 from engage_core.contacts.segments import Segment, SegmentRules, is_member
 from engage_core.contacts.tags import Tag, title_key
-from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.kernel.memory import FakeArea, Repo, Tables
 from engage_core.kernel.pagination import Page, PageRequest, paginate
 
@@ -43,6 +43,12 @@ class _SegmentRow:
     segment: Segment
     included: set[int] = attrs.Factory(set)
     excluded: set[int] = attrs.Factory(set)
+
+
+def _owned_contact(tables: ContactsTables, account_id: int, contact_id: int) -> bool:
+    """The contact exists and is the account's (what SQL's `INSERT ... SELECT` of a link checks)."""
+    row = tables.contacts.get(contact_id)
+    return row is not None and row[0] == account_id
 
 
 class InMemoryContactRepository(_Repo):
@@ -142,6 +148,9 @@ class InMemoryTagRepository(_Repo):
         return attrs.evolve(tag, contacts_count=self._count(tag.id))
 
     def add(self, title: str, now: datetime) -> Tag:
+        existing = self.by_title(title)
+        if existing is not None:  # the title is unique per account: that tag is the one wanted
+            return existing
         tag = Tag(self._store.next_id(), title, 0, now, now)
         self._t.tags[tag.id] = (self._account, tag)
         return tag
@@ -163,6 +172,9 @@ class InMemoryTagRepository(_Repo):
     def rename(self, tag_id: int, title: str, now: datetime) -> None:
         tag = self.get(tag_id)
         if tag is not None:
+            taken = self.by_title(title)
+            if taken is not None and taken.id != tag_id:
+                raise ValidationFailed.on("title", "A tag with this title already exists.")
             self._t.tags[tag_id] = (self._account, attrs.evolve(tag, title=title, updated_at=now))
 
     def delete(self, tag_id: int) -> None:
@@ -171,13 +183,15 @@ class InMemoryTagRepository(_Repo):
             self._t.contact_tags = {(c, t) for (c, t) in self._t.contact_tags if t != tag_id}
 
     def attach(self, contact_id: int, tag_id: int) -> bool:
+        if self.get(tag_id) is None or not _owned_contact(self._t, self._account, contact_id):
+            return False
         if (contact_id, tag_id) in self._t.contact_tags:
             return False
         self._t.contact_tags.add((contact_id, tag_id))
         return True
 
     def detach(self, contact_id: int, tag_id: int) -> bool:
-        if (contact_id, tag_id) not in self._t.contact_tags:
+        if self.get(tag_id) is None or (contact_id, tag_id) not in self._t.contact_tags:
             return False
         self._t.contact_tags.discard((contact_id, tag_id))
         return True
@@ -211,6 +225,8 @@ class InMemoryContactListRepository(_Repo):
             del self._t.list_members[list_id]
 
     def add_member(self, list_id: int, contact_id: int, now: datetime) -> bool:
+        if self.get(list_id) is None or not _owned_contact(self._t, self._account, contact_id):
+            return False
         members = self._t.list_members[list_id]
         if contact_id in members:
             return False
@@ -218,6 +234,8 @@ class InMemoryContactListRepository(_Repo):
         return True
 
     def remove_member(self, list_id: int, contact_id: int) -> bool:
+        if self.get(list_id) is None:
+            return False
         members = self._t.list_members[list_id]
         if contact_id not in members:
             return False
@@ -225,7 +243,8 @@ class InMemoryContactListRepository(_Repo):
         return True
 
     def members(self, list_id: int, page: PageRequest) -> Page[Member]:
-        contacts = [self._t.contacts[cid][1] for cid in self._t.list_members.get(list_id, [])]
+        mine = self.get(list_id) is not None
+        contacts = [self._t.contacts[cid][1] for cid in self._t.list_members.get(list_id, []) if mine]
         return paginate([Member(c.id, c.name, c.phone, c.type) for c in contacts], page)
 
 
@@ -278,13 +297,13 @@ class InMemorySegmentRepository(_Repo):
 
     def include(self, segment_id: int, contact_id: int) -> None:
         row = self._row(segment_id)
-        if row is not None:
+        if row is not None and _owned_contact(self._t, self._account, contact_id):
             row.included.add(contact_id)
             row.excluded.discard(contact_id)
 
     def exclude(self, segment_id: int, contact_id: int) -> None:
         row = self._row(segment_id)
-        if row is not None:
+        if row is not None and _owned_contact(self._t, self._account, contact_id):
             row.included.discard(contact_id)
             row.excluded.add(contact_id)
 
@@ -301,6 +320,8 @@ class InMemorySegmentRepository(_Repo):
 
 class InMemoryNoteRepository(_Repo):
     def add(self, contact_id: int, content: str, now: datetime) -> Note:
+        if not _owned_contact(self._t, self._account, contact_id):
+            raise NotFound("Contact")
         note = Note(self._store.next_id(), contact_id, content, now, now)
         self._t.notes[note.id] = (self._account, note)
         return note

@@ -53,11 +53,17 @@ class State:
 
     A copy shares the tables of its original until it first asks for an area's (`of`): only the
     areas a transaction touches are copied, which keeps a transaction's cost independent of how
-    much the other areas hold."""
+    much the other areas hold.
+
+    A unit of work goes on after its commit in a new transaction, over the same state (its
+    repositories were opened over it): `committed` hands the store a state of its own to keep, and
+    leaves this one to copy a table again before it next writes it, so what is done after the commit
+    is seen by no other unit of work, and is rolled back unless committed in turn."""
 
     def __init__(self, areas: Iterable[Tables]) -> None:
         self._areas: dict[type[Tables], Tables] = {type(tables): tables for tables in areas}
         self._own: set[type[Tables]] = set(self._areas)
+        self._goes_on = False
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self._areas == other._areas
@@ -74,10 +80,25 @@ class State:
         return tables
 
     def copy(self) -> State:
-        """A state for the next transaction: it shares these tables until it asks for them."""
+        """A state for the next transaction: it shares these tables until it asks for them. The first
+        copy asked of a state after its `committed` is that state itself: the transaction that follows
+        the commit in the same unit of work, whose repositories write to this state."""
+        if self._goes_on:
+            self._goes_on = False
+            return self
         copied = State(())
         copied._areas = dict(self._areas)
         return copied
+
+    def committed(self) -> State:
+        """This transaction's state as the store keeps it once committed: a state sharing every table,
+        while this one, which the unit of work goes on with, gives them up (it copies a table again
+        before it next writes it)."""
+        kept = State(())
+        kept._areas = dict(self._areas)
+        self._own = set()
+        self._goes_on = True
+        return kept
 
     def tables(self) -> dict[str, Any]:
         """Every table of every area, by name."""
@@ -125,9 +146,19 @@ class MemoryStore:
     """The committed state behind every fake unit of work. One lock serialises transactions."""
 
     def __init__(self, areas: Iterable[type[Tables]]) -> None:
-        self.state = State(kind() for kind in areas)
+        self._state = State(kind() for kind in areas)
         self.lock = threading.RLock()
         self._ids = itertools.count(1)
+
+    @property
+    def state(self) -> State:
+        """The committed state: what a transaction copies when it begins."""
+        return self._state
+
+    @state.setter
+    def state(self, value: State) -> None:
+        """Commit a transaction's state (see `State.committed`)."""
+        self._state = value.committed()
 
     def next_id(self) -> int:
         """Ids come from one counter across every table (as `purge_account` relies on)."""

@@ -42,7 +42,11 @@ class _Repo(Repo):
 
 @attrs.frozen
 class PartnerAttempt:
-    """A partner-level delivery attempt as the outbox queues it (kind `partner`, owner the partner)."""
+    """A partner-level delivery attempt as the outbox queues it (kind `partner`, owner the partner).
+
+    The fields after `due_at` are the delivery queue's (`engage_core.webhooks.fakes.InMemoryDeliveryQueue`):
+    the outbox leaves them at their defaults, and the queue numbers an attempt (`id`) when it first
+    sees it, then records its lease and outcome, and queues its retry, by replacing it."""
 
     partner_id: int
     webhook_id: int
@@ -50,6 +54,15 @@ class PartnerAttempt:
     event_type: str
     payload: Mapping[str, Any]
     due_at: datetime
+    attempt_number: int = 1
+    id: int = 0
+    status: str = "pending"
+    leased_until: datetime | None = None
+    lease_token: str | None = None
+    response_status_code: int | None = None
+    response_body: str | None = None
+    error: str | None = None
+    completed_at: datetime | None = None
 
 
 class InMemoryPartnerRepository(_Repo):

@@ -11,9 +11,11 @@ from typing import Any
 
 import attrs
 
+from engage_core.kernel.errors import NotFound
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.memory import FakeArea, MemoryStore, Repo, Tables
 from engage_core.kernel.pagination import Page, PageRequest, paginate
+from engage_core.partners.fakes import PartnerAttempt, PartnersTables
 from engage_core.webhooks.model import Attempt, Claim, Completion, NextStep, Outcome, Subscription, excerpt
 
 
@@ -83,6 +85,8 @@ class InMemoryWebhookRepository(_Repo):
             self._t.attempts = {k: v for k, v in self._t.attempts.items() if v.attempt.webhook_id != webhook_id}
 
     def secret_ciphertext(self, webhook_id: int) -> str:
+        if self.get(webhook_id) is None:
+            raise NotFound("Webhook")
         return self._t.webhook_secrets[webhook_id]
 
     def set_secret(self, webhook_id: int, secret_ciphertext: str, now: datetime) -> None:
@@ -99,6 +103,8 @@ class InMemoryWebhookRepository(_Repo):
         due_at: datetime,
         now: datetime,
     ) -> Attempt:
+        if self.get(webhook_id) is None:
+            raise NotFound("Webhook")
         attempt = Attempt(
             self._store.next_id(), webhook_id, delivery_id, event_type, attempt_number, "pending",
             None, None, None, due_at, now, None,
@@ -121,12 +127,17 @@ class InMemoryWebhookRepository(_Repo):
         return sorted((a for a in self._log(webhook_id) if a.delivery_id == delivery_id), key=lambda a: a.id)
 
     def payload(self, attempt_id: int) -> Mapping[str, Any]:
-        return self._t.attempts[attempt_id].payload
+        row = self._t.attempts.get(attempt_id)
+        if row is None or row.account_id != self._account:
+            raise NotFound("Delivery")
+        return row.payload
 
 
 class InMemoryDeliveryQueue:
     """The delivery log as a queue, over the same store (commits directly; the store lock makes
-    each call atomic)."""
+    each call atomic). Like the SQL queue it serves both kinds of attempt: a workspace's (the rows
+    of `WebhooksTables.attempts`) and a partner's (`PartnersTables.partner_attempts`), claimed
+    together, earliest due first, then by id."""
 
     def __init__(self, store: MemoryStore) -> None:
         self._store = store
@@ -134,38 +145,68 @@ class InMemoryDeliveryQueue:
     def claim(self, now: datetime, lease_seconds: float, limit: int) -> Sequence[Claim]:
         with self._store.lock:
             s = self._store.state.of(WebhooksTables)
-            due = sorted(
-                (
-                    r
-                    for r in s.attempts.values()
-                    if r.attempt.status == "pending"
-                    and r.attempt.due_at <= now
-                    and (r.leased_until is None or r.leased_until <= now)
-                    and s.webhooks[r.attempt.webhook_id][1].is_active
-                ),
-                key=lambda r: (r.attempt.due_at, r.attempt.id),
-            )[:limit]
-            claims = []
-            for row in due:
-                row.leased_until = now + timedelta(seconds=lease_seconds)
-                row.lease_token = uuid.uuid4().hex
-                subscription = s.webhooks[row.attempt.webhook_id][1]
-                claims.append(
-                    Claim(
-                        attempt_id=row.attempt.id,
-                        lease_token=row.lease_token,
-                        kind="workspace",
-                        owner_id=row.account_id,
-                        webhook_id=subscription.id,
-                        url=subscription.url,
-                        secret_ciphertext=s.webhook_secrets[subscription.id],
-                        event_type=row.attempt.event_type,
-                        payload=row.payload,
-                        delivery_id=row.attempt.delivery_id,
-                        attempt_number=row.attempt.attempt_number,
-                    )
-                )
-            return claims
+            partners = self._partner_attempts()
+            due: list[tuple[datetime, int, _AttemptRow | int]] = [
+                (r.attempt.due_at, r.attempt.id, r)
+                for r in s.attempts.values()
+                if r.attempt.status == "pending"
+                and r.attempt.due_at <= now
+                and (r.leased_until is None or r.leased_until <= now)
+                and s.webhooks[r.attempt.webhook_id][1].is_active
+            ]
+            subscriptions = self._store.state.of(PartnersTables).partner_webhooks
+            due += [
+                (a.due_at, a.id, index)
+                for index, a in enumerate(partners)
+                if a.status == "pending"
+                and a.due_at <= now
+                and (a.leased_until is None or a.leased_until <= now)
+                and a.webhook_id in subscriptions
+                and subscriptions[a.webhook_id][1].is_active
+            ]
+            due.sort(key=lambda entry: (entry[0], entry[1]))
+            until = now + timedelta(seconds=lease_seconds)
+            return [self._lease(row, until, s, partners) for _, _, row in due[: max(limit, 0)]]
+
+    def _lease(
+        self, row: _AttemptRow | int, until: datetime, s: WebhooksTables, partners: list[PartnerAttempt]
+    ) -> Claim:
+        """Lease one due attempt (a workspace row, or the index of a partner attempt) and claim it."""
+        token = uuid.uuid4().hex
+        if isinstance(row, int):
+            attempt = attrs.evolve(partners[row], leased_until=until, lease_token=token)
+            partners[row] = attempt
+            _, subscription, secret = self._store.state.of(PartnersTables).partner_webhooks[attempt.webhook_id]
+            return Claim(
+                attempt_id=attempt.id, lease_token=token, kind="partner", owner_id=attempt.partner_id,
+                webhook_id=subscription.id, url=subscription.url, secret_ciphertext=secret,
+                event_type=attempt.event_type, payload=attempt.payload, delivery_id=attempt.delivery_id,
+                attempt_number=attempt.attempt_number,
+            )  # fmt: skip
+        row.leased_until = until
+        row.lease_token = token
+        subscription = s.webhooks[row.attempt.webhook_id][1]
+        return Claim(
+            attempt_id=row.attempt.id,
+            lease_token=token,
+            kind="workspace",
+            owner_id=row.account_id,
+            webhook_id=subscription.id,
+            url=subscription.url,
+            secret_ciphertext=s.webhook_secrets[subscription.id],
+            event_type=row.attempt.event_type,
+            payload=row.payload,
+            delivery_id=row.attempt.delivery_id,
+            attempt_number=row.attempt.attempt_number,
+        )
+
+    def _partner_attempts(self) -> list[PartnerAttempt]:
+        """The partner attempts of the committed state, each numbered (the outbox leaves `id` 0)."""
+        attempts = self._store.state.of(PartnersTables).partner_attempts
+        for index, attempt in enumerate(attempts):
+            if attempt.id == 0:
+                attempts[index] = attrs.evolve(attempt, id=self._store.next_id())
+        return attempts
 
     def complete_and_claim(
         self,
@@ -179,6 +220,12 @@ class InMemoryDeliveryQueue:
         with self._store.lock:  # reentrant: one atomic step, like a transaction
             recorded = [self.complete(c.claim, c.outcome, c.step, now) for c in completions]
             for claim in release:
+                if claim.kind == "partner":
+                    partners = self._partner_attempts()
+                    index = _partner_index(partners, claim)
+                    if index is not None:
+                        partners[index] = attrs.evolve(partners[index], leased_until=None, lease_token=None)
+                    continue
                 row = self._store.state.of(WebhooksTables).attempts.get(claim.attempt_id)
                 if row is not None and row.lease_token == claim.lease_token and row.attempt.status == "pending":
                     row.lease_token = None
@@ -187,6 +234,8 @@ class InMemoryDeliveryQueue:
 
     def complete(self, claim: Claim, outcome: Outcome, step: NextStep, now: datetime) -> bool:
         with self._store.lock:
+            if claim.kind == "partner":
+                return self._complete_partner(claim, outcome, step, now)
             s = self._store.state.of(WebhooksTables)
             row = s.attempts.get(claim.attempt_id)
             if row is None or row.lease_token != claim.lease_token or row.attempt.status != "pending":
@@ -209,8 +258,53 @@ class InMemoryDeliveryQueue:
                 s.attempts[retry.id] = _AttemptRow(row.account_id, retry, row.payload)
             return True
 
+    def _complete_partner(self, claim: Claim, outcome: Outcome, step: NextStep, now: datetime) -> bool:
+        partners = self._partner_attempts()
+        index = _partner_index(partners, claim)
+        if index is None:
+            return False
+        attempt = attrs.evolve(
+            partners[index],
+            status=step.status,
+            response_status_code=outcome.status_code,
+            response_body=excerpt(outcome.body_excerpt),
+            error=excerpt(outcome.error),
+            completed_at=now,
+            leased_until=None,
+            lease_token=None,
+        )
+        partners[index] = attempt
+        if step.retry_at is not None:
+            partners.append(
+                PartnerAttempt(
+                    attempt.partner_id,
+                    attempt.webhook_id,
+                    attempt.delivery_id,
+                    attempt.event_type,
+                    attempt.payload,
+                    step.retry_at,
+                    attempt.attempt_number + 1,
+                    self._store.next_id(),
+                )
+            )
+        return True
+
     def close(self) -> None:
         pass
+
+
+def _partner_index(attempts: Sequence[PartnerAttempt], claim: Claim) -> int | None:
+    """Where the pending partner attempt `claim` still holds the lease of is, or None."""
+    return next(
+        (
+            index
+            for index, attempt in enumerate(attempts)
+            if attempt.id == claim.attempt_id
+            and attempt.lease_token == claim.lease_token
+            and attempt.status == "pending"
+        ),
+        None,
+    )
 
 
 class FakeCipher:

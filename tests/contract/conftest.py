@@ -3,8 +3,11 @@
 `storage` is `memory` (the fakes of `engage_core.testing`, as users get them), `sqlite` or
 `postgres` (the SQL adapter; PostgreSQL skipped, with its reason, unless ENGAGE_TEST_POSTGRES_URL is
 set). `uow` is a `UnitOfWorkFactory` over an empty storage of that kind; `services` every use case
-over it, with fakes for the outbound ports. A contract test uses only these, never an engine or a
-store's internals: what it asserts, every adapter must do.
+over it, with fakes for the outbound ports (`sandbox`, the messaging networks, and `mailer` among
+them). `outbox_events` and `delivery_queue` are what each adapter offers next to its units of work:
+the events committed to the outbox, and the delivery log as the worker's queue. A contract test uses
+only these, never an engine or a store's internals: what it asserts, every adapter must do. Helpers
+shared by several suites are in `support.py`.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import pytest
 
 from engage_core.contacts.contact_service import ContactInput
 from engage_core.contacts.model import Contact
+from engage_core.kernel.events import DomainEvent
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
 from engage_core.testing import (
@@ -26,9 +30,11 @@ from engage_core.testing import (
     FakeMailer,
     FakePasswordHasher,
     FakeStorePlatform,
+    InMemoryDeliveryQueue,
     InMemoryUnitOfWorkFactory,
 )
 from engage_core.unit_of_work import UnitOfWorkFactory
+from engage_core.webhooks.ports import DeliveryQueue
 
 STORAGES = ("memory", "sqlite", "postgres")
 
@@ -84,13 +90,36 @@ def storage(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def uow(storage: str, _sql_storages: _SqlStorages) -> UnitOfWorkFactory:
-    """A unit-of-work factory over an empty storage of the kind under test."""
+def _adapter(storage: str, _sql_storages: _SqlStorages) -> Any:
+    """An empty storage of the kind under test: an `InMemoryUnitOfWorkFactory` or an `engage_sql.Database`."""
     if storage == "memory":
         return InMemoryUnitOfWorkFactory()
-    database = _sql_storages.database("sqlite" if storage == "sqlite" else "postgres")
-    factory: UnitOfWorkFactory = database.uow
+    return _sql_storages.database(storage)
+
+
+@pytest.fixture
+def uow(storage: str, _adapter: Any) -> UnitOfWorkFactory:
+    """A unit-of-work factory over an empty storage of the kind under test."""
+    factory: UnitOfWorkFactory = _adapter if storage == "memory" else _adapter.uow
     return factory
+
+
+@pytest.fixture
+def outbox_events(storage: str, _adapter: Any) -> Callable[..., list[DomainEvent]]:
+    """`outbox_events(account_id=None) -> events`: committed to the outbox, oldest first; of one account, or of all."""
+    if storage == "memory":
+        events: Callable[..., list[DomainEvent]] = _adapter.store.events
+        return events
+    outbox: Callable[..., list[DomainEvent]] = _adapter.outbox_events
+    return outbox
+
+
+@pytest.fixture
+def delivery_queue(storage: str, _adapter: Any) -> Iterator[DeliveryQueue]:
+    """The delivery log of `uow` as the worker's queue, closed after the test."""
+    queue: DeliveryQueue = InMemoryDeliveryQueue(_adapter.store) if storage == "memory" else _adapter.delivery_queue()
+    yield queue
+    queue.close()
 
 
 @pytest.fixture
@@ -99,20 +128,31 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def services(uow: UnitOfWorkFactory, clock: FakeClock) -> Services:
-    """Every use case over `uow`, with fakes for the outbound ports."""
-    gateway = SandboxGateway(clock)
+def sandbox(clock: FakeClock) -> SandboxGateway:
+    """The offline messaging networks `services` reach (`scan`, `inject_message`, `outage`, ...)."""
+    return SandboxGateway(clock)
+
+
+@pytest.fixture
+def mailer() -> FakeMailer:
+    """The mailer `services` send invitations through: it records them in `sent`."""
+    return FakeMailer()
+
+
+@pytest.fixture
+def services(uow: UnitOfWorkFactory, clock: FakeClock, sandbox: SandboxGateway, mailer: FakeMailer) -> Services:
+    """Every use case over `uow`, with fakes for the outbound ports; the sandbox calls back into `inbox`."""
     built = Services.build(
         uow,
         clock,
         cipher=FakeCipher(),
         guard=AllowAllTargets(),
         store=FakeStorePlatform(),
-        gateway=gateway,
+        gateway=sandbox,
         hasher=FakePasswordHasher(),
-        mailer=FakeMailer(),
+        mailer=mailer,
     )
-    gateway.attach(built.inbox)
+    sandbox.attach(built.inbox)
     return built
 
 

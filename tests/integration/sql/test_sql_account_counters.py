@@ -93,16 +93,6 @@ def test_deleting_a_missing_contact_counts_nothing(database: Database, account: 
     assert _counter(database, account) == 1
 
 
-def test_total_past_the_last_page_comes_from_the_counter(
-    services: Services, account: int, make_contact: MakeContact
-) -> None:
-    """An empty page past the end still reports the total."""
-    for _ in range(3):
-        make_contact()
-
-    assert _total(services, account, page=9) == 3
-
-
 def test_a_missing_counter_row_is_recounted(
     database: Database, services: Services, account: int, make_contact: MakeContact
 ) -> None:

@@ -12,7 +12,6 @@ from engage_core.accounts.account_service import AccountService
 from engage_core.accounts.model import Admission
 from engage_core.kernel.errors import Forbidden, Unauthenticated
 from engage_core.partners.client_service import ClientPatch
-from engage_core.plans.plan_service import PlanPatch
 from engage_core.testing import FakeClock
 from engage_sql import Database
 
@@ -50,76 +49,6 @@ def test_admission_is_one_statement(accounts: AccountService, statements: list[s
     accounts.admit(key)
 
     assert len(statements) == 1
-
-
-def test_a_workspace_without_a_partner_is_admitted_on_the_default_plan(accounts: AccountService, admit: Admit) -> None:
-    """No client row: the configured default plan, not suspended."""
-    account_id = accounts.create("Acme").account.id
-
-    admission = admit(account_id)
-
-    assert (admission.account.id, admission.suspended, admission.plan and admission.plan.slug) == (
-        account_id,
-        False,
-        "pro",
-    )
-
-
-def test_a_client_is_admitted_on_its_plan(partner: PartnerServices, partner_id: int, admit: Admit) -> None:
-    """A partner's client runs on its own plan, read whole from the plans table."""
-    client = partner.clients.create(partner_id, client_input(plan="starter")).client
-
-    assert admit(client.id).plan == partner.plans.get("starter")
-
-
-def test_a_pending_plan_waits_for_its_boundary(
-    partner: PartnerServices, partner_id: int, admit: Admit, clock: FakeClock
-) -> None:
-    """Before `pending_from` the current plan is in force; from that instant on, the pending one."""
-    client = partner.clients.create(partner_id, client_input(plan="starter")).client
-    pending = partner.clients.update(partner_id, client.id, ClientPatch(plan="business"))
-    assert pending.schedule.pending_from is not None
-    clock.set(pending.schedule.pending_from - timedelta(microseconds=1))
-    before = admit(client.id).plan
-    clock.set(pending.schedule.pending_from)
-
-    assert (before and before.slug, admit(client.id).plan) == ("starter", partner.plans.get("business"))
-
-
-def test_a_suspended_client_is_admitted_as_suspended(partner: PartnerServices, partner_id: int, admit: Admit) -> None:
-    """A suspended client's admission says so, and running on it is the 403 `workspace_suspended`."""
-    client = partner.clients.create(partner_id, client_input()).client
-    partner.clients.suspend(partner_id, client.id)
-
-    admission = admit(client.id)
-
-    assert admission.suspended
-    with pytest.raises(Forbidden) as refused:
-        admission.plan_to_run_on()
-    assert refused.value.code == "workspace_suspended"
-
-
-def test_a_plan_edit_is_seen_by_the_next_admission(partner: PartnerServices, partner_id: int, admit: Admit) -> None:
-    """Admission parses each distinct stored plan once, yet an edited plan is read as edited."""
-    client = partner.clients.create(partner_id, client_input(plan="starter")).client
-    before = admit(client.id).plan
-    partner.plans.update("starter", PlanPatch(limits={"contacts": 7}, features={"booking": False}))
-
-    after = admit(client.id).plan
-
-    assert before is not None and after is not None
-    assert (before.limit("contacts"), after.limit("contacts"), after.has("booking")) == (1_000, 7, False)
-
-
-def test_origins_are_admitted_as_stored(accounts: AccountService) -> None:
-    """The allowed origins come with admission, as stored and in order."""
-    issued = accounts.create("Acme")
-    accounts.set_origins(issued.account.id, ["https://b.example", "https://a.example"])
-
-    assert accounts.admit(issued.api_key, origin="https://b.example").account.allowed_origins == (
-        "https://b.example",
-        "https://a.example",
-    )
 
 
 def test_admissions_of_one_key_in_a_batch_read_once(
@@ -175,16 +104,6 @@ def test_a_pending_plan_boundary_crossed_in_a_batch_is_seen(
         after = accounts.admit(key).plan
 
     assert (before and before.slug, after and after.slug) == ("starter", "business")
-
-
-def test_a_pending_change_ahead_is_the_admissions_changes_at(
-    partner: PartnerServices, partner_id: int, admit: Admit
-) -> None:
-    """The stored `pending_from`, while ahead of `now`, comes back as `changes_at`."""
-    client = partner.clients.create(partner_id, client_input(plan="starter")).client
-    pending = partner.clients.update(partner_id, client.id, ClientPatch(plan="business"))
-
-    assert admit(client.id).changes_at == pending.schedule.pending_from
 
 
 def test_a_suspension_in_a_batch_is_seen_by_the_next_admission(

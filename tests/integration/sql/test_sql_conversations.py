@@ -1,6 +1,7 @@
 """`MessageRepository.conversations` on SQL: the summary rows kept beside the messages agree with the
-in-memory reference (`engage_core.testing`), under random sequences of writes and under concurrent
-writers, and a page is read through indexes only."""
+in-memory reference (`engage_core.testing`), under random sequences of writes, on deep pages and under
+concurrent writers, and a page is read through indexes only (the listing's rules, on every adapter, are
+in tests/contract/test_contract_messaging.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engage_core.contacts.contact_service import ContactPatch
 from engage_core.contacts.model import Contact, ContactDraft
 from engage_core.kernel.errors import NotFound
 from engage_core.kernel.pagination import Page, PageRequest
@@ -34,11 +34,6 @@ CHANNELS = ("whatsapp", "telegram", "instagram")
 INSTANTS = tuple(START + timedelta(minutes=m) for m in (0, 0, 1, 2, -1))
 """When messages are added: equal instants (ties broken by id), and one earlier than the others."""
 ALL = PageRequest(per_page=100)
-
-
-@pytest.fixture
-def other(make_account: Callable[..., int]) -> int:
-    return make_account("Other")
 
 
 def _draft(contact_id: int, **fields: Any) -> MessageDraft:
@@ -67,103 +62,6 @@ def _rows(page: Page[ConversationSummary]) -> list[tuple[str, str, str, int]]:
     return [(s.contact_name, s.channel, s.last_message, s.unread_count) for s in page.items]
 
 
-# -- the listing ---------------------------------------------------------------------------------
-
-
-def test_one_summary_per_contact_newest_first(
-    database: Database, account: int, make_contact: Callable[..., Contact]
-) -> None:
-    """Each contact's newest message decides its place; equal instants put the later insert first."""
-    ada, bob, cy = make_contact(name="Ada"), make_contact(name="Bob"), make_contact(name="Cy")
-    _add(database, account, _draft(ada.id, content="a1"), START + timedelta(minutes=1))
-    _add(database, account, _draft(bob.id, content="b1"))
-    _add(database, account, _draft(cy.id, content="c1"))
-    _add(database, account, _draft(ada.id, content="a0"), START - timedelta(minutes=1))  # older: not last
-    assert _rows(_list(database, account)) == [
-        ("Ada", "whatsapp", "a1", 2),
-        ("Cy", "whatsapp", "c1", 1),
-        ("Bob", "whatsapp", "b1", 1),
-    ]
-
-
-def test_only_unread_inbound_messages_are_counted(
-    database: Database, account: int, make_contact: Callable[..., Contact]
-) -> None:
-    """Outbound messages and read inbound ones do not count."""
-    contact = make_contact()
-    _add(database, account, _draft(contact.id))
-    _add(database, account, _draft(contact.id, status="read"))
-    _add(database, account, _draft(contact.id, direction="outbound", status="sent"))
-    summary = _list(database, account).items[0]
-    assert (summary.unread_count, summary.last_message) == (1, "Hello")
-
-
-def test_marking_read_clears_the_count_and_a_new_message_counts_again(
-    database: Database, account: int, make_contact: Callable[..., Contact]
-) -> None:
-    """mark_read zeroes every scope's count; the next inbound message counts 1."""
-    contact = make_contact()
-    _add(database, account, _draft(contact.id))
-    _add(database, account, _draft(contact.id, channel="telegram"))
-    with database.uow.workspace(account) as uow:
-        uow.messages.mark_read(contact.id, START)
-        uow.commit()
-    cleared = [_list(database, account, channel=c).items[0].unread_count for c in (None, "whatsapp", "telegram")]
-    _add(database, account, _draft(contact.id))
-    assert (cleared, _list(database, account).items[0].unread_count) == ([0, 0, 0], 1)
-
-
-def test_updating_an_inbound_message_moves_the_count(
-    database: Database, account: int, make_contact: Callable[..., Contact]
-) -> None:
-    """An inbound message set to read stops counting; set back, it counts again."""
-    contact = make_contact()
-    _add(database, account, _draft(contact.id))
-    with database.uow.workspace(account) as uow:
-        message = uow.messages.for_contact(contact.id, None, ALL).items[0]
-        uow.messages.update(attrs.evolve(message, status="read"))
-        read = uow.messages.conversations(ConversationFilter(), ALL).items[0].unread_count
-        uow.messages.update(attrs.evolve(message, status="delivered"))
-        uow.commit()
-    assert (read, _list(database, account).items[0].unread_count) == (0, 1)
-
-
-def test_the_channel_filter_sums_up_that_channels_messages_only(
-    database: Database, account: int, make_contact: Callable[..., Contact]
-) -> None:
-    """Last message and unread count of the channel; contacts without any are left out."""
-    ada, bob = make_contact(name="Ada"), make_contact(name="Bob")
-    _add(database, account, _draft(ada.id, channel="telegram", content="tg"))
-    _add(database, account, _draft(ada.id, content="wa"), START + timedelta(minutes=1))
-    _add(database, account, _draft(bob.id, content="bob"))
-    page = _list(database, account, channel="telegram")
-    assert (page.total, _rows(page)) == (1, [("Ada", "telegram", "tg", 1)])
-
-
-def test_the_contact_filter_gives_that_contact_only(
-    database: Database, account: int, make_contact: Callable[..., Contact]
-) -> None:
-    """One summary, total 1; its second page is empty with the same total."""
-    ada, bob = make_contact(name="Ada"), make_contact(name="Bob")
-    _add(database, account, _draft(ada.id))
-    _add(database, account, _draft(bob.id))
-    first = _list(database, account, contact_id=ada.id)
-    second = _list(database, account, PageRequest(page=2), contact_id=ada.id)
-    assert [(p.total, [s.contact_id for s in p.items]) for p in (first, second)] == [(1, [ada.id]), (1, [])]
-
-
-def test_pages_carry_the_total(database: Database, account: int, make_contact: Callable[..., Contact]) -> None:
-    """Five conversations in pages of two: the third page has one; a page past the end none."""
-    for n in range(5):
-        _add(database, account, _draft(make_contact(name=f"C{n}").id), START + timedelta(minutes=n))
-    pages = [_list(database, account, PageRequest(page=p, per_page=2)) for p in (1, 3, 4)]
-    assert [(p.total, [s.contact_name for s in p.items]) for p in pages] == [
-        (5, ["C4", "C3"]),
-        (5, ["C0"]),
-        (5, []),
-    ]
-
-
 def test_a_deep_page_matches_the_in_memory_reference(database: Database) -> None:
     """Offsets of 100 and more (rows chosen from the index first) agree with the fake, ties included."""
     with database.uow.admin() as admin:
@@ -184,38 +82,6 @@ def test_a_deep_page_matches_the_in_memory_reference(database: Database) -> None
     with database.uow.workspace(account) as uow:  # rolled back: nothing is kept
         found = [(p.total, _rows(p)) for p in fill(uow)]
     assert found == expected
-
-
-def test_conversations_are_the_accounts_own(
-    database: Database, account: int, other: int, make_contact: Callable[..., Contact]
-) -> None:
-    """Another account sees neither the summaries nor their total."""
-    _add(database, account, _draft(make_contact().id))
-    page = _list(database, other)
-    assert (page.total, list(page.items)) == (0, [])
-
-
-def test_the_contact_name_is_the_current_one(
-    database: Database, account: int, services: Services, make_contact: Callable[..., Contact]
-) -> None:
-    """A renamed contact shows its new name."""
-    contact = make_contact(name="Ada")
-    _add(database, account, _draft(contact.id))
-    services.contacts.update(account, contact.id, ContactPatch(name="Ada Lovelace"))
-    assert _list(database, account).items[0].contact_name == "Ada Lovelace"
-
-
-def test_deleting_a_contact_removes_its_conversation_from_the_total(
-    database: Database, account: int, services: Services, make_contact: Callable[..., Contact]
-) -> None:
-    """The summary rows go with the contact, and every scope's total drops."""
-    ada, bob = make_contact(name="Ada"), make_contact(name="Bob")
-    _add(database, account, _draft(ada.id))
-    _add(database, account, _draft(ada.id, channel="telegram"))
-    _add(database, account, _draft(bob.id))
-    services.contacts.delete(account, ada.id)
-    pages = [_list(database, account, channel=c) for c in (None, "whatsapp", "telegram")]
-    assert [(p.total, [s.contact_name for s in p.items]) for p in pages] == [(1, ["Bob"]), (1, ["Bob"]), (0, [])]
 
 
 def test_a_page_reads_only_through_indexes(database: Database, backend: str) -> None:

@@ -1,4 +1,6 @@
-"""The delivery log as the worker's queue: leases, completions and retries (`SqlDeliveryQueue`)."""
+"""The delivery log as the worker's queue on SQL only: leases, completions and retries as the rows of
+`webhook_attempts` record them, a delete racing a completion, and the connections a call takes (what
+every queue must do is in tests/contract/test_contract_webhooks.py)."""
 
 from __future__ import annotations
 
@@ -11,10 +13,9 @@ import pytest
 from sqlalchemy import Connection, event, select
 
 from engage_core.kernel.events import DomainEvent
-from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock
-from engage_core.webhooks.model import RESPONSE_EXCERPT_LIMIT, Claim, Completion, NextStep, Outcome, Subscription
+from engage_core.webhooks.model import RESPONSE_EXCERPT_LIMIT, Completion, NextStep, Outcome, Subscription
 from engage_core.webhooks.service import WebhookInput
 from engage_sql import Database
 from engage_sql.webhooks import delivery_queue
@@ -40,6 +41,12 @@ def queue(database: Database) -> SqlDeliveryQueue:
     return database.delivery_queue()
 
 
+def _rows(database: Database) -> list[dict[str, Any]]:
+    with database.engine.connect() as connection:
+        rows = connection.execute(select(webhook_attempts).order_by(webhook_attempts.c.id))
+        return [dict(row._mapping) for row in rows]
+
+
 @pytest.fixture
 def hook(services: Services, account: int) -> Subscription:
     return services.webhooks.create(account, WebhookInput("Hook", URL)).subscription
@@ -58,38 +65,6 @@ def emit(database: Database, account: int) -> Callable[..., None]:
     return commit
 
 
-def _rows(database: Database) -> list[dict[str, Any]]:
-    with database.engine.connect() as connection:
-        rows = connection.execute(select(webhook_attempts).order_by(webhook_attempts.c.id))
-        return [dict(row._mapping) for row in rows]
-
-
-def test_claim_returns_everything_needed_to_send(
-    queue: SqlDeliveryQueue, hook: Subscription, account: int, emit: Callable[..., None], database: Database
-) -> None:
-    """A claim carries the attempt, its lease, and the subscription's url and secret ciphertext."""
-    emit("contact.created")
-    (row,) = _rows(database)
-
-    (claim,) = queue.claim(START, LEASE, 10)
-
-    with database.uow.workspace(account, readonly=True) as uow:
-        secret = uow.webhooks.secret_ciphertext(hook.id)
-    assert claim == Claim(
-        attempt_id=row["id"],
-        lease_token=claim.lease_token,
-        kind="workspace",
-        owner_id=account,
-        webhook_id=hook.id,
-        url=URL,
-        secret_ciphertext=secret,
-        event_type="contact.created",
-        payload={"n": 0},
-        delivery_id=row["delivery_id"],
-        attempt_number=1,
-    )
-
-
 def test_claim_writes_the_lease(
     queue: SqlDeliveryQueue, hook: Subscription, emit: Callable[..., None], database: Database
 ) -> None:
@@ -104,106 +79,6 @@ def test_claim_writes_the_lease(
         START + timedelta(seconds=LEASE),
         claim.lease_token,
     )
-
-
-def test_claim_takes_only_due_attempts(queue: SqlDeliveryQueue, hook: Subscription, emit: Callable[..., None]) -> None:
-    """An attempt due later is not claimed before its time, and is claimed once it is due."""
-    emit("contact.created", at=START + timedelta(minutes=5))
-
-    assert (len(queue.claim(START, LEASE, 10)), len(queue.claim(START + timedelta(minutes=5), LEASE, 10))) == (0, 1)
-
-
-def test_claim_takes_the_earliest_due_first_up_to_the_limit(
-    queue: SqlDeliveryQueue, hook: Subscription, emit: Callable[..., None]
-) -> None:
-    """Claims come oldest due first (then by id), and no more than `limit`."""
-    emit("contact.updated", at=START + timedelta(seconds=2))
-    emit("contact.created", "contact.deleted", at=START)
-    later = START + timedelta(minutes=1)
-
-    claims = queue.claim(later, LEASE, 2)
-
-    assert [c.event_type for c in claims] == ["contact.created", "contact.deleted"]
-
-
-def test_claim_with_a_zero_limit_claims_nothing(
-    queue: SqlDeliveryQueue, hook: Subscription, emit: Callable[..., None]
-) -> None:
-    """A limit of 0 leases nothing."""
-    emit("contact.created")
-
-    assert (queue.claim(START, LEASE, 0), len(queue.claim(START, LEASE, 10))) == ([], 1)
-
-
-def test_leased_attempt_is_not_claimed_again(
-    queue: SqlDeliveryQueue, hook: Subscription, emit: Callable[..., None]
-) -> None:
-    """While its lease runs, an attempt is not handed to another claim."""
-    emit("contact.created")
-    queue.claim(START, LEASE, 10)
-
-    assert queue.claim(START + timedelta(seconds=LEASE - 1), LEASE, 10) == []
-
-
-def test_expired_lease_is_claimed_again_with_a_new_token(
-    queue: SqlDeliveryQueue, hook: Subscription, emit: Callable[..., None]
-) -> None:
-    """When a lease ends without a completion (a killed worker), the attempt is claimed again."""
-    emit("contact.created")
-    (first,) = queue.claim(START, LEASE, 10)
-
-    (second,) = queue.claim(START + timedelta(seconds=LEASE), LEASE, 10)
-
-    assert (second.attempt_id, second.delivery_id) == (first.attempt_id, first.delivery_id)
-    assert second.lease_token != first.lease_token
-
-
-def test_two_claims_never_return_the_same_attempt(
-    queue: SqlDeliveryQueue, hook: Subscription, emit: Callable[..., None]
-) -> None:
-    """Successive claims split the due attempts between them, each attempt once."""
-    emit(*["contact.updated"] * 5)
-
-    first, second = queue.claim(START, LEASE, 3), queue.claim(START, LEASE, 3)
-
-    ids = [c.attempt_id for c in (*first, *second)]
-    assert (len(first), len(second), len(set(ids))) == (3, 2, 5)
-
-
-def test_every_claimed_attempt_has_its_own_token(
-    queue: SqlDeliveryQueue, hook: Subscription, emit: Callable[..., None]
-) -> None:
-    """Each attempt of one claim gets a distinct random lease token."""
-    emit(*["contact.updated"] * 5)
-
-    tokens = [c.lease_token for c in queue.claim(START, LEASE, 10)]
-
-    assert len(set(tokens)) == 5
-    assert all(len(t) == 32 and int(t, 16) >= 0 for t in tokens)
-
-
-def test_claim_spans_accounts(
-    queue: SqlDeliveryQueue, services: Services, make_account: Callable[..., int], emit: Callable[..., None]
-) -> None:
-    """The queue serves every account, each claim naming the owner."""
-    owners = [make_account("First"), make_account("Second")]
-    for owner in owners:
-        services.webhooks.create(owner, WebhookInput("Hook", URL))
-        emit("contact.created", account_id=owner)
-
-    assert sorted(c.owner_id for c in queue.claim(START, LEASE, 10)) == sorted(owners)
-
-
-def test_regenerated_secret_signs_the_next_attempt(
-    queue: SqlDeliveryQueue, services: Services, account: int, hook: Subscription, emit: Callable[..., None]
-) -> None:
-    """The secret is read at claim time: an attempt claimed after a rotation carries the new one."""
-    emit("contact.created")
-    rotated = services.webhooks.regenerate_secret(account, hook.id)
-
-    (claim,) = queue.claim(START, LEASE, 10)
-
-    assert FakeCipher().decrypt(claim.secret_ciphertext) == rotated.secret
 
 
 def test_complete_records_a_delivery(
@@ -318,38 +193,6 @@ def test_stored_response_is_bounded(
     assert _rows(database)[0]["response_body"] == "é" * RESPONSE_EXCERPT_LIMIT
 
 
-def test_completed_attempt_is_not_claimed_again(
-    queue: SqlDeliveryQueue, hook: Subscription, emit: Callable[..., None]
-) -> None:
-    """Delivered and failed attempts leave the queue for good, lease or no lease."""
-    emit("contact.created", "contact.updated")
-    delivered, failed = queue.claim(START, LEASE, 10)
-    queue.complete(delivered, OK, NextStep("delivered", None), START)
-    queue.complete(failed, FAILED, NextStep("failed", None), START)
-
-    assert queue.claim(START + timedelta(days=1), LEASE, 10) == []
-
-
-def test_log_shows_the_attempts_of_a_delivery(
-    queue: SqlDeliveryQueue, services: Services, account: int, hook: Subscription, emit: Callable[..., None]
-) -> None:
-    """Through the service, the log shows each attempt with its number, status and response, newest first."""
-    emit("contact.created")
-    (claim,) = queue.claim(START, LEASE, 10)
-    queue.complete(claim, FAILED, NextStep("failed", START), START)
-    (retry,) = queue.claim(START, LEASE, 10)
-    queue.complete(retry, OK, NextStep("delivered", None), START)
-
-    log = services.webhooks.deliveries(account, hook.id, None, PageRequest()).items
-    failed_only = services.webhooks.deliveries(account, hook.id, "failed", PageRequest()).items
-
-    assert [(a.attempt_number, a.status, a.response_status_code, a.delivery_id) for a in log] == [
-        (2, "delivered", 200, claim.delivery_id),
-        (1, "failed", 500, claim.delivery_id),
-    ]
-    assert [a.attempt_number for a in failed_only] == [1]
-
-
 def test_deleting_a_subscription_while_its_attempt_completes(
     queue: SqlDeliveryQueue,
     services: Services,
@@ -414,18 +257,6 @@ def test_complete_and_claim_records_each_outcome(
     ]
 
 
-def test_complete_and_claim_claims_after_recording(
-    queue: SqlDeliveryQueue, hook: Subscription, emit: Callable[..., None], database: Database
-) -> None:
-    """The claims of the same call include a retry the recording just queued, once it is due."""
-    emit("contact.created")
-    (claim,) = queue.claim(START, LEASE, 10)
-
-    _, claims = queue.complete_and_claim([Completion(claim, FAILED, NextStep("failed", START))], START, LEASE, 10)
-
-    assert [(c.delivery_id, c.attempt_number) for c in claims] == [(claim.delivery_id, 2)]
-
-
 def test_complete_and_claim_refuses_only_the_lost_lease(
     queue: SqlDeliveryQueue, hook: Subscription, emit: Callable[..., None], database: Database
 ) -> None:
@@ -475,18 +306,6 @@ def test_complete_and_claim_of_nothing_touches_nothing(queue: SqlDeliveryQueue, 
     finally:
         event.remove(database.engine, "checkout", checkout)
     assert checkouts == []
-
-
-def test_a_released_claim_is_due_again_at_once(
-    queue: SqlDeliveryQueue, hook: Subscription, emit: Callable[..., None], database: Database
-) -> None:
-    """Releasing a claim never sent ends its lease: the claims of the same call take it again, with a new token."""
-    emit("contact.created")
-    (claim,) = queue.claim(START, LEASE, 10)
-
-    _, claims = queue.complete_and_claim([], START, LEASE, 10, release=[claim])
-
-    assert [(c.attempt_id, c.lease_token != claim.lease_token) for c in claims] == [(claim.attempt_id, True)]
 
 
 def test_releasing_a_lost_lease_changes_nothing(

@@ -1,4 +1,5 @@
-"""Impersonation tokens in SQL: single use, expiry, and one winner among concurrent redeems."""
+"""Impersonation tokens on SQL only: the stored row (its digest, its `used_at`) and one winner among
+concurrent redeems (the rest is in tests/contract/test_contract_partners.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from engage_core.kernel.errors import Unauthenticated
 from engage_core.partners.model import Impersonation
 from engage_core.testing import FakeClock
 from engage_sql import Database
@@ -44,28 +44,6 @@ def _redeem(database: Database, clock: FakeClock, digest: str = DIGEST) -> Imper
     return found
 
 
-def test_redeem_returns_the_grant_once(database: Database, grant: Impersonation, clock: FakeClock) -> None:
-    """The first redeem returns the grant; the second finds the token used."""
-    _add(database, grant, clock)
-
-    assert (_redeem(database, clock), _redeem(database, clock)) == (grant, None)
-
-
-def test_unknown_token_is_not_redeemed(database: Database, grant: Impersonation, clock: FakeClock) -> None:
-    """A digest that was never stored redeems nothing."""
-    _add(database, grant, clock)
-
-    assert _redeem(database, clock, "b" * 64) is None
-
-
-def test_expired_token_is_not_redeemed(database: Database, grant: Impersonation, clock: FakeClock) -> None:
-    """At its expiry instant the token no longer works."""
-    _add(database, grant, clock)
-    clock.advance(minutes=5)
-
-    assert _redeem(database, clock) is None
-
-
 def test_refused_redeem_changes_nothing(database: Database, grant: Impersonation, clock: FakeClock) -> None:
     """An expired token's redeem leaves it unused."""
     _add(database, grant, clock)
@@ -84,17 +62,6 @@ def test_concurrent_redeems_succeed_exactly_once(database: Database, grant: Impe
     results = at_once(20, lambda _: _redeem(database, clock))
 
     assert Counter(outcome(r) if isinstance(r, BaseException) else r for r in results) == {grant: 1, None: 19}
-
-
-def test_service_link_opens_the_workspace_once(partner: PartnerServices, grant: Impersonation) -> None:
-    """The service's login link redeems to the client's workspace once, then is refused."""
-    link = partner.clients.impersonate(grant.partner_id, grant.account_id)
-    token = link.login_url.rsplit("/", 1)[1]
-
-    first = partner.clients.redeem(token)
-    with pytest.raises(Unauthenticated):
-        partner.clients.redeem(token)
-    assert first == grant
 
 
 def test_only_the_token_digest_is_stored(database: Database, partner: PartnerServices, grant: Impersonation) -> None:

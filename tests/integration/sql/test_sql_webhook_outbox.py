@@ -1,4 +1,6 @@
-"""The transactional outbox fans committed events out to webhook delivery attempts."""
+"""The transactional outbox on SQL: committed events fanned out to the rows of `webhook_attempts`, on the
+unit of work's connection, in bulk, and within write-lane batches (the fan-out as every adapter does it,
+read through the delivery log, is in tests/contract/test_contract_webhooks.py)."""
 
 from __future__ import annotations
 

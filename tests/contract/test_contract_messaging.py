@@ -1,0 +1,809 @@
+"""Messaging: channel settings, the channel directory, messages, conversations and contact handles,
+and the channel and message services over them with the sandbox gateway, on every adapter."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+import attrs
+import pytest
+from support import NOW, MakeContact
+
+from engage_core.contacts.contact_service import ContactPatch
+from engage_core.contacts.model import Contact
+from engage_core.kernel.events import DomainEvent
+from engage_core.kernel.pagination import Page, PageRequest
+from engage_core.messaging.channel_service import CredentialsInput
+from engage_core.messaging.channels import ChannelAccount, ChannelDraft
+from engage_core.messaging.conversations import ConversationFilter, ConversationSummary
+from engage_core.messaging.message_service import SendInput
+from engage_core.messaging.messages import Message, MessageDraft
+from engage_core.messaging.sandbox import SandboxGateway
+from engage_core.services import Services
+from engage_core.unit_of_work import UnitOfWorkFactory
+
+PHONE = "+966501234567"
+CREDENTIALS = CredentialsInput(username="acme.shop", password="secret")
+"""A sandbox login that needs no 2FA."""
+ALL = PageRequest(per_page=100)
+Events = Callable[..., list[DomainEvent]]
+
+
+@pytest.fixture
+def other(make_account: Callable[..., int]) -> int:
+    return make_account("Other")
+
+
+def _add_channel(uow: UnitOfWorkFactory, account: int, draft: ChannelDraft) -> ChannelAccount:
+    with uow.workspace(account) as unit:
+        channel = unit.channels.add(draft, NOW)
+        unit.commit()
+    return channel
+
+
+def _by_type(uow: UnitOfWorkFactory, account: int, type: str) -> ChannelAccount | None:
+    with uow.workspace(account, readonly=True) as unit:
+        return unit.channels.by_type(type)
+
+
+def _event_names(outbox_events: Events, account: int) -> list[str]:
+    return [e.name for e in outbox_events(account) if e.name.startswith("channel.")]
+
+
+def _events(outbox_events: Events, account: int, name: str) -> list[DomainEvent]:
+    return [e for e in outbox_events(account) if e.name == name]
+
+
+def _draft(contact: Contact, **fields: object) -> MessageDraft:
+    return _draft_to(contact.id, **fields)
+
+
+def _draft_to(contact_id: int, **fields: Any) -> MessageDraft:
+    values: dict[str, Any] = {
+        "contact_id": contact_id,
+        "direction": "inbound",
+        "channel": "whatsapp",
+        "content": "Hello",
+        "status": "delivered",
+    }
+    return MessageDraft(**(values | fields))
+
+
+def _add(uow: UnitOfWorkFactory, account: int, draft: MessageDraft, now: datetime = NOW) -> Message:
+    with uow.workspace(account) as unit:
+        message = unit.messages.add(draft, now)
+        unit.commit()
+    return message
+
+
+def _get(uow: UnitOfWorkFactory, account: int, message_id: int) -> Message | None:
+    with uow.workspace(account, readonly=True) as unit:
+        return unit.messages.get(message_id)
+
+
+def _list(uow: UnitOfWorkFactory, account: int, page: PageRequest = ALL, **filters: Any) -> Page[ConversationSummary]:
+    with uow.workspace(account, readonly=True) as unit:
+        return unit.messages.conversations(ConversationFilter(**filters), page)
+
+
+def _rows(page: Page[ConversationSummary]) -> list[tuple[str, str, str, int]]:
+    return [(s.contact_name, s.channel, s.last_message, s.unread_count) for s in page.items]
+
+
+def _connect_whatsapp(services: Services, sandbox: SandboxGateway, account: int) -> str:
+    started = services.channels.connect_qr(account, "whatsapp")
+    pid = started.channel.provider_account_id or ""
+    sandbox.scan(pid)
+    return pid
+
+
+def test_a_new_setting_is_pending_and_reads_back(uow: UnitOfWorkFactory, account: int) -> None:
+    """add stores phase pending (CONNECTING, not connected) with the draft's fields."""
+    added = _add_channel(uow, account, ChannelDraft("instagram", "acc-1", "acme.shop", "2FA"))
+    assert _by_type(uow, account, "instagram") == added
+    assert (added.sync_status, added.is_connected, added.checkpoint_type, added.created_at) == (
+        "CONNECTING",
+        False,
+        "2FA",
+        NOW,
+    )
+
+
+def test_update_stores_every_field_but_type_and_created_at(uow: UnitOfWorkFactory, account: int) -> None:
+    """Every lifecycle field round-trips; type and created_at stay as stored."""
+    added = _add_channel(uow, account, ChannelDraft("whatsapp", "acc-1"))
+    later = NOW + timedelta(hours=1)
+    changed = attrs.evolve(
+        added,
+        type="telegram",
+        provider_account_id="acc-2",
+        username="+966501234567",
+        sync_status="OK",
+        is_connected=True,
+        last_synced_at=later,
+        created_at=later,
+        updated_at=later,
+        checkpoint_type="OTP",
+        error="was down",
+        connected_at=later,
+    )
+    with uow.workspace(account) as unit:
+        unit.channels.update(changed)
+        unit.commit()
+    assert _by_type(uow, account, "whatsapp") == attrs.evolve(changed, type="whatsapp", created_at=NOW)
+
+
+def test_list_is_ascending_id_and_the_accounts_own(uow: UnitOfWorkFactory, account: int, other: int) -> None:
+    """Only the account's settings, oldest first."""
+    _add_channel(uow, other, ChannelDraft("whatsapp", "theirs"))
+    first = _add_channel(uow, account, ChannelDraft("telegram", "acc-1"))
+    second = _add_channel(uow, account, ChannelDraft("whatsapp", "acc-2"))
+    with uow.workspace(account, readonly=True) as unit:
+        assert list(unit.channels.list()) == [first, second]
+
+
+def test_by_provider_account_finds_only_the_accounts_own(uow: UnitOfWorkFactory, account: int, other: int) -> None:
+    """Another account's provider account is not found through this account."""
+    mine = _add_channel(uow, account, ChannelDraft("whatsapp", "acc-1"))
+    _add_channel(uow, other, ChannelDraft("whatsapp", "acc-2"))
+    with uow.workspace(account, readonly=True) as unit:
+        assert (unit.channels.by_provider_account("acc-1"), unit.channels.by_provider_account("acc-2")) == (mine, None)
+
+
+def test_delete_removes_only_the_accounts_setting(uow: UnitOfWorkFactory, account: int, other: int) -> None:
+    """Deleting another account's id changes nothing; deleting one's own removes it."""
+    mine = _add_channel(uow, account, ChannelDraft("whatsapp", "acc-1"))
+    theirs = _add_channel(uow, other, ChannelDraft("whatsapp", "acc-2"))
+    with uow.workspace(account) as unit:
+        unit.channels.delete(theirs.id)
+        unit.channels.delete(mine.id)
+        unit.commit()
+    assert (_by_type(uow, account, "whatsapp"), _by_type(uow, other, "whatsapp")) == (None, theirs)
+
+
+def test_refused_logins_without_a_provider_account_do_not_collide(
+    uow: UnitOfWorkFactory, account: int, other: int
+) -> None:
+    """Two settings without a provider account id are both stored."""
+    _add_channel(uow, account, ChannelDraft("instagram", None, "a"))
+    _add_channel(uow, other, ChannelDraft("instagram", None, "b"))
+    assert [_by_type(uow, a, "instagram") is not None for a in (account, other)] == [True, True]
+
+
+def test_the_directory_names_the_owner_of_a_provider_account(uow: UnitOfWorkFactory, account: int, other: int) -> None:
+    """owner_of answers across accounts; an unknown id is None."""
+    _add_channel(uow, account, ChannelDraft("whatsapp", "acc-1"))
+    _add_channel(uow, other, ChannelDraft("whatsapp", "acc-2"))
+    with uow.admin(readonly=True) as admin:
+        owners = [admin.channel_directory.owner_of(pid) for pid in ("acc-1", "acc-2", "acc-3")]
+    assert owners == [account, other, None]
+
+
+def test_connecting_whatsapp_emits_channel_connected_with_the_setting(
+    uow: UnitOfWorkFactory,
+    account: int,
+    services: Services,
+    sandbox: SandboxGateway,
+    outbox_events: Callable[..., list[DomainEvent]],
+) -> None:
+    """Scanning the QR: the stored setting is OK and connected; channel.connected is in the outbox."""
+    pid = services.channels.connect_qr(account, "whatsapp").channel.provider_account_id or ""
+    sandbox.scan(pid, "+966501234567")
+    stored = _by_type(uow, account, "whatsapp")
+    assert stored is not None and (stored.sync_status, stored.is_connected, stored.username) == (
+        "OK",
+        True,
+        "+966501234567",
+    )
+    connected = [e.payload for e in outbox_events(account) if e.name == "channel.connected"]
+    assert [(p["channel_id"], p["status"]) for p in connected] == [(stored.id, "CREATION_SUCCESS")]
+
+
+def test_a_provider_status_callback_reaches_the_owning_account(
+    uow: UnitOfWorkFactory,
+    account: int,
+    other: int,
+    services: Services,
+    sandbox: SandboxGateway,
+    outbox_events: Callable[..., list[DomainEvent]],
+) -> None:
+    """CREDENTIALS from the provider: the owner's setting moves and channel.disconnected is emitted."""
+    services.channels.connect_qr(other, "whatsapp")
+    pid = services.channels.connect_qr(account, "whatsapp").channel.provider_account_id or ""
+    sandbox.scan(pid)
+    sandbox.set_status(pid, "CREDENTIALS", "Password changed")
+    stored = _by_type(uow, account, "whatsapp")
+    assert stored is not None and (stored.sync_status, stored.error) == ("CREDENTIALS", "Password changed")
+    assert (_event_names(outbox_events, account), _event_names(outbox_events, other)) == (
+        ["channel.connected", "channel.disconnected"],
+        [],
+    )
+
+
+def test_disconnecting_deletes_the_setting_and_emits_channel_disconnected(
+    uow: UnitOfWorkFactory,
+    account: int,
+    services: Services,
+    sandbox: SandboxGateway,
+    outbox_events: Callable[..., list[DomainEvent]],
+) -> None:
+    """The local setting is gone, and with it the directory's entry."""
+    pid = services.channels.connect_qr(account, "telegram").channel.provider_account_id or ""
+    sandbox.scan(pid)
+    services.channels.disconnect(account, "telegram")
+    with uow.admin(readonly=True) as admin:
+        owner = admin.channel_directory.owner_of(pid)
+    assert (_by_type(uow, account, "telegram"), owner) == (None, None)
+    assert _event_names(outbox_events, account) == ["channel.connected", "channel.disconnected"]
+
+
+def test_a_failed_qr_attempt_emits_channel_error(
+    uow: UnitOfWorkFactory,
+    account: int,
+    services: Services,
+    sandbox: SandboxGateway,
+    outbox_events: Callable[..., list[DomainEvent]],
+) -> None:
+    """The phone refuses the code: CREATION_FAIL stored with the error, channel.error emitted."""
+    pid = services.channels.connect_qr(account, "whatsapp").channel.provider_account_id or ""
+    sandbox.fail(pid, "Refused")
+    stored = _by_type(uow, account, "whatsapp")
+    assert stored is not None and (stored.sync_status, stored.error) == ("CREATION_FAIL", "Refused")
+    assert _event_names(outbox_events, account) == ["channel.error"]
+
+
+def test_a_message_round_trips(uow: UnitOfWorkFactory, account: int, make_contact: MakeContact) -> None:
+    """Every field of an added message reads back as it was written."""
+    contact = make_contact()
+    draft = _draft(
+        contact, direction="outbound", status="failed", error="No account", provider_message_id="p-1", sent_at=NOW
+    )
+    added = _add(uow, account, draft)
+    assert _get(uow, account, added.id) == added
+    assert (added.created_at, added.updated_at, added.error, added.sent_at) == (NOW, NOW, "No account", NOW)
+
+
+def test_a_message_of_another_account_is_not_found(
+    uow: UnitOfWorkFactory, account: int, other: int, make_contact: MakeContact
+) -> None:
+    """get and by_provider_id see only the account's own messages."""
+    added = _add(uow, account, _draft(make_contact(), provider_message_id="p-1"))
+    with uow.workspace(other, readonly=True) as unit:
+        assert (unit.messages.get(added.id), unit.messages.by_provider_id("whatsapp", "p-1")) == (None, None)
+
+
+def test_by_provider_id_matches_the_channel_too(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """The same provider id on another channel is another message."""
+    contact = make_contact()
+    whatsapp = _add(uow, account, _draft(contact, provider_message_id="p-1"))
+    telegram = _add(uow, account, _draft(contact, channel="telegram", provider_message_id="p-1"))
+    with uow.workspace(account, readonly=True) as unit:
+        found = (unit.messages.by_provider_id("whatsapp", "p-1"), unit.messages.by_provider_id("telegram", "p-1"))
+    assert found == (whatsapp, telegram)
+
+
+def test_a_provider_id_is_stored_once_per_channel(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """A second message with the channel's provider id is refused; the transaction stays usable."""
+    contact = make_contact()
+    with uow.workspace(account) as unit:
+        unit.messages.add(_draft(contact, provider_message_id="p-1"), NOW)
+        with pytest.raises(ValueError, match="provider message id"):
+            unit.messages.add(_draft(contact, provider_message_id="p-1"), NOW)
+        unit.messages.add(_draft(contact, content="After"), NOW)
+        unit.commit()
+    with uow.workspace(account, readonly=True) as unit:
+        assert unit.messages.for_contact(contact.id, None, PageRequest()).total == 2
+
+
+def test_update_stores_the_changing_fields_only(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """status, sent_at, error, provider id and updated_at change; content and created_at do not."""
+    added = _add(uow, account, _draft(make_contact(), direction="outbound", status="pending"))
+    later = NOW + timedelta(minutes=1)
+    changed = attrs.evolve(
+        added,
+        status="sent",
+        sent_at=later,
+        error="x",
+        provider_message_id="p-9",
+        updated_at=later,
+        content="Changed",
+        created_at=later,
+    )
+    with uow.workspace(account) as unit:
+        unit.messages.update(changed)
+        unit.commit()
+    expected = attrs.evolve(changed, content=added.content, created_at=added.created_at)
+    assert _get(uow, account, added.id) == expected
+
+
+def test_update_of_another_accounts_message_changes_nothing(
+    uow: UnitOfWorkFactory, account: int, other: int, make_contact: MakeContact
+) -> None:
+    """The account filter applies to writes."""
+    added = _add(uow, account, _draft(make_contact()))
+    with uow.workspace(other) as unit:
+        unit.messages.update(attrs.evolve(added, status="read"))
+        unit.commit()
+    assert _get(uow, account, added.id) == added
+
+
+def test_for_contact_is_newest_first_with_ties_by_id(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """Equal created_at: the later insert comes first; older messages after."""
+    contact = make_contact()
+    old = _add(uow, account, _draft(contact, content="old"), NOW - timedelta(minutes=1))
+    first = _add(uow, account, _draft(contact, content="first"))
+    second = _add(uow, account, _draft(contact, content="second"))
+    with uow.workspace(account, readonly=True) as unit:
+        page = unit.messages.for_contact(contact.id, None, PageRequest())
+    assert [m.id for m in page.items] == [second.id, first.id, old.id]
+
+
+def test_for_contact_filters_by_direction_and_pages(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """direction keeps only its messages; total counts them all, a page holds per_page."""
+    contact = make_contact()
+    for n in range(5):
+        _add(uow, account, _draft(contact, direction="outbound", status="sent", content=f"out {n}"))
+        _add(uow, account, _draft(contact, content=f"in {n}"))
+    with uow.workspace(account, readonly=True) as unit:
+        page = unit.messages.for_contact(contact.id, "outbound", PageRequest(page=2, per_page=2))
+    assert (page.total, [m.content for m in page.items]) == (5, ["out 2", "out 1"])
+
+
+def test_for_contact_past_the_end_is_empty_with_the_total(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """A page beyond the last has no items and the right total."""
+    contact = make_contact()
+    _add(uow, account, _draft(contact))
+    with uow.workspace(account, readonly=True) as unit:
+        page = unit.messages.for_contact(contact.id, None, PageRequest(page=3))
+    assert (page.total, list(page.items)) == (1, [])
+
+
+def test_deleting_the_contact_deletes_its_messages(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact, services: Services
+) -> None:
+    """Messages go with their contact (ON DELETE CASCADE)."""
+    contact = make_contact()
+    added = _add(uow, account, _draft(contact))
+    services.contacts.delete(account, contact.id)
+    assert _get(uow, account, added.id) is None
+
+
+def test_mark_read_reads_only_the_contacts_unread_inbound(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """Inbound not-read messages of that contact become read with updated_at; the count is returned."""
+    contact, stranger = make_contact(), make_contact()
+    unread = [_add(uow, account, _draft(contact, channel=c)) for c in ("whatsapp", "telegram")]
+    outbound = _add(uow, account, _draft(contact, direction="outbound", status="delivered"))
+    elsewhere = _add(uow, account, _draft(stranger))
+    later = NOW + timedelta(minutes=5)
+    with uow.workspace(account) as unit:
+        count = unit.messages.mark_read(contact.id, later)
+        unit.commit()
+    statuses = [_get(uow, account, m.id) for m in (*unread, outbound, elsewhere)]
+    assert count == 2
+    assert [(m.status, m.updated_at) for m in statuses if m is not None] == [
+        ("read", later),
+        ("read", later),
+        ("delivered", NOW),
+        ("delivered", NOW),
+    ]
+
+
+def test_a_message_is_stored_only_with_its_transaction(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact, outbox_events: Callable[..., list[DomainEvent]]
+) -> None:
+    """Leaving the unit of work without commit keeps neither the message nor its event."""
+    contact = make_contact()
+    with uow.workspace(account) as unit:
+        message = unit.messages.add(_draft(contact), NOW)
+        unit.emit(DomainEvent("message.received", message.event_payload(), NOW))
+    with uow.workspace(account, readonly=True) as unit:
+        assert unit.messages.for_contact(contact.id, None, PageRequest()).total == 0
+    assert _events(outbox_events, account, "message.received") == []
+
+
+def test_a_handle_links_both_ways(uow: UnitOfWorkFactory, account: int, make_contact: MakeContact) -> None:
+    """contact_for finds the contact by handle, handle_of the handle by contact."""
+    contact = make_contact(type="instagram", phone=None)
+    with uow.workspace(account) as unit:
+        unit.handles.link(contact.id, "instagram", "ada.codes")
+        unit.commit()
+    with uow.workspace(account, readonly=True) as unit:
+        found = (unit.handles.contact_for("instagram", "ada.codes"), unit.handles.handle_of(contact.id, "instagram"))
+    assert found == (contact.id, "ada.codes")
+
+
+def test_linking_again_replaces_the_contacts_handle(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """The old handle no longer finds the contact; the new one does."""
+    contact = make_contact(type="instagram", phone=None)
+    with uow.workspace(account) as unit:
+        unit.handles.link(contact.id, "instagram", "old")
+        unit.handles.link(contact.id, "instagram", "new")
+        unit.commit()
+    with uow.workspace(account, readonly=True) as unit:
+        found = (unit.handles.contact_for("instagram", "old"), unit.handles.handle_of(contact.id, "instagram"))
+    assert found == (None, "new")
+
+
+def test_a_handle_of_another_contact_is_refused(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """ValueError, like the fake; the owner keeps it."""
+    ada, eve = make_contact(type="instagram", phone=None), make_contact(type="instagram", phone=None)
+    with uow.workspace(account) as unit:
+        unit.handles.link(ada.id, "instagram", "ada")
+        with pytest.raises(ValueError, match="another contact"):
+            unit.handles.link(eve.id, "instagram", "ada")
+        assert unit.handles.contact_for("instagram", "ada") == ada.id
+
+
+def test_handles_are_per_channel_and_per_account(
+    uow: UnitOfWorkFactory, account: int, other: int, make_contact: MakeContact
+) -> None:
+    """The same handle on LinkedIn, or in another account, is not found."""
+    contact = make_contact(type="instagram", phone=None)
+    with uow.workspace(account) as unit:
+        unit.handles.link(contact.id, "instagram", "ada")
+        unit.commit()
+    with uow.workspace(other, readonly=True) as elsewhere:
+        in_other_account = elsewhere.handles.contact_for("instagram", "ada")
+    with uow.workspace(account, readonly=True) as unit:
+        assert (unit.handles.contact_for("linkedin", "ada"), in_other_account) == (None, None)
+
+
+def test_a_handle_goes_with_its_contact(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact, services: Services
+) -> None:
+    """Deleting the contact frees its handle."""
+    contact = make_contact(type="instagram", phone=None)
+    with uow.workspace(account) as unit:
+        unit.handles.link(contact.id, "instagram", "ada")
+        unit.commit()
+    services.contacts.delete(account, contact.id)
+    with uow.workspace(account, readonly=True) as unit:
+        assert unit.handles.contact_for("instagram", "ada") is None
+
+
+def test_a_send_is_stored_sent_with_message_sent_in_the_outbox(
+    uow: UnitOfWorkFactory,
+    account: int,
+    services: Services,
+    sandbox: SandboxGateway,
+    make_contact: MakeContact,
+    outbox_events: Callable[..., list[DomainEvent]],
+) -> None:
+    """Through the connected account: stored sent, and message.sent names the stored message."""
+    _connect_whatsapp(services, sandbox, account)
+    result = services.messages.send(account, SendInput(make_contact(phone=PHONE).id, "Hello"))
+    stored = _get(uow, account, result.message.id)
+    assert stored is not None and (stored.status, stored.provider_message_id) == ("sent", "sbx-msg-1")
+    assert [e.payload["id"] for e in _events(outbox_events, account, "message.sent")] == [stored.id]
+
+
+def test_a_send_without_a_channel_is_stored_failed_without_an_event(
+    uow: UnitOfWorkFactory,
+    account: int,
+    services: Services,
+    make_contact: MakeContact,
+    outbox_events: Callable[..., list[DomainEvent]],
+) -> None:
+    """No connected account: failed with the reason, no message.sent."""
+    result = services.messages.send(account, SendInput(make_contact().id, "Hello"))
+    stored = _get(uow, account, result.message.id)
+    assert stored is not None and stored.status == "failed" and stored.error == result.message.error
+    assert _events(outbox_events, account, "message.sent") == []
+
+
+def test_a_provider_outage_keeps_the_message_failed_with_its_error(
+    uow: UnitOfWorkFactory, account: int, services: Services, sandbox: SandboxGateway, make_contact: MakeContact
+) -> None:
+    """Nothing is lost: the message is stored with the provider's error."""
+    _connect_whatsapp(services, sandbox, account)
+    sandbox.outage("Provider down")
+    result = services.messages.send(account, SendInput(make_contact(phone=PHONE).id, "Hello"))
+    stored = _get(uow, account, result.message.id)
+    assert stored is not None and (stored.status, stored.error) == ("failed", "Provider down")
+
+
+def test_an_inbound_message_creates_the_contact_and_both_events(
+    uow: UnitOfWorkFactory,
+    account: int,
+    sandbox: SandboxGateway,
+    outbox_events: Callable[..., list[DomainEvent]],
+    services: Services,
+) -> None:
+    """A new sender: contact.created then message.received, committed with the message."""
+    pid = _connect_whatsapp(services, sandbox, account)
+    sandbox.inject_message(pid, PHONE, "Hi", sender_name="Ada")
+    names = [e.name for e in outbox_events(account) if e.name.startswith(("contact.", "message."))]
+    received = _events(outbox_events, account, "message.received")[0].payload
+    stored = _get(uow, account, received["id"])
+    assert names == ["contact.created", "message.received"]
+    assert stored is not None and (stored.direction, stored.status, stored.content) == ("inbound", "delivered", "Hi")
+
+
+def test_an_instagram_sender_is_found_again_by_handle(
+    account: int, services: Services, sandbox: SandboxGateway, outbox_events: Callable[..., list[DomainEvent]]
+) -> None:
+    """Two messages from one handle make one contact, whose handle replies go to."""
+    pid = services.channels.connect_credentials(account, "instagram", CREDENTIALS).channel.provider_account_id
+    assert pid is not None
+    sandbox.inject_message(pid, "@ada.codes", "One")
+    sandbox.inject_message(pid, "ada.codes", "Two")
+    contact_ids = {e.payload["contact_id"] for e in _events(outbox_events, account, "message.received")}
+    assert len(contact_ids) == 1
+    assert services.messages.send(account, SendInput(contact_ids.pop(), "Reply")).success
+    assert sandbox.account(pid).sent[0].recipient == "ada.codes"
+
+
+def test_the_same_inbound_message_twice_is_stored_once(
+    account: int, sandbox: SandboxGateway, outbox_events: Callable[..., list[DomainEvent]], services: Services
+) -> None:
+    """A repeated provider message id: one message, one event."""
+    pid = _connect_whatsapp(services, sandbox, account)
+    sandbox.inject_message(pid, PHONE, "Hi", provider_message_id="wamid-1")
+    sandbox.inject_message(pid, PHONE, "Hi", provider_message_id="wamid-1")
+    assert len(_events(outbox_events, account, "message.received")) == 1
+
+
+def test_receipts_never_move_a_message_backwards(
+    uow: UnitOfWorkFactory, account: int, services: Services, sandbox: SandboxGateway, make_contact: MakeContact
+) -> None:
+    """read, then a late delivered: the message stays read."""
+    pid = _connect_whatsapp(services, sandbox, account)
+    sent = services.messages.send(account, SendInput(make_contact(phone=PHONE).id, "Hello")).message
+    sandbox.inject_receipt(pid, sent.provider_message_id or "", "read")
+    sandbox.inject_receipt(pid, sent.provider_message_id or "", "delivered")
+    stored = _get(uow, account, sent.id)
+    assert stored is not None and stored.status == "read"
+
+
+def test_one_summary_per_contact_newest_first(uow: UnitOfWorkFactory, account: int, make_contact: MakeContact) -> None:
+    """Each contact's newest message decides its place; equal instants put the later insert first."""
+    ada, bob, cy = make_contact(name="Ada"), make_contact(name="Bob"), make_contact(name="Cy")
+    _add(uow, account, _draft_to(ada.id, content="a1"), NOW + timedelta(minutes=1))
+    _add(uow, account, _draft_to(bob.id, content="b1"))
+    _add(uow, account, _draft_to(cy.id, content="c1"))
+    _add(uow, account, _draft_to(ada.id, content="a0"), NOW - timedelta(minutes=1))  # older: not last
+    assert _rows(_list(uow, account)) == [
+        ("Ada", "whatsapp", "a1", 2),
+        ("Cy", "whatsapp", "c1", 1),
+        ("Bob", "whatsapp", "b1", 1),
+    ]
+
+
+def test_only_unread_inbound_messages_are_counted(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """Outbound messages and read inbound ones do not count."""
+    contact = make_contact()
+    _add(uow, account, _draft_to(contact.id))
+    _add(uow, account, _draft_to(contact.id, status="read"))
+    _add(uow, account, _draft_to(contact.id, direction="outbound", status="sent"))
+    summary = _list(uow, account).items[0]
+    assert (summary.unread_count, summary.last_message) == (1, "Hello")
+
+
+def test_marking_read_clears_the_count_and_a_new_message_counts_again(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """mark_read zeroes every scope's count; the next inbound message counts 1."""
+    contact = make_contact()
+    _add(uow, account, _draft_to(contact.id))
+    _add(uow, account, _draft_to(contact.id, channel="telegram"))
+    with uow.workspace(account) as unit:
+        unit.messages.mark_read(contact.id, NOW)
+        unit.commit()
+    cleared = [_list(uow, account, channel=c).items[0].unread_count for c in (None, "whatsapp", "telegram")]
+    _add(uow, account, _draft_to(contact.id))
+    assert (cleared, _list(uow, account).items[0].unread_count) == ([0, 0, 0], 1)
+
+
+def test_updating_an_inbound_message_moves_the_count(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """An inbound message set to read stops counting; set back, it counts again."""
+    contact = make_contact()
+    _add(uow, account, _draft_to(contact.id))
+    with uow.workspace(account) as unit:
+        message = unit.messages.for_contact(contact.id, None, ALL).items[0]
+        unit.messages.update(attrs.evolve(message, status="read"))
+        read = unit.messages.conversations(ConversationFilter(), ALL).items[0].unread_count
+        unit.messages.update(attrs.evolve(message, status="delivered"))
+        unit.commit()
+    assert (read, _list(uow, account).items[0].unread_count) == (0, 1)
+
+
+def test_the_channel_filter_sums_up_that_channels_messages_only(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """Last message and unread count of the channel; contacts without any are left out."""
+    ada, bob = make_contact(name="Ada"), make_contact(name="Bob")
+    _add(uow, account, _draft_to(ada.id, channel="telegram", content="tg"))
+    _add(uow, account, _draft_to(ada.id, content="wa"), NOW + timedelta(minutes=1))
+    _add(uow, account, _draft_to(bob.id, content="bob"))
+    page = _list(uow, account, channel="telegram")
+    assert (page.total, _rows(page)) == (1, [("Ada", "telegram", "tg", 1)])
+
+
+def test_the_contact_filter_gives_that_contact_only(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """One summary, total 1; its second page is empty with the same total."""
+    ada, bob = make_contact(name="Ada"), make_contact(name="Bob")
+    _add(uow, account, _draft_to(ada.id))
+    _add(uow, account, _draft_to(bob.id))
+    first = _list(uow, account, contact_id=ada.id)
+    second = _list(uow, account, PageRequest(page=2), contact_id=ada.id)
+    assert [(p.total, [s.contact_id for s in p.items]) for p in (first, second)] == [(1, [ada.id]), (1, [])]
+
+
+def test_pages_carry_the_total(uow: UnitOfWorkFactory, account: int, make_contact: MakeContact) -> None:
+    """Five conversations in pages of two: the third page has one; a page past the end none."""
+    for n in range(5):
+        _add(uow, account, _draft_to(make_contact(name=f"C{n}").id), NOW + timedelta(minutes=n))
+    pages = [_list(uow, account, PageRequest(page=p, per_page=2)) for p in (1, 3, 4)]
+    assert [(p.total, [s.contact_name for s in p.items]) for p in pages] == [
+        (5, ["C4", "C3"]),
+        (5, ["C0"]),
+        (5, []),
+    ]
+
+
+def test_conversations_are_the_accounts_own(
+    uow: UnitOfWorkFactory, account: int, other: int, make_contact: MakeContact
+) -> None:
+    """Another account sees neither the summaries nor their total."""
+    _add(uow, account, _draft_to(make_contact().id))
+    page = _list(uow, other)
+    assert (page.total, list(page.items)) == (0, [])
+
+
+def test_the_contact_name_is_the_current_one(
+    uow: UnitOfWorkFactory, account: int, services: Services, make_contact: MakeContact
+) -> None:
+    """A renamed contact shows its new name."""
+    contact = make_contact(name="Ada")
+    _add(uow, account, _draft_to(contact.id))
+    services.contacts.update(account, contact.id, ContactPatch(name="Ada Lovelace"))
+    assert _list(uow, account).items[0].contact_name == "Ada Lovelace"
+
+
+def test_deleting_a_contact_removes_its_conversation_from_the_total(
+    uow: UnitOfWorkFactory, account: int, services: Services, make_contact: MakeContact
+) -> None:
+    """The summary rows go with the contact, and every scope's total drops."""
+    ada, bob = make_contact(name="Ada"), make_contact(name="Bob")
+    _add(uow, account, _draft_to(ada.id))
+    _add(uow, account, _draft_to(ada.id, channel="telegram"))
+    _add(uow, account, _draft_to(bob.id))
+    services.contacts.delete(account, ada.id)
+    pages = [_list(uow, account, channel=c) for c in (None, "whatsapp", "telegram")]
+    assert [(p.total, [s.contact_name for s in p.items]) for p in pages] == [(1, ["Bob"]), (1, ["Bob"]), (0, [])]
+
+
+def test_a_new_setting_has_no_sync_error_or_connection_yet(uow: UnitOfWorkFactory, account: int) -> None:
+    """add() leaves `last_synced_at`, `error` and `connected_at` None and sets `updated_at` to `now`."""
+    added = _add_channel(uow, account, ChannelDraft("whatsapp", "acc-1"))
+
+    assert (added.last_synced_at, added.error, added.connected_at, added.updated_at) == (None, None, None, NOW)
+
+
+def test_by_type_sees_only_the_accounts_own(uow: UnitOfWorkFactory, account: int, other: int) -> None:
+    """Another account's setting of a type is not this account's."""
+    _add_channel(uow, other, ChannelDraft("whatsapp", "acc-1"))
+
+    assert _by_type(uow, account, "whatsapp") is None
+
+
+def test_updating_another_accounts_setting_changes_nothing(uow: UnitOfWorkFactory, account: int, other: int) -> None:
+    """update() with another account's setting id leaves it as stored."""
+    theirs = _add_channel(uow, other, ChannelDraft("whatsapp", "acc-1"))
+    with uow.workspace(account) as unit:
+        unit.channels.update(attrs.evolve(theirs, sync_status="OK", is_connected=True))
+        unit.commit()
+
+    assert _by_type(uow, other, "whatsapp") == theirs
+
+
+def test_deleting_a_setting_keeps_its_messages(uow: UnitOfWorkFactory, account: int, make_contact: MakeContact) -> None:
+    """The messages of a deleted channel setting stay: they belong to the contacts."""
+    channel = _add_channel(uow, account, ChannelDraft("whatsapp", "acc-1"))
+    message = _add(uow, account, _draft(make_contact()))
+    with uow.workspace(account) as unit:
+        unit.channels.delete(channel.id)
+        unit.commit()
+
+    assert _get(uow, account, message.id) == message
+
+
+def test_a_contact_without_a_handle_has_none(uow: UnitOfWorkFactory, account: int, make_contact: MakeContact) -> None:
+    """handle_of() a contact never linked on the channel is None, and so is contact_for() an unknown handle."""
+    contact = make_contact(type="instagram", phone=None)
+    with uow.workspace(account) as unit:
+        unit.handles.link(contact.id, "instagram", "ada")
+        unit.commit()
+
+    with uow.workspace(account, readonly=True) as unit:
+        found = (unit.handles.handle_of(contact.id, "linkedin"), unit.handles.contact_for("instagram", "eve"))
+
+    assert found == (None, None)
+
+
+def test_contact_for_matches_the_handle_exactly(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """A handle differing in case or by a prefix is another handle."""
+    contact = make_contact(type="instagram", phone=None)
+    with uow.workspace(account) as unit:
+        unit.handles.link(contact.id, "instagram", "ada.codes")
+        unit.commit()
+
+    with uow.workspace(account, readonly=True) as unit:
+        found = (unit.handles.contact_for("instagram", "Ada.Codes"), unit.handles.contact_for("instagram", "ada"))
+
+    assert found == (None, None)
+
+
+def test_mark_read_leaves_another_accounts_messages(
+    uow: UnitOfWorkFactory, account: int, other: int, make_contact: MakeContact
+) -> None:
+    """mark_read() of another account's contact changes nothing and counts 0."""
+    added = _add(uow, account, _draft(make_contact()))
+    with uow.workspace(other) as unit:
+        count = unit.messages.mark_read(added.contact_id, NOW + timedelta(minutes=1))
+        unit.commit()
+
+    assert (count, _get(uow, account, added.id)) == (0, added)
+
+
+def test_for_contact_of_another_account_is_empty(
+    uow: UnitOfWorkFactory, account: int, other: int, make_contact: MakeContact
+) -> None:
+    """for_contact() lists none of another account's messages."""
+    added = _add(uow, account, _draft(make_contact()))
+
+    with uow.workspace(other, readonly=True) as unit:
+        page = unit.messages.for_contact(added.contact_id, None, PageRequest())
+
+    assert (page.total, list(page.items)) == (0, [])
+
+
+def test_mark_read_of_a_read_conversation_counts_nothing(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """A second mark_read() finds nothing unread."""
+    contact = make_contact()
+    _add(uow, account, _draft(contact))
+    with uow.workspace(account) as unit:
+        counts = [unit.messages.mark_read(contact.id, NOW) for _ in range(2)]
+
+    assert counts == [1, 0]
+
+
+def test_the_directory_forgets_a_deleted_setting(uow: UnitOfWorkFactory, account: int) -> None:
+    """owner_of() a provider account whose setting was deleted is None."""
+    channel = _add_channel(uow, account, ChannelDraft("whatsapp", "acc-1"))
+    with uow.workspace(account) as unit:
+        unit.channels.delete(channel.id)
+        unit.commit()
+
+    with uow.admin(readonly=True) as admin:
+        assert admin.channel_directory.owner_of("acc-1") is None
