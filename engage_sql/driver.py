@@ -16,7 +16,8 @@ what SQLite takes to run any of them. A `DriverStatement` keeps what matters of 
 - errors are wrapped in SQLAlchemy's exceptions, as `Connection.execute` wraps them (`StatementError`
   for a value a bind processor refuses or a parameter left out, `IntegrityError` and the like for
   the driver's errors);
-- it runs on the connection's own DBAPI connection, inside its open transaction;
+- it runs on the connection's own DBAPI connection, inside its open transaction (beginning one,
+  as `Connection.execute` does, when none is open);
 - the `before_cursor_execute` and `after_cursor_execute` listeners of the connection and its engine
   see it (with no execution context), and a `retval=True` listener may rewrite it, as for
   `Connection.execute`.
@@ -125,6 +126,10 @@ class DriverStatement:
         """Execute on a cursor of the connection's DBAPI connection, around the cursor events; the
         fetched rows (driver values), the row count and, with `last_id`, the cursor's `lastrowid`."""
         dialect = connection.dialect
+        if not connection.in_transaction():
+            # As `Connection.execute` autobegins: a statement after a commit opens the connection's
+            # next transaction, so that its commit (or rollback) covers this statement too.
+            connection.begin()
         dbapi_connection: Any = connection.connection.dbapi_connection  # both drivers' own, not an adapter
         assert dbapi_connection is not None
         sql = compiled.sql

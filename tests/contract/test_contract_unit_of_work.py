@@ -141,19 +141,8 @@ def test_the_events_of_each_commit_reach_the_outbox(
     uow: UnitOfWorkFactory,
     account: int,
     outbox_events: Callable[..., list[DomainEvent]],
-    storage: str,
-    request: pytest.FixtureRequest,
 ) -> None:
     """Two commits of one unit of work each write the events emitted before them, in order."""
-    if storage == "postgres":
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="engage_sql on PostgreSQL: after commit() the next transaction begins only when SQLAlchemy "
-                "runs a statement; the outbox inserts a lone event on the driver's cursor (DriverStatement), so "
-                "a commit that carries only events commits nothing and the events are rolled back",
-            )
-        )
     with uow.workspace(account) as unit:
         unit.emit(_event("contact.created"))
         unit.commit()
