@@ -35,6 +35,7 @@ import re
 import types
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
 import attrs
@@ -51,6 +52,7 @@ from cattrs.gen import make_dict_structure_fn
 
 from engage_core.kernel.clock import format_timestamp
 from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.money import as_number
 from engage_core.kernel.unset import UNSET
 from engage_http.constraints import CONSTRAINT_TYPES
 
@@ -264,7 +266,14 @@ def render_timestamp(moment: datetime) -> str:
 _render_utc = functools.lru_cache(maxsize=4096)(format_timestamp)
 
 
-_JSON_SCALARS = (str, int, bool, float, type(None))
+_JSON_SCALARS = (str, int, bool, type(None))
+"""Types whose values are JSON as they are. Not `float`: a number field may hold the core's `Decimal`
+money (`render_number`)."""
+
+
+def render_number(value: Any) -> Any:
+    """A number field's value: the core's `Decimal` amounts as JSON numbers, anything else as it is."""
+    return as_number(value) if type(value) is Decimal else value
 
 
 def _is_json_scalar(tp: Any) -> bool:
@@ -296,6 +305,8 @@ def make_converter() -> cattrs.Converter:
     conv.register_structure_hook_factory(is_union, _union_factory(conv))
     conv.register_structure_hook_factory(is_constrained, _constrained_factory(conv))
     conv.register_unstructure_hook(datetime, render_timestamp)
+    conv.register_unstructure_hook(float, render_number)
+    conv.register_unstructure_hook(Decimal, render_number)  # in a union or `Any` field
     # Values that are already JSON are passed through; `identity` lets cattrs inline attribute reads.
     conv.register_unstructure_hook_factory(_is_json_scalar, lambda _: identity)
     return conv

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engage_core.commerce import orders as domain
 from engage_core.commerce.order_service import OrderInput, OrderPatch
 from engage_core.commerce.orders import ORDERS, ItemRequest, OrderFilter
 from engage_core.kernel.pagination import Page
@@ -38,10 +39,10 @@ _RULES = (
 )
 
 
-def index(call: Call[None, OrderFilter]) -> Page[Order]:
+def index(call: Call[None, OrderFilter]) -> Page[domain.Order]:
     assert call.page is not None
     found = call.services.orders.find(call.account_id, call.query, call.page)
-    return found.map(Order.from_domain)
+    return found
 
 
 def store(call: Call[OrderInput, None]) -> NewOrder | Reply:
@@ -51,22 +52,22 @@ def store(call: Call[OrderInput, None]) -> NewOrder | Reply:
     return NewOrder.from_placed(placed)
 
 
-def show(call: Call[None, None]) -> Order:
-    return Order.from_domain(call.services.orders.get(call.account_id, call.path["id"]))
+def show(call: Call[None, None]) -> domain.Order:
+    return call.services.orders.get(call.account_id, call.path["id"])
 
 
-def update(call: Call[OrderPatch, None]) -> Order:
-    return Order.from_domain(call.services.orders.update(call.account_id, call.path["id"], call.body))
+def update(call: Call[OrderPatch, None]) -> domain.Order:
+    return call.services.orders.update(call.account_id, call.path["id"], call.body)
 
 
-def cancel(call: Call[OrderCancel, None]) -> Order:
-    return Order.from_domain(call.services.orders.cancel(call.account_id, call.path["id"], call.body.reason))
+def cancel(call: Call[OrderCancel, None]) -> domain.Order:
+    return call.services.orders.cancel(call.account_id, call.path["id"], call.body.reason)
 
 
-def replace_items(call: Call[OrderItemsReplace, None]) -> Order:
+def replace_items(call: Call[OrderItemsReplace, None]) -> domain.Order:
     items: Sequence[ItemRequest] = to_core(call.body.items)  # the lines stand for core values, the body for none
     changed = call.services.orders.replace_items(call.account_id, call.path["id"], items)
-    return Order.from_domain(changed)
+    return changed
 
 
 OPERATIONS: tuple[Operation, ...] = (

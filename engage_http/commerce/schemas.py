@@ -13,10 +13,9 @@ import attrs
 from engage_core.commerce import orders as domain
 from engage_core.commerce.order_service import OrderInput, OrderPatch, PlacedOrder
 from engage_core.kernel.errors import ValidationFailed
-from engage_core.kernel.money import as_number
 from engage_core.kernel.unset import UNSET, Unset
 from engage_http.constraints import NOT_BLANK, Doc, Integer, Items, Text
-from engage_http.converter import structures_into
+from engage_http.converter import renders, structures_into
 from engage_http.fields import Email, Id, Phone
 
 OrderStatus = Literal["pending", "confirmed", "processing", "shipped", "delivered", "cancelled"]
@@ -141,6 +140,7 @@ def _day(field: str, value: str | None, errors: dict[str, list[str]]) -> date | 
         return None
 
 
+@renders(domain.OrderItem)
 @attrs.frozen
 class OrderItem:
     """A line of an order: the product as it was when the line was placed (SPEC 2, Order item)."""
@@ -155,20 +155,8 @@ class OrderItem:
     unit_price: float
     total_price: float = attrs.field(metadata={"description": "`unit_price` × `quantity`."})
 
-    # By hand: money is a `Decimal` in the core, and the converter renders a float field as it is.
-    @classmethod
-    def from_domain(cls, item: domain.OrderItem) -> OrderItem:
-        return cls(
-            id=item.id,
-            product_id=item.product_id,
-            product_name=item.product_name,
-            product_sku=item.product_sku,
-            quantity=item.quantity,
-            unit_price=as_number(item.unit_price),
-            total_price=as_number(item.total_price),
-        )
 
-
+@renders(domain.Order)
 @attrs.frozen
 class Order:
     """An order (SPEC 2). `cancelled_at` and `cancellation_reason` are additions to the SPEC fields."""
@@ -191,29 +179,6 @@ class Order:
     created_at: datetime
     updated_at: datetime
 
-    # By hand: money is a `Decimal` in the core, and the converter renders a float field as it is.
-    @classmethod
-    def from_domain(cls, order: domain.Order) -> Order:
-        return cls(
-            id=order.id,
-            contact_id=order.contact_id,
-            customer_name=order.customer_name,
-            customer_phone=order.customer_phone,
-            customer_email=order.customer_email,
-            status=order.status,  # type: ignore[arg-type]
-            subtotal=as_number(order.subtotal),
-            total=as_number(order.total),
-            currency=order.currency,
-            shipping_address=order.shipping_address,
-            notes=order.notes,
-            created_by=order.created_by,  # type: ignore[arg-type]
-            items=tuple(OrderItem.from_domain(item) for item in order.items),
-            cancelled_at=order.cancelled_at,
-            cancellation_reason=order.cancellation_reason,
-            created_at=order.created_at,
-            updated_at=order.updated_at,
-        )
-
 
 @attrs.frozen
 class NewOrder(Order):
@@ -222,11 +187,11 @@ class NewOrder(Order):
 
     is_duplicate: bool
 
-    # By hand: the wire lays `is_duplicate` beside the order's fields (and the order carries money).
+    # By hand: the wire lays `is_duplicate` beside the order's fields.
     @classmethod
     def from_placed(cls, placed: PlacedOrder) -> NewOrder:
-        order = Order.from_domain(placed.order)
-        return cls(**attrs.asdict(order, recurse=False), is_duplicate=placed.is_duplicate)
+        fields = {field.name: getattr(placed.order, field.name) for field in attrs.fields(Order)}
+        return cls(**fields, is_duplicate=placed.is_duplicate)
 
 
 __all__ = [

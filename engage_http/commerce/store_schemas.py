@@ -95,16 +95,13 @@ class ImportedOrder(Order):
     external_reference: str
     is_duplicate: bool
 
-    # By hand: the wire lays the reference and `is_duplicate` beside the order's fields (which carry money).
+    # By hand: the wire lays the reference and `is_duplicate` beside the order's fields.
     @classmethod
     def from_placed(cls, placed: PlacedOrder) -> ImportedOrder:
-        order = Order.from_domain(placed.order)
-        assert placed.order.external_reference is not None  # every store-sourced order has one
-        return cls(
-            **attrs.asdict(order, recurse=False),
-            external_reference=placed.order.external_reference,
-            is_duplicate=placed.is_duplicate,
-        )
+        order = placed.order
+        assert order.external_reference is not None  # every store-sourced order has one
+        fields = {field.name: getattr(order, field.name) for field in attrs.fields(Order)}
+        return cls(**fields, external_reference=order.external_reference, is_duplicate=placed.is_duplicate)
 
 
 __all__ = ["ImportedOrder", "StoreOrderImport", "StoreOrderItem"]
