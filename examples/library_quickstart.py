@@ -11,7 +11,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import ContactInput
 from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 from engage_sql import Database

@@ -26,8 +26,8 @@ import click
 
 from engage_cli.context import CliState, pass_state
 from engage_cli.workspaces import require_account
-from engage_core.bookings import catalogue
-from engage_core.bookings.catalogue import BookingTypeInput, BookingTypePatch, ResourceInput, ResourcePatch
+from engage_core.bookings import setup
+from engage_core.bookings.setup import BookingTypeInput, BookingTypePatch, ResourceInput, ResourcePatch
 from engage_core.kernel.unset import UNSET
 from engage_core.services import Services
 from engage_http.bookings.schemas import Booking
@@ -88,7 +88,7 @@ def types() -> None:
     """Booking types: what can be booked, and for how long."""
 
 
-def _show_type(booking_type: catalogue.BookingType, as_json: bool, verb: str) -> None:
+def _show_type(booking_type: setup.BookingType, as_json: bool, verb: str) -> None:
     if as_json:
         _echo_json(booking_type, BookingType)
         return
@@ -184,7 +184,7 @@ def resources() -> None:
     """Bookable resources: who or where (staff, rooms)."""
 
 
-def _show_resource(resource: catalogue.Resource, as_json: bool, verb: str) -> None:
+def _show_resource(resource: setup.Resource, as_json: bool, verb: str) -> None:
     if as_json:
         _echo_json(resource, Resource)
         return

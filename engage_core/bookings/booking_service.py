@@ -25,7 +25,6 @@ from zoneinfo import ZoneInfo
 import attrs
 
 from engage_core.bookings.availability import DayAvailability, calendar_slots, merge, slot_grid
-from engage_core.bookings.catalogue import BookingType, Resource
 from engage_core.bookings.model import (
     BOOKING_STATUSES,
     CREATE_STATUSES,
@@ -41,6 +40,7 @@ from engage_core.bookings.model import (
     confirm,
     reschedule,
 )
+from engage_core.bookings.setup import BookingType, Resource
 from engage_core.bookings.working_hours import (
     DEFAULT_HOURS,
     Day,

@@ -7,8 +7,8 @@ from datetime import datetime
 
 import attrs
 
-from engage_core.bookings.catalogue import BookingType, BookingTypeDraft, Resource, ResourceDraft
 from engage_core.bookings.model import Booking, BookingDraft, BookingFilter
+from engage_core.bookings.setup import BookingType, BookingTypeDraft, Resource, ResourceDraft
 from engage_core.bookings.working_hours import Schedule, WorkingHours
 from engage_core.kernel.memory import FakeArea, MemoryStore, Repo, State, Tables
 from engage_core.kernel.pagination import Page, PageRequest, paginate

@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
-from engage_core.bookings.catalogue import BookingType, BookingTypeDraft, Resource, ResourceDraft
 from engage_core.bookings.model import Booking, BookingDraft, BookingFilter
+from engage_core.bookings.setup import BookingType, BookingTypeDraft, Resource, ResourceDraft
 from engage_core.bookings.working_hours import Schedule, WorkingHours
 from engage_core.kernel.pagination import Page, PageRequest
 

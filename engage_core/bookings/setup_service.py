@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engage_core.bookings.catalogue import (
+from engage_core.bookings.setup import (
     BookingType,
     BookingTypeInput,
     BookingTypePatch,

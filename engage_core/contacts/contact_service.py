@@ -8,58 +8,25 @@ from datetime import datetime
 import attrs
 
 from engage_core.contacts.model import (
-    CONTACT_STATUSES,
-    CONTACT_TYPES,
-    PHONE_REQUIRED_TYPES,
+    NOTE_MAX,
     Contact,
-    ContactDraft,
     ContactFilter,
+    ContactInput,
+    ContactPatch,
     Note,
+    apply_patch,
+    validate_contact,
 )
 from engage_core.contacts.tags import Tag, clean_title, tag_order, title_key
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.pagination import Page, PageRequest
-from engage_core.kernel.phones import to_e164
-from engage_core.kernel.unset import UNSET, Unset, pick
-from engage_core.kernel.validation import ErrorCollector, one_of, optional_email, optional_text, required_text
+from engage_core.kernel.unset import UNSET
+from engage_core.kernel.validation import ErrorCollector, required_text
 from engage_core.plans.entitlements import Entitlements, PlanLimits
 from engage_core.plans.model import CONTACTS, Plan
 from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
-
-NAME_MAX = 255
-NOTE_MAX = 10_000
-
-
-@attrs.frozen
-class ContactInput:
-    """Fields of `POST /contacts`."""
-
-    name: str
-    type: str
-    phone: str | None = None
-    email: str | None = None
-    tags: Sequence[str] = ()
-    status: str = "active"
-    company: str | None = None
-    address: str | None = None
-    country_id: int | None = None
-
-
-@attrs.frozen
-class ContactPatch:
-    """Fields of `PUT /contacts/{id}`: any subset; `UNSET` leaves a field alone."""
-
-    name: str | Unset = UNSET
-    type: str | Unset = UNSET
-    phone: str | Unset | None = UNSET
-    email: str | Unset | None = UNSET
-    tags: Sequence[str] | Unset = UNSET
-    status: str | Unset = UNSET
-    company: str | Unset | None = UNSET
-    address: str | Unset | None = UNSET
-    country_id: int | Unset | None = UNSET
 
 
 @attrs.frozen
@@ -92,7 +59,7 @@ class ContactService:
         """`plan`: the plan in force, when the caller has just read it (a request's admission);
         None reads it."""
         errors = ErrorCollector()
-        draft = errors.run(lambda: _validated_draft(data, source))
+        draft = errors.run(lambda: validate_contact(data, source))
         titles = errors.run(lambda: _clean_titles(data.tags))
         errors.raise_if_any()
         assert draft is not None and titles is not None
@@ -117,7 +84,7 @@ class ContactService:
         with self._uow.workspace(account_id) as uow:
             current = _contact(uow, contact_id)
             errors = ErrorCollector()
-            changed = errors.run(lambda: _apply_patch(current, patch, now))
+            changed = errors.run(lambda: apply_patch(current, patch, now))
             titles = None if patch.tags is UNSET else errors.run(lambda: _clean_titles(patch.tags))  # type: ignore[arg-type]
             errors.raise_if_any()
             assert changed is not None
@@ -283,45 +250,6 @@ def _replace_tags(uow: WorkspaceUnitOfWork, contact: Contact, titles: list[str],
         uow.tags.attach(contact.id, tag_id)
 
 
-def _validated_draft(data: ContactInput, source: str) -> ContactDraft:
-    """Check every field at once, so a 422 names all the problems, not just the first."""
-    errors = ErrorCollector()
-    name = errors.run(lambda: required_text("name", data.name, max_length=NAME_MAX))
-    kind = errors.run(lambda: one_of("type", data.type, CONTACT_TYPES))
-    status = errors.run(lambda: one_of("status", data.status, CONTACT_STATUSES))
-    email = errors.run(lambda: optional_email("email", data.email))
-    phone = errors.run(lambda: _phone(data.phone))
-    company = errors.run(lambda: optional_text("company", data.company, max_length=255))
-    address = errors.run(lambda: optional_text("address", data.address, max_length=1000))
-    if data.country_id is not None and (isinstance(data.country_id, bool) or data.country_id < 1):
-        errors.errors.setdefault("country_id", []).append("The country id must be a positive integer.")
-    if kind in PHONE_REQUIRED_TYPES and phone is None and "phone" not in errors.errors:
-        errors.errors["phone"] = [f"The phone field is required when type is {kind}."]
-    errors.raise_if_any()
-    assert name is not None and kind is not None and status is not None
-    draft = ContactDraft(
-        name=name,
-        type=kind,
-        phone=phone,
-        email=email,
-        status=status,
-        source=source,
-        company=company,
-        address=address,
-        country_id=data.country_id,
-    )
-    return draft
-
-
-def _phone(raw: str | None) -> str | None:
-    if raw is None or not raw.strip():
-        return None
-    try:
-        return to_e164(raw)
-    except ValueError as exc:
-        raise ValidationFailed.on("phone", str(exc)) from exc
-
-
 def _check_phone_free(uow: WorkspaceUnitOfWork, kind: str, phone: str | None, own_id: int | None) -> None:
     """One contact per phone number and channel type, so inbound messages find exactly one contact."""
     if phone is None:
@@ -329,29 +257,3 @@ def _check_phone_free(uow: WorkspaceUnitOfWork, kind: str, phone: str | None, ow
     other = uow.contacts.by_phone(kind, phone)
     if other is not None and other.id != own_id:
         raise ValidationFailed.on("phone", f"A {kind} contact with this phone already exists.")
-
-
-def _apply_patch(current: Contact, patch: ContactPatch, now: datetime) -> Contact:
-    data = ContactInput(
-        name=pick(patch.name, current.name),
-        type=pick(patch.type, current.type),
-        phone=pick(patch.phone, current.phone),
-        email=pick(patch.email, current.email),
-        status=pick(patch.status, current.status),
-        company=pick(patch.company, current.company),
-        address=pick(patch.address, current.address),
-        country_id=pick(patch.country_id, current.country_id),
-    )
-    draft = _validated_draft(data, current.source)
-    return attrs.evolve(
-        current,
-        name=draft.name,
-        type=draft.type,
-        phone=draft.phone,
-        email=draft.email,
-        status=draft.status,
-        company=draft.company,
-        address=draft.address,
-        country_id=draft.country_id,
-        updated_at=now,
-    )

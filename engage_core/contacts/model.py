@@ -1,14 +1,18 @@
-"""Contacts and their notes."""
+"""Contacts and their notes: the entities, and the rules a contact's fields follow."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
 import attrs
 
 from engage_core.kernel.clock import format_optional, format_timestamp
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.phones import to_e164
+from engage_core.kernel.unset import UNSET, Unset, pick
+from engage_core.kernel.validation import ErrorCollector, one_of, optional_email, optional_text, required_text
 
 ContactType = Literal["whatsapp", "telegram", "instagram"]
 ContactStatus = Literal["active", "inactive"]
@@ -109,3 +113,104 @@ class Note:
     content: str
     created_at: datetime
     updated_at: datetime
+
+
+NAME_MAX = 255
+NOTE_MAX = 10_000
+
+
+@attrs.frozen
+class ContactInput:
+    """Fields of `POST /contacts`."""
+
+    name: str
+    type: str
+    phone: str | None = None
+    email: str | None = None
+    tags: Sequence[str] = ()
+    status: str = "active"
+    company: str | None = None
+    address: str | None = None
+    country_id: int | None = None
+
+
+@attrs.frozen
+class ContactPatch:
+    """Fields of `PUT /contacts/{id}`: any subset; `UNSET` leaves a field alone."""
+
+    name: str | Unset = UNSET
+    type: str | Unset = UNSET
+    phone: str | Unset | None = UNSET
+    email: str | Unset | None = UNSET
+    tags: Sequence[str] | Unset = UNSET
+    status: str | Unset = UNSET
+    company: str | Unset | None = UNSET
+    address: str | Unset | None = UNSET
+    country_id: int | Unset | None = UNSET
+
+
+def validate_contact(data: ContactInput, source: str) -> ContactDraft:
+    """The contact `data` describes, every field checked at once (a 422 names all the problems, not
+    just the first)."""
+    errors = ErrorCollector()
+    name = errors.run(lambda: required_text("name", data.name, max_length=NAME_MAX))
+    kind = errors.run(lambda: one_of("type", data.type, CONTACT_TYPES))
+    status = errors.run(lambda: one_of("status", data.status, CONTACT_STATUSES))
+    email = errors.run(lambda: optional_email("email", data.email))
+    phone = errors.run(lambda: _phone(data.phone))
+    company = errors.run(lambda: optional_text("company", data.company, max_length=255))
+    address = errors.run(lambda: optional_text("address", data.address, max_length=1000))
+    if data.country_id is not None and (isinstance(data.country_id, bool) or data.country_id < 1):
+        errors.errors.setdefault("country_id", []).append("The country id must be a positive integer.")
+    if kind in PHONE_REQUIRED_TYPES and phone is None and "phone" not in errors.errors:
+        errors.errors["phone"] = [f"The phone field is required when type is {kind}."]
+    errors.raise_if_any()
+    assert name is not None and kind is not None and status is not None
+    draft = ContactDraft(
+        name=name,
+        type=kind,
+        phone=phone,
+        email=email,
+        status=status,
+        source=source,
+        company=company,
+        address=address,
+        country_id=data.country_id,
+    )
+    return draft
+
+
+def _phone(raw: str | None) -> str | None:
+    if raw is None or not raw.strip():
+        return None
+    try:
+        return to_e164(raw)
+    except ValueError as exc:
+        raise ValidationFailed.on("phone", str(exc)) from exc
+
+
+def apply_patch(current: Contact, patch: ContactPatch, now: datetime) -> Contact:
+    """`current` with `patch` applied and checked as a whole (`validate_contact`); `updated_at` is `now`."""
+    data = ContactInput(
+        name=pick(patch.name, current.name),
+        type=pick(patch.type, current.type),
+        phone=pick(patch.phone, current.phone),
+        email=pick(patch.email, current.email),
+        status=pick(patch.status, current.status),
+        company=pick(patch.company, current.company),
+        address=pick(patch.address, current.address),
+        country_id=pick(patch.country_id, current.country_id),
+    )
+    draft = validate_contact(data, current.source)
+    return attrs.evolve(
+        current,
+        name=draft.name,
+        type=draft.type,
+        phone=draft.phone,
+        email=draft.email,
+        status=draft.status,
+        company=draft.company,
+        address=draft.address,
+        country_id=draft.country_id,
+        updated_at=now,
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engage_core.bookings import catalogue
+from engage_core.bookings import setup
 from engage_core.bookings import working_hours as hours
 from engage_http.bookings.setup_schemas import (
     BookingType,
@@ -45,46 +45,46 @@ _HOURS = (
 # -- booking types --------------------------------------------------------------------------------
 
 
-def list_types(call: Call[None, None]) -> Sequence[catalogue.BookingType]:
+def list_types(call: Call[None, None]) -> Sequence[setup.BookingType]:
     return call.services.booking_setup.list_types(call.account_id)
 
 
-def create_type(call: Call[catalogue.BookingTypeInput, None]) -> catalogue.BookingType:
+def create_type(call: Call[setup.BookingTypeInput, None]) -> setup.BookingType:
     return call.services.booking_setup.create_type(call.account_id, call.body)
 
 
-def show_type(call: Call[None, None]) -> catalogue.BookingType:
+def show_type(call: Call[None, None]) -> setup.BookingType:
     return call.services.booking_setup.get_type(call.account_id, call.path["id"])
 
 
-def update_type(call: Call[catalogue.BookingTypePatch, None]) -> catalogue.BookingType:
+def update_type(call: Call[setup.BookingTypePatch, None]) -> setup.BookingType:
     return call.services.booking_setup.update_type(call.account_id, call.path["id"], call.body)
 
 
-def deactivate_type(call: Call[None, None]) -> catalogue.BookingType:
+def deactivate_type(call: Call[None, None]) -> setup.BookingType:
     return call.services.booking_setup.deactivate_type(call.account_id, call.path["id"])
 
 
 # -- resources ------------------------------------------------------------------------------------
 
 
-def list_resources(call: Call[None, None]) -> Sequence[catalogue.Resource]:
+def list_resources(call: Call[None, None]) -> Sequence[setup.Resource]:
     return call.services.booking_setup.list_resources(call.account_id)
 
 
-def create_resource(call: Call[catalogue.ResourceInput, None]) -> catalogue.Resource:
+def create_resource(call: Call[setup.ResourceInput, None]) -> setup.Resource:
     return call.services.booking_setup.create_resource(call.account_id, call.body)
 
 
-def show_resource(call: Call[None, None]) -> catalogue.Resource:
+def show_resource(call: Call[None, None]) -> setup.Resource:
     return call.services.booking_setup.get_resource(call.account_id, call.path["id"])
 
 
-def update_resource(call: Call[catalogue.ResourcePatch, None]) -> catalogue.Resource:
+def update_resource(call: Call[setup.ResourcePatch, None]) -> setup.Resource:
     return call.services.booking_setup.update_resource(call.account_id, call.path["id"], call.body)
 
 
-def deactivate_resource(call: Call[None, None]) -> catalogue.Resource:
+def deactivate_resource(call: Call[None, None]) -> setup.Resource:
     return call.services.booking_setup.deactivate_resource(call.account_id, call.path["id"])
 
 

@@ -21,17 +21,17 @@ from typing import Annotated, Any
 
 import attrs
 
-from engage_core.bookings import catalogue
+from engage_core.bookings import setup
 from engage_core.bookings import working_hours as hours
 from engage_core.kernel.unset import UNSET, Unset
 from engage_http.constraints import Doc, Integer, Text
 from engage_http.converter import renders, structures_into, to_core
 
-Name = Annotated[str, Text(max_length=catalogue.NAME_MAX, blank=False), Doc(example="Consultation")]
-Description = Annotated[str, Text(max_length=catalogue.DESCRIPTION_MAX)]
-Duration = Annotated[int, Integer(minimum=1, maximum=catalogue.DURATION_MAX), Doc(example=30)]
-ResourceName = Annotated[str, Text(max_length=catalogue.NAME_MAX, blank=False), Doc(example="Dr. Ada Lovelace")]
-ResourceType = Annotated[str, Text(max_length=catalogue.RESOURCE_TYPE_MAX, blank=False), Doc(example="staff")]
+Name = Annotated[str, Text(max_length=setup.NAME_MAX, blank=False), Doc(example="Consultation")]
+Description = Annotated[str, Text(max_length=setup.DESCRIPTION_MAX)]
+Duration = Annotated[int, Integer(minimum=1, maximum=setup.DURATION_MAX), Doc(example=30)]
+ResourceName = Annotated[str, Text(max_length=setup.NAME_MAX, blank=False), Doc(example="Dr. Ada Lovelace")]
+ResourceType = Annotated[str, Text(max_length=setup.RESOURCE_TYPE_MAX, blank=False), Doc(example="staff")]
 Timezone = Annotated[
     str,
     Text(max_length=hours.TIMEZONE_MAX, blank=False),
@@ -57,7 +57,7 @@ Date = Annotated[
 # -- booking types and resources --------------------------------------------------------------------
 
 
-@structures_into(catalogue.BookingTypeInput)
+@structures_into(setup.BookingTypeInput)
 @attrs.frozen
 class BookingTypeCreate:
     """A new booking type: what can be booked, and for how long."""
@@ -68,7 +68,7 @@ class BookingTypeCreate:
     is_active: bool = True
 
 
-@structures_into(catalogue.BookingTypePatch)
+@structures_into(setup.BookingTypePatch)
 @attrs.frozen
 class BookingTypeUpdate:
     """Any subset of the fields. A new duration applies to bookings made from now on."""
@@ -79,7 +79,7 @@ class BookingTypeUpdate:
     is_active: bool | Unset = UNSET
 
 
-@structures_into(catalogue.ResourceInput)
+@structures_into(setup.ResourceInput)
 @attrs.frozen
 class ResourceCreate:
     """A new bookable resource: who or where (a member of staff, a room)."""
@@ -89,7 +89,7 @@ class ResourceCreate:
     is_active: bool = True
 
 
-@structures_into(catalogue.ResourcePatch)
+@structures_into(setup.ResourcePatch)
 @attrs.frozen
 class ResourceUpdate:
     """Any subset of the fields."""
@@ -99,7 +99,7 @@ class ResourceUpdate:
     is_active: bool | Unset = UNSET
 
 
-@renders(catalogue.BookingType)
+@renders(setup.BookingType)
 @attrs.frozen
 class BookingType:
     """A booking type (SPEC 2). `created_at` and `updated_at` are additions to the SPEC fields."""
@@ -113,7 +113,7 @@ class BookingType:
     updated_at: datetime
 
 
-@renders(catalogue.Resource)
+@renders(setup.Resource)
 @attrs.frozen
 class Resource:
     """A bookable resource (SPEC 2). `created_at` and `updated_at` are additions to the SPEC fields."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engage_core.contacts import model as domain
-from engage_core.contacts.contact_service import ContactInput, ContactPatch, TagAssignment
+from engage_core.contacts.contact_service import TagAssignment
+from engage_core.contacts.model import ContactInput, ContactPatch
 from engage_core.contacts.tags import Tag as TagEntity
 from engage_core.kernel.pagination import CONTACTS, Page
 from engage_http.contacts.schemas import (

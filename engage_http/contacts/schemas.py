@@ -8,7 +8,8 @@ from typing import Annotated, Any
 import attrs
 
 from engage_core.contacts import model as domain
-from engage_core.contacts.contact_service import ContactInput, ContactPatch, TagAssignment
+from engage_core.contacts.contact_service import TagAssignment
+from engage_core.contacts.model import ContactInput, ContactPatch
 from engage_core.kernel.unset import UNSET, Unset
 from engage_http.constraints import Doc, Integer, Text
 from engage_http.converter import renders, structures_into

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engage_sql.bookings.bookings import SqlBookingRepository
-from engage_sql.bookings.catalogue import SqlBookingTypeRepository, SqlResourceRepository
+from engage_sql.bookings.setup import SqlBookingTypeRepository, SqlResourceRepository
 from engage_sql.bookings.working_hours import SqlWorkingHoursRepository
 from engage_sql.registry import SqlArea
 

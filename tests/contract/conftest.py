@@ -18,8 +18,7 @@ from typing import Any
 
 import pytest
 
-from engage_core.contacts.contact_service import ContactInput
-from engage_core.contacts.model import Contact
+from engage_core.contacts.model import Contact, ContactInput
 from engage_core.kernel.events import DomainEvent
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services

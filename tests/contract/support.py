@@ -9,8 +9,8 @@ from decimal import Decimal
 
 import attrs
 
-from engage_core.bookings.catalogue import BookingTypeDraft, ResourceDraft
 from engage_core.bookings.model import BookingDraft
+from engage_core.bookings.setup import BookingTypeDraft, ResourceDraft
 from engage_core.bookings.working_hours import DEFAULT_HOURS
 from engage_core.commerce.orders import OrderDraft, OrderItemDraft
 from engage_core.commerce.products import ProductDraft

@@ -13,7 +13,8 @@ import pytest
 from support import NOW
 
 from engage_core.bookings.booking_service import BookingInput, BookingPatch
-from engage_core.bookings.catalogue import (
+from engage_core.bookings.model import Booking, BookingDraft, BookingFilter
+from engage_core.bookings.setup import (
     BookingType,
     BookingTypeDraft,
     BookingTypeInput,
@@ -23,7 +24,6 @@ from engage_core.bookings.catalogue import (
     ResourceInput,
     ResourcePatch,
 )
-from engage_core.bookings.model import Booking, BookingDraft, BookingFilter
 from engage_core.bookings.working_hours import (
     ALL_DAY,
     ALWAYS_OPEN,

@@ -11,8 +11,8 @@ import attrs
 import pytest
 from support import NOW, MakeContact
 
-from engage_core.contacts.contact_service import ContactInput, ContactPatch, TagAssignment
-from engage_core.contacts.model import Contact, ContactDraft, ContactFilter
+from engage_core.contacts.contact_service import TagAssignment
+from engage_core.contacts.model import Contact, ContactDraft, ContactFilter, ContactInput, ContactPatch
 from engage_core.contacts.segments import SegmentRules
 from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.kernel.events import DomainEvent

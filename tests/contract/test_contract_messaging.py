@@ -11,8 +11,7 @@ import attrs
 import pytest
 from support import NOW, MakeContact
 
-from engage_core.contacts.contact_service import ContactPatch
-from engage_core.contacts.model import Contact
+from engage_core.contacts.model import Contact, ContactPatch
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.messaging.channel_service import CredentialsInput

@@ -11,8 +11,8 @@ import pytest
 from support import NOW, PartnerServices, client_input, partner_services
 
 from engage_core.accounts.account_service import AccountService
-from engage_core.bookings.catalogue import BookingTypeDraft
 from engage_core.bookings.model import BookingDraft
+from engage_core.bookings.setup import BookingTypeDraft
 from engage_core.contacts.model import Contact, ContactDraft
 from engage_core.kernel.errors import NotFound
 from engage_core.kernel.pagination import PageRequest

@@ -12,7 +12,7 @@ import attrs
 import pytest
 from support import NOW
 
-from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import ContactInput
 from engage_core.kernel.errors import NotFound
 from engage_core.kernel.events import TEST_EVENT, DomainEvent
 from engage_core.kernel.pagination import PageRequest

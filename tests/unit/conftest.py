@@ -11,8 +11,7 @@ import pytest
 from engage_core.commerce.order_service import OrderInput
 from engage_core.commerce.orders import ItemRequest, Order
 from engage_core.commerce.products import Product, ProductInput
-from engage_core.contacts.contact_service import ContactInput
-from engage_core.contacts.model import Contact
+from engage_core.contacts.model import Contact, ContactInput
 from engage_core.knowledge.service import CatalogInput
 from engage_core.services import Services
 from engage_core.testing import FakeClock, FakeStorePlatform, InMemoryStore, InMemoryUnitOfWorkFactory

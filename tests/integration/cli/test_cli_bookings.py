@@ -13,8 +13,8 @@ import pytest
 from click.testing import Result
 
 from engage_core.bookings.booking_service import BookingInput
-from engage_core.bookings.catalogue import BookingTypeInput
-from engage_core.contacts.contact_service import ContactInput
+from engage_core.bookings.setup import BookingTypeInput
+from engage_core.contacts.model import ContactInput
 from engage_core.services import Services
 from engage_core.testing import FakeClock
 

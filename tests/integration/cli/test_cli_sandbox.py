@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 from served_app import served
 
 from engage_cli.main import cli
-from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import ContactInput
 from engage_core.messaging.message_service import SendInput
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.messaging.sandbox_controls import SandboxControls

@@ -19,7 +19,7 @@ from engage_connectors.secrets import FernetCipher
 from engage_connectors.ssrf import AddressPolicy
 from engage_connectors.target_guard import DnsTargetGuard
 from engage_connectors.webhook_sender import HttpWebhookSender
-from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import ContactInput
 from engage_core.kernel.clock import SystemClock
 from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services

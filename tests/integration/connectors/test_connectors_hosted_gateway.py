@@ -20,7 +20,7 @@ from engage_connectors.hosted_messaging import (
     HostedMessagingClient,
     Provider,
 )
-from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import ContactInput
 from engage_core.services import Services
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock, InMemoryUnitOfWorkFactory
 from engage_http import create_app

@@ -18,7 +18,7 @@ from engage_connectors.ssrf import AddressPolicy
 from engage_connectors.target_guard import DnsTargetGuard
 from engage_connectors.webhook_sender import HttpWebhookSender
 from engage_core import InvalidSignature, verify_signature
-from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import ContactInput
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services

@@ -18,14 +18,13 @@ from starlette.applications import Starlette
 from starlette.exceptions import StarletteDeprecationWarning
 
 from engage_core.bookings.booking_service import BookingInput
-from engage_core.bookings.catalogue import BookingType, BookingTypeInput, Resource, ResourceInput
 from engage_core.bookings.model import Booking
+from engage_core.bookings.setup import BookingType, BookingTypeInput, Resource, ResourceInput
 from engage_core.commerce.order_service import OrderInput
 from engage_core.commerce.orders import ItemRequest, Order
 from engage_core.commerce.products import Product, ProductInput
-from engage_core.contacts.contact_service import ContactInput
 from engage_core.contacts.lists import ContactList
-from engage_core.contacts.model import Contact, Note
+from engage_core.contacts.model import Contact, ContactInput, Note
 from engage_core.contacts.segments import Segment
 from engage_core.contacts.tags import Tag
 from engage_core.kernel.pagination import PageRequest

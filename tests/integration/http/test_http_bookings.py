@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from http_support import Api, Tenant
 
-from engage_core.bookings.catalogue import BookingType, Resource
 from engage_core.bookings.model import Booking
+from engage_core.bookings.setup import BookingType, Resource
 from engage_core.contacts.model import Contact
 from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
 

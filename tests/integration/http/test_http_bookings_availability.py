@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from http_support import Api, Tenant
 
-from engage_core.bookings.catalogue import BookingType, Resource
 from engage_core.bookings.model import Booking
+from engage_core.bookings.setup import BookingType, Resource
 from engage_core.contacts.model import Contact
 
 ROUND_THE_CLOCK = {"opens": "00:00", "closes": "24:00"}

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from http_support import Api, Tenant
 
-from engage_core.bookings.catalogue import BookingType, Resource
 from engage_core.bookings.model import Booking
+from engage_core.bookings.setup import BookingType, Resource
 from engage_core.contacts.model import Contact
 
 OFFICE = [{"opens": "09:00", "closes": "12:00"}, {"opens": "13:00", "closes": "17:00"}]

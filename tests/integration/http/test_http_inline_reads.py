@@ -8,8 +8,7 @@ import pytest
 from http_support import Api, ThreadRecordingUnitOfWork
 from starlette.testclient import TestClient
 
-from engage_core.contacts.contact_service import ContactInput
-from engage_core.contacts.model import ContactFilter
+from engage_core.contacts.model import ContactFilter, ContactInput
 from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock

@@ -8,7 +8,7 @@ from typing import Any
 
 from http_support import Api, PartnerCaller, Tenant
 
-from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import ContactInput
 from engage_core.services import Services
 from engage_core.testing import FakeClock, FakeMailer
 

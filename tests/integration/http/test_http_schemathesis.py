@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from engage_core.commerce.order_service import OrderInput
 from engage_core.commerce.orders import ItemRequest
 from engage_core.commerce.products import ProductInput
-from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import ContactInput
 from engage_core.knowledge.service import CatalogInput
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.partners.client_service import AdminInput, ClientInput

@@ -17,8 +17,8 @@ import attrs
 import pytest
 from http_support import Api, Tenant
 
-from engage_core.bookings.catalogue import BookingType, Resource
 from engage_core.bookings.model import Booking
+from engage_core.bookings.setup import BookingType, Resource
 from engage_core.commerce.orders import Order
 from engage_core.contacts.model import Contact
 from engage_core.knowledge.service import CatalogResult

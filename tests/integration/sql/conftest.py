@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
-from engage_core.contacts.contact_service import ContactInput
-from engage_core.contacts.model import Contact
+from engage_core.contacts.model import Contact, ContactInput
 from engage_core.services import Services
 from engage_core.testing import FakeClock
 from engage_sql import Database

@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 
-from engage_core.bookings.catalogue import BookingTypeDraft, ResourceDraft
 from engage_core.bookings.model import BookingDraft
+from engage_core.bookings.setup import BookingTypeDraft, ResourceDraft
 from engage_sql import Database
 from engage_sql.bookings.tables import bookings
 

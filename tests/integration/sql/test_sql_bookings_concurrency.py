@@ -15,8 +15,8 @@ from datetime import timedelta
 import pytest
 
 from engage_core.bookings.booking_service import BookingInput, BookingPatch
-from engage_core.bookings.catalogue import BookingTypeInput, ResourceInput
 from engage_core.bookings.model import Booking, BookingFilter
+from engage_core.bookings.setup import BookingTypeInput, ResourceInput
 from engage_core.contacts.model import Contact
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.pagination import PageRequest

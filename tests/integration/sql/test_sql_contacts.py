@@ -6,8 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from engage_core.contacts.contact_service import ContactInput
-from engage_core.contacts.model import Contact, ContactFilter
+from engage_core.contacts.model import Contact, ContactFilter, ContactInput
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services

@@ -12,8 +12,7 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 
-from engage_core.contacts.contact_service import ContactInput
-from engage_core.contacts.model import ContactDraft
+from engage_core.contacts.model import ContactDraft, ContactInput
 from engage_core.services import Services
 from engage_core.testing import AllowAllTargets, FakeCipher
 from engage_core.webhooks.service import WebhookInput

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from engage_core.contacts.contact_service import ContactInput
-from engage_core.contacts.model import ContactFilter
+from engage_core.contacts.model import ContactFilter, ContactInput
 from engage_core.kernel.pagination import PageRequest
 from engage_core.plans.plan_service import PlanPatch
 from engage_core.services import Services

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy import insert, select
 
-from engage_core.contacts.contact_service import ContactInput
-from engage_core.contacts.model import Contact, ContactDraft
+from engage_core.contacts.model import Contact, ContactDraft, ContactInput
 from engage_core.kernel.events import DomainEvent
 from engage_core.services import Services
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock

@@ -10,7 +10,7 @@ import attrs
 import pytest
 
 from engage_core.accounts.model import Admission
-from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import ContactInput
 from engage_core.kernel.errors import Forbidden, NotFound, PlanLimitReached, Unauthenticated
 from engage_core.partners.client_service import AdminInput, ClientInput, ClientPatch
 from engage_core.plans.model import CONTACTS, SEED_PLANS

@@ -12,11 +12,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from engage_core.bookings.booking_service import BookingInput, BookingPatch
-from engage_core.bookings.catalogue import BookingTypeInput, BookingTypePatch, ResourceInput
 from engage_core.bookings.model import Booking, BookingFilter
+from engage_core.bookings.setup import BookingTypeInput, BookingTypePatch, ResourceInput
 from engage_core.bookings.working_hours import ExceptionInput, OpeningInput, ScheduleInput, WorkingHoursInput
-from engage_core.contacts.contact_service import ContactInput
-from engage_core.contacts.model import Contact
+from engage_core.contacts.model import Contact, ContactInput
 from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.pagination import PageRequest

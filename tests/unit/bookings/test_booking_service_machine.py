@@ -31,11 +31,11 @@ from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, multiple, rule
 
 from engage_core.bookings.booking_service import BookingInput, BookingPatch
-from engage_core.bookings.catalogue import BookingTypeInput, ResourceInput
 from engage_core.bookings.fakes import BookingsTables
 from engage_core.bookings.model import Booking
+from engage_core.bookings.setup import BookingTypeInput, ResourceInput
 from engage_core.bookings.working_hours import ExceptionInput, OpeningInput, ScheduleInput, WorkingHoursInput
-from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import ContactInput
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.services import Services
 from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from engage_core.bookings.catalogue import BookingTypeInput, BookingTypePatch, ResourceInput, ResourcePatch
+from engage_core.bookings.setup import BookingTypeInput, BookingTypePatch, ResourceInput, ResourcePatch
 from engage_core.bookings.working_hours import DEFAULT_HOURS, OpeningInput, ScheduleInput, WorkingHoursInput
 from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.services import Services

@@ -34,7 +34,7 @@ from engage_core.commerce.fakes import CommerceTables
 from engage_core.commerce.order_service import OrderInput, OrderPatch
 from engage_core.commerce.orders import ItemRequest, Order, transition
 from engage_core.commerce.products import ProductInput
-from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import ContactInput
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.knowledge.service import CatalogInput
 from engage_core.services import Services

@@ -9,9 +9,9 @@ from typing import Any
 import attrs
 import pytest
 
-from engage_core.contacts.contact_service import ContactInput, ContactPatch, TagAssignment
+from engage_core.contacts.contact_service import TagAssignment
 from engage_core.contacts.fakes import ContactsTables
-from engage_core.contacts.model import Contact, ContactFilter
+from engage_core.contacts.model import Contact, ContactFilter, ContactInput, ContactPatch
 from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.pagination import PageRequest

@@ -10,8 +10,8 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, multiple, rule
 
-from engage_core.contacts.contact_service import ContactInput, TagAssignment
-from engage_core.contacts.model import Contact
+from engage_core.contacts.contact_service import TagAssignment
+from engage_core.contacts.model import Contact, ContactInput
 from engage_core.contacts.tags import title_key
 from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.services import Services

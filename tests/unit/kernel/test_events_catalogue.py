@@ -19,11 +19,12 @@ from typing import Any
 import pytest
 
 from engage_core.bookings.booking_service import BookingInput, BookingPatch
-from engage_core.bookings.catalogue import BookingTypeInput
+from engage_core.bookings.setup import BookingTypeInput
 from engage_core.commerce.order_service import OrderInput, OrderPatch, StoreOrderInput, StoreOrderItemInput
 from engage_core.commerce.orders import ItemRequest
 from engage_core.commerce.products import ProductInput
-from engage_core.contacts.contact_service import ContactInput, ContactPatch, TagAssignment
+from engage_core.contacts.contact_service import TagAssignment
+from engage_core.contacts.model import ContactInput, ContactPatch
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.events import CATALOGUE, TEST_EVENT
 from engage_core.knowledge.service import CatalogInput

@@ -7,8 +7,7 @@ import itertools
 from collections.abc import Mapping
 from typing import Any
 
-from engage_core.contacts.contact_service import ContactInput
-from engage_core.contacts.model import Contact
+from engage_core.contacts.model import Contact, ContactInput
 from engage_core.messaging.channel_service import CredentialsInput
 from engage_core.messaging.channels import ChannelAccount
 from engage_core.messaging.sandbox import SandboxGateway

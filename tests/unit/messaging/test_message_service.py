@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 
-from engage_core.contacts.contact_service import ContactInput
-from engage_core.contacts.model import ContactFilter
+from engage_core.contacts.model import ContactFilter, ContactInput
 from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.messaging.conversations import ConversationFilter, ConversationSummary

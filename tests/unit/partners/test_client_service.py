@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from engage_core.accounts import keys as api_keys
-from engage_core.contacts.contact_service import ContactInput, TagAssignment
-from engage_core.contacts.model import ContactFilter
+from engage_core.contacts.contact_service import TagAssignment
+from engage_core.contacts.model import ContactFilter, ContactInput
 from engage_core.kernel.errors import Conflict, Forbidden, NotFound, Unauthenticated, ValidationFailed
 from engage_core.kernel.events import PARTNER_CATALOGUE, DomainEvent
 from engage_core.kernel.pagination import PageRequest

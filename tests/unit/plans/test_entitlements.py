@@ -9,8 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from engage_core.contacts.contact_service import ContactInput
-from engage_core.contacts.model import ContactDraft
+from engage_core.contacts.model import ContactDraft, ContactInput
 from engage_core.kernel.errors import FeatureUnavailable, PlanLimitReached
 from engage_core.messaging.messages import MessageDraft
 from engage_core.partners.client_service import AdminInput, ClientInput

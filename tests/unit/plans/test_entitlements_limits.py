@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from engage_core.contacts.contact_service import ContactInput, ContactService
-from engage_core.contacts.model import ContactFilter
+from engage_core.contacts.contact_service import ContactService
+from engage_core.contacts.model import ContactFilter, ContactInput
 from engage_core.kernel.errors import Forbidden, PlanLimitReached
 from engage_core.kernel.pagination import PageRequest
 from engage_core.messaging.message_service import SendInput

@@ -9,7 +9,7 @@ from typing import Any
 import attrs
 import pytest
 
-from engage_core.contacts.contact_service import ContactInput
+from engage_core.contacts.model import ContactInput
 from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.kernel.events import CATALOGUE, TEST_EVENT
 from engage_core.kernel.pagination import PageRequest

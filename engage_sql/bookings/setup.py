@@ -8,7 +8,7 @@ from datetime import datetime
 
 from sqlalchemy import insert, select, update
 
-from engage_core.bookings.catalogue import BookingType, BookingTypeDraft, Resource, ResourceDraft
+from engage_core.bookings.setup import BookingType, BookingTypeDraft, Resource, ResourceDraft
 from engage_sql.bookings.tables import booking_resources, booking_types
 from engage_sql.repository import WorkspaceRepository
 from engage_sql.types import AnyRow
