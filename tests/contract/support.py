@@ -1,109 +1,13 @@
-"""Helpers shared by the contract tests: the partner services over any unit-of-work factory, client
-input, and a workspace with at least one record of every kind, all through the ports."""
+"""Helpers shared by the contract tests: the moment the clock starts at and the contact factory's type."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
-from decimal import Decimal
+from datetime import UTC, datetime
 
-import attrs
-
-from engage_core.bookings.model import BookingDraft
-from engage_core.bookings.setup import BookingTypeDraft, ResourceDraft
-from engage_core.bookings.working_hours import DEFAULT_HOURS
-from engage_core.commerce.orders import OrderDraft, OrderItemDraft
-from engage_core.commerce.products import ProductDraft
-from engage_core.contacts.model import Contact, ContactDraft
-from engage_core.contacts.segments import SegmentRules
-from engage_core.kernel.clock import Clock
-from engage_core.kernel.events import DomainEvent
-from engage_core.knowledge.model import KnowledgeBaseDraft
-from engage_core.messaging.channels import ChannelDraft
-from engage_core.messaging.messages import MessageDraft
-from engage_core.partners.client_service import AdminInput, ClientInput, PartnerClientService
-from engage_core.partners.model import Impersonation
-from engage_core.partners.partner_service import PartnerService
-from engage_core.plans.entitlements import Entitlements
-from engage_core.plans.plan_service import PlanService
-from engage_core.support.tickets import ReplyDraft, TicketDraft
-from engage_core.team.model import MemberDraft
-from engage_core.testing import AllowAllTargets, FakeCipher, FakeMailer, FakePasswordHasher
-from engage_core.unit_of_work import UnitOfWorkFactory
+from engage_core.contacts.model import Contact
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 """Where the `clock` fixture starts."""
 
-APP_URL = "https://app.example.com"
-
 MakeContact = Callable[..., Contact]
-
-
-@attrs.frozen
-class PartnerServices:
-    partners: PartnerService
-    clients: PartnerClientService
-    plans: PlanService
-    entitlements: Entitlements
-    mailer: FakeMailer
-
-
-def partner_services(uow: UnitOfWorkFactory, clock: Clock) -> PartnerServices:
-    """The partner-facing services over `uow`, with a mailer that records."""
-    mailer = FakeMailer()
-    return PartnerServices(
-        partners=PartnerService(uow, clock, FakeCipher(), AllowAllTargets()),
-        clients=PartnerClientService(uow, clock, FakePasswordHasher(), mailer, APP_URL),
-        plans=PlanService(uow, clock),
-        entitlements=Entitlements(uow, clock),
-        mailer=mailer,
-    )
-
-
-def client_input(company: str = "Acme Café", email: str = "ada@acme.example", plan: str = "pro") -> ClientInput:
-    return ClientInput(company_name=company, plan=plan, admin=AdminInput("Ada", "Lovelace", email))
-
-
-def fill_workspace(uow: UnitOfWorkFactory, account_id: int, partner_id: int, now: datetime) -> None:
-    """At least one record of the workspace of every kind, through the repositories."""
-    with uow.workspace(account_id) as unit:
-        contact = unit.contacts.add(ContactDraft(name="Ada", type="whatsapp", phone="+966501234567"), now)
-        tag = unit.tags.add("vip", now)
-        unit.tags.attach(contact.id, tag.id)
-        members = unit.lists.add("Newsletter", now)
-        unit.lists.add_member(members.id, contact.id, now)
-        segment = unit.segments.add("Manual", None, SegmentRules("all", ()), now)
-        unit.segments.include(segment.id, contact.id)
-        unit.notes.add(contact.id, "Called back", now)
-        unit.webhooks.add("Hook", "https://hooks.example.com", (), True, "fake:terces", now)
-        catalog = unit.knowledge_base.add(KnowledgeBaseDraft("Catalog", "product_catalog"), now)
-        product = unit.products.add_many(catalog.id, [ProductDraft("Tea", price=Decimal("2.50"))], now)[0]
-        item = OrderItemDraft(product.id, "Tea", None, 1, Decimal("2.50"))
-        unit.orders.add(
-            OrderDraft(contact.id, "Ada", None, None, "USD", (item,), Decimal("2.50"), Decimal("2.50"), "api"), now
-        )
-        unit.channels.add(ChannelDraft("whatsapp", f"wa-{account_id}"), now)
-        unit.messages.add(MessageDraft(contact.id, "outbound", "whatsapp", "Hello", "sent"), now)
-        unit.handles.link(contact.id, "instagram", f"ada{account_id}")
-        department = unit.departments.add("Support", now)
-        member = unit.team.add(MemberDraft("Ada Admin", f"admin{account_id}@example.com", "admin"), "fake$x$y", now)
-        ticket = unit.tickets.add(
-            TicketDraft(f"T-{unit.tickets.next_number()}", "Help", "Body", "low", department.id, assignee_id=member.id),
-            now,
-        )
-        unit.tickets.add_reply(ticket.id, ReplyDraft("On it", "admin", member.id), now)
-        kind = unit.booking_types.add(BookingTypeDraft("Consultation", 30), now)
-        room = unit.resources.add(ResourceDraft("Room 1", "room"), now)
-        unit.bookings.add(
-            BookingDraft(
-                contact.id, kind.id, room.id, "Visit", now + timedelta(days=1), now + timedelta(days=1, hours=1)
-            ),
-            now,
-        )
-        unit.working_hours.put(DEFAULT_HOURS)
-        unit.working_hours.put_resource(room.id, DEFAULT_HOURS.schedule)
-        unit.emit(DomainEvent("contact.created", {"id": contact.id}, now))
-        unit.commit()
-    with uow.partners() as unit:
-        unit.impersonations.add(f"{account_id:064d}", Impersonation(partner_id, account_id), now, now)
-        unit.commit()

@@ -9,7 +9,8 @@ from datetime import timedelta
 
 import attrs
 import pytest
-from support import NOW, PartnerServices, client_input, fill_workspace, partner_services
+from partner_workspace import PartnerServices, client_input, fill_workspace, partner_services
+from support import NOW
 
 from engage_core.bookings.model import BookingFilter
 from engage_core.commerce.orders import OrderFilter

@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 import attrs
 import pytest
-from support import NOW, PartnerServices, client_input, partner_services
+from partner_workspace import PartnerServices, client_input, partner_services
+from support import NOW
 
 from engage_core.accounts.account_service import AccountService
 from engage_core.bookings.model import BookingDraft

@@ -7,6 +7,7 @@ is covered without editing this test (its precondition fails until `fill_workspa
 from __future__ import annotations
 
 import pytest
+from partner_workspace import PartnerServices, client_input, fill_workspace, partner_services
 from sqlalchemy import Table, func, select
 
 from engage_core.testing import FakeClock
@@ -14,14 +15,12 @@ from engage_sql import Database
 from engage_sql.accounts.tables import accounts
 from engage_sql.areas import metadata
 
-from .partner_support import PartnerServices, client_input, fill_workspace, partner_services
-
 ACCOUNT_TABLES: list[Table] = [table for table in metadata.sorted_tables if "account_id" in table.c]
 
 
 @pytest.fixture
 def partner(database: Database, clock: FakeClock) -> PartnerServices:
-    return partner_services(database, clock)
+    return partner_services(database.uow, clock)
 
 
 def _rows_per_table(database: Database, account_id: int) -> dict[str, int]:
@@ -39,7 +38,7 @@ def _two_filled_clients(database: Database, partner: PartnerServices, clock: Fak
     doomed = partner.clients.create(partner_id, client_input("Doomed", "a@doomed.example")).client.id
     kept = partner.clients.create(partner_id, client_input("Kept", "a@kept.example")).client.id
     for account_id in (doomed, kept):
-        fill_workspace(database, account_id, partner_id, clock.now())
+        fill_workspace(database.uow, account_id, partner_id, clock.now())
     return partner_id, doomed, kept
 
 

@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from partner_workspace import PartnerServices, client_input, partner_services
 
 from engage_core.accounts.account_service import AccountService
 from engage_core.accounts.model import Admission
@@ -15,14 +16,12 @@ from engage_core.partners.client_service import ClientPatch
 from engage_core.testing import FakeClock
 from engage_sql import Database
 
-from .partner_support import PartnerServices, client_input, partner_services
-
 Admit = Callable[[int], Admission]
 
 
 @pytest.fixture
 def partner(database: Database, clock: FakeClock) -> PartnerServices:
-    return partner_services(database, clock)
+    return partner_services(database.uow, clock)
 
 
 @pytest.fixture

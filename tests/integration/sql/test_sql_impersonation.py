@@ -7,6 +7,7 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
+from partner_workspace import PartnerServices, client_input, partner_services
 from sqlalchemy import select
 
 from engage_core.partners.model import Impersonation
@@ -15,14 +16,13 @@ from engage_sql import Database
 from engage_sql.partners.tables import impersonation_tokens
 
 from .concurrency import at_once, outcome
-from .partner_support import PartnerServices, client_input, partner_services
 
 DIGEST = "a" * 64
 
 
 @pytest.fixture
 def partner(database: Database, clock: FakeClock) -> PartnerServices:
-    return partner_services(database, clock)
+    return partner_services(database.uow, clock)
 
 
 @pytest.fixture

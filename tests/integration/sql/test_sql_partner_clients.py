@@ -6,18 +6,18 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from partner_workspace import PartnerServices, client_input, partner_services
 
 from engage_core.testing import FakeClock
 from engage_sql import Database
 from engage_sql.partners import outbox as partner_outbox
 
 from .concurrency import at_once, outcome
-from .partner_support import PartnerServices, client_input, partner_services
 
 
 @pytest.fixture
 def partner(database: Database, clock: FakeClock) -> PartnerServices:
-    return partner_services(database, clock)
+    return partner_services(database.uow, clock)
 
 
 @pytest.fixture

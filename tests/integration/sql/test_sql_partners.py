@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pytest
+from partner_workspace import PartnerServices, client_input, partner_services
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
@@ -16,7 +17,6 @@ from engage_sql.partners import outbox as partner_outbox
 from engage_sql.webhooks.tables import webhook_attempts
 
 from .conftest import START
-from .partner_support import PartnerServices, client_input, partner_services
 
 DRAFT = PartnerDraft("Reseller Ltd", "reseller-ltd", "ops@reseller.example", "agency", 25)
 URL = "https://hooks.reseller.example/engage"
@@ -24,7 +24,7 @@ URL = "https://hooks.reseller.example/engage"
 
 @pytest.fixture
 def partner(database: Database, clock: FakeClock) -> PartnerServices:
-    return partner_services(database, clock)
+    return partner_services(database.uow, clock)
 
 
 def _attempts(database: Database) -> list[tuple[str, int, int | None, int, str]]:

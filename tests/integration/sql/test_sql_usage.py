@@ -8,6 +8,7 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 import attrs
+from partner_workspace import PartnerServices, client_input, partner_services
 
 from engage_core.contacts.model import Contact, ContactDraft
 from engage_core.kernel.pagination import PageRequest
@@ -18,7 +19,6 @@ from engage_core.testing import FakeClock
 from engage_sql import Database
 
 from .concurrency import at_once, outcome
-from .partner_support import PartnerServices, client_input, partner_services
 
 MARCH = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 MARCH_START, APRIL_START = datetime(2026, 3, 1, tzinfo=UTC), datetime(2026, 4, 1, tzinfo=UTC)
@@ -65,7 +65,7 @@ def test_usage_summary_runs_as_many_statements_for_six_clients_as_for_two(
     database: Database, clock: FakeClock, statements: list[str]
 ) -> None:
     """The summary's statements do not grow with the number of clients."""
-    partner = partner_services(database, clock)
+    partner = partner_services(database.uow, clock)
     partner_id = partner.partners.create("Reseller", "ops@reseller.example").partner.id
 
     def statements_of_summary() -> int:
