@@ -18,6 +18,7 @@ import click
 from alembic.util.exc import CommandError
 from sqlalchemy import exc as sa_exc
 
+from engage_core import DISTRIBUTION_NAME
 from engage_core.kernel.errors import EngageError, NotFound, ValidationFailed
 
 _PASSWORD_IN_URL = re.compile(r"(://[^/:@\s]*:)[^@\s]*@")
@@ -82,7 +83,8 @@ def describe(exc: Exception, database_url: str | None = None) -> str | None:
     if isinstance(exc, ImportError):
         module = exc.name or one_line(str(exc))
         if module.split(".")[0] in _POSTGRES_DRIVERS:
-            return f"The PostgreSQL driver is not installed ({module}). Install it with: pip install 'engage[postgres]'"
+            install = f"pip install '{DISTRIBUTION_NAME}[postgres]'"
+            return f"The PostgreSQL driver is not installed ({module}). Install it with: {install}"
         return f"A required module is missing: {module}"
     return None
 

@@ -20,7 +20,12 @@ from engage_core.kernel.errors import (
 )
 from engage_core.webhooks.signatures import InvalidSignature, verify_signature
 
+DISTRIBUTION_NAME = "engage-platform"
+"""The name on the package index (`pip install engage-platform`); the import packages and the
+`engage` command keep the short name, which on the index belongs to an unrelated project."""
+
 __all__ = [
+    "DISTRIBUTION_NAME",
     "Conflict",
     "EngageError",
     "Forbidden",

@@ -15,6 +15,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from engage_core import DISTRIBUTION_NAME
 from engage_core.messaging.channels import CHANNEL_TYPES
 from engage_http import multipart, pagination
 from engage_http.envelope import JSON, dumps
@@ -226,7 +227,7 @@ def _error_response(cls: type, description: str, registry: SchemaRegistry, statu
 
 def _version() -> str:
     try:
-        return metadata.version("engage")
+        return metadata.version(DISTRIBUTION_NAME)
     except metadata.PackageNotFoundError:  # pragma: no cover - running from a source tree
         return "0.0.0"
 
