@@ -62,6 +62,7 @@ from engage_core.settings import Settings
 from engage_http import access_log
 from engage_http.app import create_app
 from engage_http.dashboard import SessionCookies
+from engage_http.embedding import LifespanCheck, LifespanState
 from engage_http.rate_limit import RequestRateLimiter
 from engage_http.worker import DeliveryWorkerHandle, start_delivery_worker
 from engage_sql import Database
@@ -300,7 +301,9 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
     """Connect the database (applying pending migrations when `migrate`) and build the app on it.
 
     When `settings.run_worker`, the app's lifespan runs the delivery worker; leaving the lifespan stops
-    it, closes the store connector's connections and then disposes of the database.
+    it, closes the store connector's connections and then disposes of the database. Mounted in another
+    app, run that lifespan in the host's (`engage_http.embedding`); without it the first request logs a
+    warning.
     """
     settings = settings or Settings.from_env()
     access_log.install()  # impersonation tokens never reach the access log
@@ -339,9 +342,12 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         database.dispose()
         raise
 
+    state = LifespanState()
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         worker: DeliveryWorkerHandle | None = None
+        state.started = True
         if on_loop:  # the event loop's short reads keep one connection (this runs on the loop's thread)
             database.uow.pin_reader()
         try:
@@ -354,13 +360,14 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
                 await run_in_threadpool(worker.stop)
             if lane is not None:
                 await run_in_threadpool(lane.close)
+            state.started = False
             database.uow.unpin_reader()
             _close_store(store)
             channels.close()
             _close_limiter(limiter)
             database.dispose()
 
-    return create_app(
+    app = create_app(
         services,
         lifespan=lifespan,
         sandbox=sandbox,
@@ -370,6 +377,8 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         rate_limiter=limiter,
         write_lane=lane,
     )
+    app.add_middleware(LifespanCheck, state=state)  # mounted without its lifespan, it says so
+    return app
 
 
 def _close_store(store: HttpStorePlatform | NoStorePlatform) -> None:
