@@ -57,6 +57,7 @@ from engage_core.kernel.mail import LoggingMailer
 from engage_core.kernel.rate_limits import InMemoryRateLimiter, RateLimitPolicy
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.messaging.sandbox_controls import SandboxControls
+from engage_core.plans.entitlements import Entitlements
 from engage_core.services import Services
 from engage_core.settings import Settings
 from engage_http import access_log
@@ -293,8 +294,18 @@ def start_worker(settings: Settings, database: Database) -> DeliveryWorkerHandle
     """Start the delivery worker over `database` (what `engage worker` runs; `engage serve` runs it in
     the app's lifespan). Stop it with the handle's `stop()`."""
     return start_delivery_worker(
-        database.delivery_queue(), secret_cipher(settings, database), settings, outbound=database.outbound_guard()
+        database.delivery_queue(),
+        secret_cipher(settings, database),
+        settings,
+        gate=delivery_gate(settings, database),
+        outbound=database.outbound_guard(),
     )
+
+
+def delivery_gate(settings: Settings, database: Database) -> Entitlements:
+    """Which workspaces the delivery worker delivers to: those whose plan in force has webhooks
+    (a workspace without a partner: `ENGAGE_DEFAULT_PLAN`'s)."""
+    return Entitlements(database.uow, SystemClock(), settings.default_plan)
 
 
 def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Starlette:
@@ -352,7 +363,9 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             database.uow.pin_reader()
         try:
             if settings.run_worker:
-                worker = start_delivery_worker(database.delivery_queue(), cipher, settings, outbound=outbound)
+                worker = start_delivery_worker(
+                    database.delivery_queue(), cipher, settings, gate=services.entitlements, outbound=outbound
+                )
             app.state.delivery_worker = worker
             yield
         finally:

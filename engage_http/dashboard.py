@@ -1,16 +1,18 @@
 """The impersonation landing route and the minimal client dashboard page (SPEC 5 item 10).
 
 `GET /impersonate/{token}` redeems a partner's single-use login link (`PartnerClientService.redeem`:
-a used, expired or unknown token is 410, a suspended client 403), sets a session cookie and
-redirects (303) to the client's dashboard URL. `GET /dashboard/{slug}` shows the workspace while
-the session is valid.
+a used, expired or unknown token, or one minted under a partner key rotated since, is 410; a
+suspended partner or client 403), sets a session cookie and redirects (303) to the client's
+dashboard URL. `GET /dashboard/{slug}` shows the workspace while the session is valid.
 
-Sessions are sealed cookies, not rows: the cookie holds the partner, the workspace and an expiry,
-encrypted and authenticated by the `SecretCipher` (Fernet under a key derived from
-`ENGAGE_SECRET_KEY`), so it cannot be read, forged or extended without that key, and nothing is
-stored. A session lasts `SESSION_TTL`; it is HttpOnly, SameSite=Lax, Secure over https. Each page
-view checks the client still exists under that partner and is not suspended, so deleting or
-suspending a client ends its sessions at once.
+Sessions are sealed cookies, not rows: the cookie holds the partner, the workspace, the partner's
+key generation that minted the link, and an expiry, encrypted and authenticated by the
+`SecretCipher` (Fernet under a key derived from `ENGAGE_SECRET_KEY`), so it cannot be read, forged
+or extended without that key, and nothing is stored. A session lasts `SESSION_TTL`; it is HttpOnly,
+SameSite=Lax, Secure over https. Each page view asks `PartnerClientService.admit` whether the grant
+still holds (the partner active on that key generation, the client still the partner's and not
+suspended), so rotating the partner key, suspending the partner, and suspending or deleting the
+client each end its sessions at once.
 
 The token is a credential for five minutes: the landing answer has `Referrer-Policy: no-referrer`
 and `Cache-Control: no-store`, and the access log shows its path redacted
@@ -32,8 +34,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from engage_core.kernel.clock import Clock, format_timestamp
-from engage_core.kernel.errors import Forbidden, NotFound, Unauthenticated
-from engage_core.partners.model import Client
+from engage_core.kernel.errors import Forbidden, Unauthenticated
+from engage_core.partners.model import Client, Impersonation
 from engage_core.services import Services
 from engage_core.webhooks.ports import SecretCipher
 from engage_http.access_log import redact
@@ -48,10 +50,9 @@ _PRIVATE = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
 
 @attrs.frozen
 class DashboardSession:
-    """Who is looking at which workspace, until when."""
+    """Who is looking at which workspace, under which partner key generation, until when."""
 
-    partner_id: int
-    account_id: int
+    grant: Impersonation
     expires_at: datetime
 
 
@@ -63,9 +64,14 @@ class SessionCookies:
         self._clock = clock
         self.ttl = ttl
 
-    def seal(self, partner_id: int, account_id: int) -> tuple[str, DashboardSession]:
-        session = DashboardSession(partner_id, account_id, self._clock.now() + self.ttl)
-        document = {"p": partner_id, "a": account_id, "e": session.expires_at.timestamp()}
+    def seal(self, grant: Impersonation) -> tuple[str, DashboardSession]:
+        session = DashboardSession(grant, self._clock.now() + self.ttl)
+        document = {
+            "p": grant.partner_id,
+            "a": grant.account_id,
+            "g": grant.key_generation,
+            "e": session.expires_at.timestamp(),
+        }
         sealed = self._cipher.encrypt(json.dumps(document, separators=(",", ":")))
         return base64.urlsafe_b64encode(sealed.encode()).decode().rstrip("="), session  # no quoting needed
 
@@ -76,8 +82,7 @@ class SessionCookies:
             sealed = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)).decode()
             document = json.loads(self._cipher.decrypt(sealed))
             session = DashboardSession(
-                int(document["p"]),
-                int(document["a"]),
+                Impersonation(int(document["p"]), int(document["a"]), int(document["g"])),
                 datetime.fromtimestamp(float(document["e"]), self._clock.now().tzinfo),
             )
         except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
@@ -91,7 +96,7 @@ def routes(services: Services, sessions: SessionCookies) -> list[Route]:
     async def impersonate(request: Request) -> Response:
         token = request.path_params["token"]
         try:
-            client = await in_worker_thread(_redeem, services, token)
+            grant, client = await in_worker_thread(_redeem, services, token)
         except Unauthenticated:
             return _page(410, "Link expired", "This login link is invalid, used or expired. Ask for a new one.")
         except Forbidden as exc:
@@ -99,7 +104,7 @@ def routes(services: Services, sessions: SessionCookies) -> list[Route]:
         except Exception:
             log.exception("Unhandled error on GET %s", redact(request.url.path))
             return _page(500, "Server error", "Server error. The failure has been logged.")
-        value, session = sessions.seal(client.partner_id, client.id)
+        value, session = sessions.seal(grant)
         target = services.partner_clients.dashboard_url(client)
         response = RedirectResponse(target, status_code=303, headers=_PRIVATE)
         response.set_cookie(
@@ -124,9 +129,9 @@ def routes(services: Services, sessions: SessionCookies) -> list[Route]:
         if session is None:
             return _page(401, "Sign in required", "Your session is missing or has expired.")
         try:
-            client = await in_worker_thread(_client, services, session, read=True)
-        except NotFound:
-            return _page(401, "Sign in required", "This workspace is no longer available.")
+            client = await in_worker_thread(services.partner_clients.admit, session.grant, read=True)
+        except Unauthenticated:
+            return _page(401, "Sign in required", "This session is no longer valid. Ask the partner for a new link.")
         except Forbidden as exc:
             return _page(403, "Access refused", exc.message)
         if client.slug != request.path_params["slug"]:
@@ -140,15 +145,9 @@ def routes(services: Services, sessions: SessionCookies) -> list[Route]:
     ]
 
 
-def _redeem(services: Services, token: str) -> Client:
+def _redeem(services: Services, token: str) -> tuple[Impersonation, Client]:
     grant = services.partner_clients.redeem(token)
-    return services.partner_clients.get(grant.partner_id, grant.account_id)
-
-
-def _client(services: Services, session: DashboardSession) -> Client:
-    client = services.partner_clients.get(session.partner_id, session.account_id)
-    services.partner_clients.ensure_not_suspended(client.id)
-    return client
+    return grant, services.partner_clients.admit(grant)
 
 
 def _page(status: int, title: str, text: str) -> HTMLResponse:

@@ -66,8 +66,8 @@ _ERRORS: Mapping[int, tuple[str, type, str]] = {
         ForbiddenError,
         "Inactive account (`account_inactive`), origin not whitelisted (`origin_not_allowed`), workspace "
         "suspended (`workspace_suspended`), a plan feature missing (`feature_not_in_plan`: the operation's "
-        "`x-plan-feature`, or `api_access`; `linkedin_upgrade_required`), or a plan limit reached "
-        "(`plan_limit_reached`, the message names the limit).",
+        "`x-plan-feature` where `x-plan-feature-required`, or `api_access`; `linkedin_upgrade_required`), or a "
+        "plan limit reached (`plan_limit_reached`, the message names the limit).",
     ),
     404: ("NotFound", Error, "The resource does not exist in this account."),
     405: ("MethodNotAllowed", Error, "The path does not serve this method; `Allow` lists those it does."),
@@ -167,7 +167,9 @@ def _operation(op: Operation, registry: SchemaRegistry) -> dict[str, Any]:
     elif op.auth is AuthScheme.PARTNER:
         spec["security"] = PARTNER_SECURITY
     if op.feature is not None:
-        spec["x-plan-feature"] = op.feature  # without it in the plan: 403 `feature_not_in_plan`
+        spec["x-plan-feature"] = op.feature
+        # false: still served once the plan lacks the feature (reading and deleting what was made)
+        spec["x-plan-feature-required"] = not op.allowed_without_feature
     return spec
 
 

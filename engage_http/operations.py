@@ -131,8 +131,13 @@ class Operation:
     auth: AuthScheme = AuthScheme.WORKSPACE
     """The key a secured operation takes (`secured=False`: none)."""
     feature: str | None = None
-    """The plan feature the operation needs (`engage_core.plans.FEATURES`); without it the
-    workspace gets 403 `feature_not_in_plan`. Declared in the area's route module (`declare`)."""
+    """The plan feature the operation belongs to (`engage_core.plans.FEATURES`); without it the
+    workspace gets 403 `feature_not_in_plan`, unless `allowed_without_feature`. Declared in the
+    area's route module (`declare`)."""
+    allowed_without_feature: bool = False
+    """The operation stays allowed while the plan lacks `feature`: a workspace moved to a plan
+    without it can still read and delete what it made with it (`declare` sets it on GET, HEAD and
+    DELETE). Creates, updates and actions that use the feature are refused."""
 
     @property
     def operation_id(self) -> str:
@@ -162,16 +167,20 @@ class Operation:
 
 
 READ_METHODS = frozenset({"GET", "HEAD"})
+KEPT_WITHOUT_FEATURE = READ_METHODS | {"DELETE"}
+"""What a workspace may still do with a feature's resources once its plan lacks the feature."""
 
 
 def declare(*operations: Operation, feature: str | None = None, write_lane: bool = False) -> tuple[Operation, ...]:
     """The operations of one route module, with what they share: the plan `feature` every one of
-    them needs (an operation's own wins), and whether its writes (not its reads) have no effect but
+    them belongs to (an operation's own wins; its reads and deletes stay allowed without it,
+    `Operation.allowed_without_feature`), and whether its writes (not its reads) have no effect but
     their units of work (`Operation.write_lane`; an operation may also set it alone)."""
     return tuple(
         attrs.evolve(
             op,
             feature=op.feature if op.feature is not None else feature,
+            allowed_without_feature=op.allowed_without_feature or op.method in KEPT_WITHOUT_FEATURE,
             write_lane=op.write_lane or (write_lane and op.method not in READ_METHODS),
         )
         for op in operations

@@ -217,11 +217,13 @@ class BoundOperation:
 
     def _admit(self, admission: Admission) -> Plan:
         """The plan to run on; refuses a suspended workspace, and a plan without API access or
-        without the operation's feature (each a 403 with its `code`)."""
+        without the operation's feature, unless the operation stays allowed without it (each a
+        403 with its `code`)."""
         plan = admission.plan_to_run_on()
         plan.require(API_ACCESS)
-        if self.operation.feature is not None:
-            plan.require(self.operation.feature)
+        op = self.operation
+        if op.feature is not None and not op.allowed_without_feature:
+            plan.require(op.feature)
         return plan
 
     def _authenticate(self, headers: Headers) -> tuple[Admission | None, int]:

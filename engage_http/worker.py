@@ -21,7 +21,7 @@ from engage_connectors.webhook_sender import HttpWebhookSender
 from engage_core.kernel.clock import Clock, SystemClock
 from engage_core.settings import Settings
 from engage_core.webhooks.delivery import DeliveryWorker
-from engage_core.webhooks.ports import DeliveryQueue, SecretCipher, WebhookSender
+from engage_core.webhooks.ports import DeliveryGate, DeliveryQueue, SecretCipher, WebhookSender
 
 logger = logging.getLogger("engage.worker")
 
@@ -86,6 +86,7 @@ def start_delivery_worker(
     cipher: SecretCipher,
     settings: Settings,
     *,
+    gate: DeliveryGate,
     sender: WebhookSender | None = None,
     clock: Clock | None = None,
     idle_seconds: float = 0.5,
@@ -98,7 +99,9 @@ def start_delivery_worker(
     `settings.webhook_allowed_hosts` and `settings.webhook_timeout_seconds`; its client is closed on stop.
     A failing queue (the database restarting, say) does not end the thread: the worker logs it and
     retries with a growing pause (`DeliveryWorker.run_until`). `outbound` wraps the sender the
-    worker calls (the storage's guard of outbound calls, `Database.outbound_guard`).
+    worker calls (the storage's guard of outbound calls, `Database.outbound_guard`). `gate` says which
+    workspaces may receive deliveries (their plan has webhooks: `Entitlements`); the others' attempts
+    are recorded failed, unsent.
     """
     owns_sender = sender is None
     if sender is None:
@@ -112,6 +115,7 @@ def start_delivery_worker(
         lease_seconds=settings.webhook_lease_seconds,
         concurrency=settings.worker_concurrency,
         timeout_seconds=settings.webhook_timeout_seconds,
+        gate=gate,
     )
     stop_event = threading.Event()
     thread = threading.Thread(

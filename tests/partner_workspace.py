@@ -100,5 +100,5 @@ def fill_workspace(uow: UnitOfWorkFactory, account_id: int, partner_id: int, now
         unit.emit(DomainEvent("contact.created", {"id": contact.id}, now))
         unit.commit()
     with uow.partners() as unit:
-        unit.impersonations.add(f"{account_id:064d}", Impersonation(partner_id, account_id), now, now)
+        unit.impersonations.add(f"{account_id:064d}", Impersonation(partner_id, account_id, 1), now, now)
         unit.commit()

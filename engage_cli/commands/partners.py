@@ -53,7 +53,7 @@ def list_partners(state: CliState) -> None:
 @_JSON
 @pass_state
 def rotate_key(state: CliState, partner_id: int, as_json: bool) -> None:
-    """Issue a new partner key; the old key stops working immediately."""
+    """Issue a new partner key; the old key and its login links and dashboard sessions stop working now."""
     with naming_missing("Partner", partner_id):
         issued = state.services().partners.rotate_key(partner_id)
     headline = f"Rotated the key of partner {_label(issued.partner)}; the old key no longer works."
@@ -64,7 +64,7 @@ def rotate_key(state: CliState, partner_id: int, as_json: bool) -> None:
 @click.argument("partner_id", metavar="ID", type=int)
 @pass_state
 def suspend(state: CliState, partner_id: int) -> None:
-    """Refuse the partner's key (403) until activated; its clients keep working."""
+    """Refuse the partner's key (403) until activated, and end its login links and sessions."""
     with naming_missing("Partner", partner_id):
         partner = state.services().partners.suspend(partner_id)
     click.echo(f"Partner {_label(partner)} is now suspended.")

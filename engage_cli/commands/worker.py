@@ -58,7 +58,7 @@ def worker(state: CliState, concurrency: int | None) -> None:
         settings = attrs.evolve(settings, worker_concurrency=concurrency)
     _check(settings)
 
-    from engage_http.bootstrap import secret_cipher
+    from engage_http.bootstrap import delivery_gate, secret_cipher
     from engage_http.worker import start_delivery_worker
 
     with _logging_to_stderr(settings.log_level), _signals_set(threading.Event()) as stop:
@@ -76,7 +76,10 @@ def worker(state: CliState, concurrency: int | None) -> None:
         click.echo(
             f"Database {where}: applied {', '.join(applied)}." if applied else f"Database {where} is up to date."
         )
-        handle = start_delivery_worker(state.database().delivery_queue(), cipher, settings)
+        database = state.database()
+        handle = start_delivery_worker(
+            database.delivery_queue(), cipher, settings, gate=delivery_gate(settings, database)
+        )
         try:
             log.info(
                 "Delivering webhooks from %s (timeout %g s, lease %g s). Stop with SIGTERM or Ctrl+C.",

@@ -51,6 +51,7 @@ from engage_core.partners.model import (
     client_invitation,
     dashboard_url,
     impersonation_expiry,
+    impersonation_refusal,
     impersonation_url,
     slugify,
 )
@@ -346,32 +347,47 @@ class PartnerClientService:
 
     def impersonate(self, partner_id: int, client_id: int) -> ImpersonationLink:
         """`POST .../impersonate`: a login link for the client's dashboard, single use, valid five
-        minutes. Only the token's digest is stored; the token itself is in the returned link only."""
+        minutes, minted under the partner's current key generation. Only the token's digest is
+        stored; the token itself is in the returned link only."""
         now = self._clock.now()
         token = secrets.token_urlsafe(32)
         expires_at = impersonation_expiry(now)
         with self._uow.partners() as uow:
-            client = _client(uow, partner_id, client_id)
-            if client.is_suspended:
-                raise suspended_refusal()
-            uow.impersonations.add(_digest(token), Impersonation(partner_id, client_id), expires_at, now)
+            partner = _partner(uow, partner_id)
+            grant = Impersonation(partner_id, client_id, partner.key_generation)
+            refusal = impersonation_refusal(grant, partner, _client(uow, partner_id, client_id))
+            if refusal is not None:
+                raise refusal
+            uow.impersonations.add(_digest(token), grant, expires_at, now)
             uow.commit()
         return ImpersonationLink(impersonation_url(self._app_url, token), expires_at)
 
     def redeem(self, token: str) -> Impersonation:
-        """Exchange a login link's token for the workspace it opens (the route then sets a
-        session). A used, expired or unknown token is Unauthenticated; a client suspended or
-        deleted since is refused too."""
+        """Exchange a login link's token for the grant it carries (the route then sets a session
+        holding it). A used, expired or unknown token is Unauthenticated; so is one minted under
+        an earlier key generation; a partner or client suspended since is Forbidden
+        (`impersonation_refusal`). The token is used up either way."""
         now = self._clock.now()
         with self._uow.partners() as uow:
             grant = uow.impersonations.redeem(_digest(token), now)
-            client = None if grant is None else uow.clients.get(grant.partner_id, grant.account_id)
             uow.commit()
-        if grant is None or client is None:
+        if grant is None:
             raise Unauthenticated("This login link is invalid, used or expired.")
-        if client.is_suspended:
-            raise suspended_refusal()
+        self.admit(grant)
         return grant
+
+    def admit(self, grant: Impersonation) -> Client:
+        """The client a dashboard session of `grant` shows, checked on every page view: refused
+        unless the partner is active on the key generation that minted the grant and the client is
+        still the partner's and not suspended (`impersonation_refusal`)."""
+        with self._uow.partners(readonly=True) as uow:
+            partner = uow.partners.get(grant.partner_id)
+            client = uow.clients.get(grant.partner_id, grant.account_id)
+        refusal = impersonation_refusal(grant, partner, client)
+        if refusal is not None:
+            raise refusal
+        assert client is not None
+        return client
 
     def ensure_not_suspended(self, account_id: int) -> None:
         """Raise the 403 of a suspended workspace (code `workspace_suspended`). Sign-ins call it after

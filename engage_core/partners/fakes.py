@@ -91,11 +91,19 @@ class InMemoryPartnerRepository(_Repo):
 
     def set_key(self, partner_id: int, key_digest: str, key_hint: str, now: datetime) -> None:
         partner, _ = self._t.partners[partner_id]
-        self._t.partners[partner_id] = (attrs.evolve(partner, key_hint=key_hint, updated_at=now), key_digest)
+        changed = attrs.evolve(partner, key_hint=key_hint, updated_at=now, key_generation=partner.key_generation + 1)
+        self._t.partners[partner_id] = (changed, key_digest)
+
+    def advance_key_generation(self, partner_id: int) -> None:
+        partner, digest = self._t.partners[partner_id]
+        self._t.partners[partner_id] = (attrs.evolve(partner, key_generation=partner.key_generation + 1), digest)
 
     def update(self, partner: Partner) -> None:
         current, digest = self._t.partners[partner.id]
-        self._t.partners[partner.id] = (attrs.evolve(partner, slug=current.slug, key_hint=current.key_hint), digest)
+        kept = attrs.evolve(
+            partner, slug=current.slug, key_hint=current.key_hint, key_generation=current.key_generation
+        )
+        self._t.partners[partner.id] = (kept, digest)
 
 
 class InMemoryClientRepository(_Repo):

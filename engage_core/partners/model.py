@@ -22,6 +22,11 @@
   another client with it is a 409.
 - Impersonation tokens: 32 random bytes (URL-safe), valid `IMPERSONATION_TTL` (five minutes),
   single use, only their SHA-256 stored, never logged (`Impersonation` has no token field).
+- A partner's `key_generation` advances when its key is rotated and when it is suspended. A login
+  link and the dashboard session it opens carry the generation that minted them, and are valid
+  only while the partner is active on that generation and the client is still the partner's and
+  not suspended (`impersonation_refusal`): rotating the key or suspending the partner ends every
+  impersonation at once, and activating the partner again does not revive them.
 """
 
 from __future__ import annotations
@@ -34,8 +39,9 @@ from typing import Any
 
 import attrs
 
+from engage_core.accounts.model import suspended_refusal
 from engage_core.kernel.clock import format_optional, format_timestamp
-from engage_core.kernel.errors import Forbidden
+from engage_core.kernel.errors import EngageError, Forbidden, Unauthenticated
 from engage_core.kernel.mail import MailMessage
 from engage_core.kernel.pagination import PageLimits
 from engage_core.plans.model import ScheduledPlan
@@ -57,6 +63,7 @@ USAGE = PageLimits(default=50, maximum=200)
 """`GET /partner/usage` (SPEC 8)."""
 
 IMPERSONATION_TTL = timedelta(minutes=5)
+SESSION_ENDED = "This login link or session is no longer valid. Ask the partner for a new link."
 
 
 @attrs.frozen
@@ -79,6 +86,8 @@ class Partner:
     created_at: datetime
     updated_at: datetime
     branding: Branding = Branding()
+    key_generation: int = 1
+    """Advanced by every key rotation and suspension: what an earlier generation granted is void."""
 
     @property
     def is_active(self) -> bool:
@@ -183,10 +192,26 @@ class ClientFilter:
 
 @attrs.frozen
 class Impersonation:
-    """What a redeemed impersonation token grants: the partner's view of one client workspace."""
+    """What a redeemed impersonation token grants: the partner's view of one client workspace, for
+    as long as the partner's `key_generation` is still the one that minted it."""
 
     partner_id: int
     account_id: int
+    key_generation: int
+
+
+def impersonation_refusal(grant: Impersonation, partner: Partner | None, client: Client | None) -> EngageError | None:
+    """Why a login link or dashboard session of `grant` no longer opens its workspace, or None while
+    it does. `partner` and `client` are as stored now (the client looked up under the partner)."""
+    if partner is None or client is None:
+        return Unauthenticated(SESSION_ENDED)
+    if not partner.is_active:
+        return partner_refusal()
+    if partner.key_generation != grant.key_generation:
+        return Unauthenticated(SESSION_ENDED)
+    if client.is_suspended:
+        return suspended_refusal()
+    return None
 
 
 def email_key(email: str) -> str:

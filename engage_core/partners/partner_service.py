@@ -107,7 +107,8 @@ class PartnerService:
             return _partner(uow, partner_id)
 
     def rotate_key(self, partner_id: int) -> NewPartnerKey:
-        """Issue a new key; the old one stops working when this returns."""
+        """Issue a new key; the old one stops working when this returns, and so does every login
+        link and dashboard session it minted (the key generation advances)."""
         key = api_keys.generate_key(api_keys.PARTNER_PREFIX)
         with self._uow.partners() as uow:
             _partner(uow, partner_id)
@@ -117,7 +118,9 @@ class PartnerService:
         return NewPartnerKey(partner, key.plaintext)
 
     def suspend(self, partner_id: int) -> Partner:
-        """Refuse the partner's key (403) until activated; its clients keep working."""
+        """Refuse the partner's key (403) until activated, and end its impersonations for good (the
+        key generation advances: activating it again revives no link or session). Its clients'
+        own keys and sign-ins keep working."""
         return self._set_status(partner_id, "suspended")
 
     def activate(self, partner_id: int) -> Partner:
@@ -153,6 +156,9 @@ class PartnerService:
         with self._uow.partners() as uow:
             partner = attrs.evolve(_partner(uow, partner_id), status=status, updated_at=self._clock.now())
             uow.partners.update(partner)
+            if status != "active":
+                uow.partners.advance_key_generation(partner_id)
+            partner = _partner(uow, partner_id)
             uow.commit()
         return partner
 

@@ -30,11 +30,16 @@ class PartnerRepository(Protocol):
     def list(self) -> Sequence[Partner]:
         """Ascending id."""
 
-    def set_key(self, partner_id: int, key_digest: str, key_hint: str, now: datetime) -> None: ...
+    def set_key(self, partner_id: int, key_digest: str, key_hint: str, now: datetime) -> None:
+        """Store the new key and advance `key_generation` by one."""
+
+    def advance_key_generation(self, partner_id: int) -> None:
+        """Advance `key_generation` by one, in one statement (`key_generation + 1`), so that two
+        concurrent advances never merge into one."""
 
     def update(self, partner: Partner) -> None:
         """Store `company_name`, `email`, `plan`, `status`, `client_seats_max`, `branding` and
-        `updated_at`."""
+        `updated_at` (never the key, its hint or `key_generation`)."""
 
 
 class ClientRepository(Protocol):
@@ -98,14 +103,15 @@ class ClientRepository(Protocol):
 class ImpersonationRepository(Protocol):
     """Single-use impersonation tokens, stored as SHA-256 digests only."""
 
-    def add(self, token_digest: str, grant: Impersonation, expires_at: datetime, now: datetime) -> None: ...
+    def add(self, token_digest: str, grant: Impersonation, expires_at: datetime, now: datetime) -> None:
+        """Store the token's digest with its grant, `key_generation` included."""
 
     def redeem(self, token_digest: str, now: datetime) -> Impersonation | None:
         """Use the token: atomically mark it used and return its grant, when it exists, was never
         used and `now < expires_at`; otherwise None and nothing changes. One statement, so two
         concurrent redeems of one token never both succeed: `UPDATE impersonation_tokens SET
         used_at = :now WHERE digest = :d AND used_at IS NULL AND expires_at > :now RETURNING
-        partner_id, account_id`."""
+        partner_id, account_id, key_generation`."""
 
 
 class PartnerWebhookRepository(Protocol):

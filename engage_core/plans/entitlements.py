@@ -80,6 +80,11 @@ class Entitlements:
     def allows(self, account_id: int, feature: str) -> bool:
         return self.plan_of(account_id).has(feature)
 
+    def delivers(self, account_id: int) -> bool:
+        """Whether the workspace receives webhook deliveries now (`Plan.delivers_webhooks`): the
+        delivery worker's `DeliveryGate`."""
+        return self.plan_of(account_id).delivers_webhooks
+
     def require(self, account_id: int, feature: str) -> None:
         """Raise FeatureUnavailable (403 with its `code`) unless the workspace's plan has `feature`."""
         self.plan_of(account_id).require(feature)

@@ -57,6 +57,9 @@ DEFAULT_PLAN = "business"
 NAME_MAX = 100
 LIMIT_MAX = 1_000_000_000
 
+WEBHOOK_DELIVERY = frozenset({"webhooks", "api_access"})
+"""The features a workspace's plan needs for its webhook subscriptions to be delivered to."""
+
 FEATURE_CODES: Mapping[str, str] = {"linkedin_access": "linkedin_upgrade_required"}
 """The 403 `code` of a disabled feature where SPEC names one; every other is `feature_not_in_plan`."""
 
@@ -76,6 +79,12 @@ class Plan:
 
     def has(self, feature: str) -> bool:
         return feature in self.features
+
+    @property
+    def delivers_webhooks(self) -> bool:
+        """Whether a workspace on this plan receives webhook deliveries: it needs `webhooks`, and
+        `api_access` too, without which it could not list or delete the subscriptions."""
+        return self.features >= WEBHOOK_DELIVERY
 
     def feature_flags(self) -> dict[str, bool]:
         """Every feature with whether the plan has it (the API's `features` object)."""

@@ -9,6 +9,11 @@ receiver's five-minute replay check even on the 30-minute retry.
 ahead while its leases allow it, and records the sends in batches: one transaction per turn of its
 loop, not per attempt. `run_once` delivers one batch, claiming no more than it sends at once.
 
+A workspace whose plan in force lacks webhooks gets no deliveries: given a `DeliveryGate`, the
+worker asks it once per workspace for each batch it claims, and records that workspace's attempts
+`failed` without sending them, with the error `NOT_IN_PLAN` and no retry (queued before the plan
+changed or since, alike). Partner-level attempts are not a workspace's and are not asked about.
+
 Every attempt is logged on one line of the `engage.delivery` logger: event type, `delivery_id`,
 attempt number, subscription id, and the outcome (status code or error, and when the next attempt
 is due). Never the URL, the secret, the signature or the body.
@@ -27,8 +32,16 @@ from concurrent.futures import ThreadPoolExecutor
 import attrs
 
 from engage_core.kernel.clock import Clock, format_timestamp
-from engage_core.webhooks.model import Claim, Completion, Outcome, after_attempt, envelope, partner_envelope
-from engage_core.webhooks.ports import DeliveryQueue, SecretCipher, WebhookSender
+from engage_core.webhooks.model import (
+    Claim,
+    Completion,
+    NextStep,
+    Outcome,
+    after_attempt,
+    envelope,
+    partner_envelope,
+)
+from engage_core.webhooks.ports import DeliveryGate, DeliveryQueue, SecretCipher, WebhookSender
 from engage_core.webhooks.signatures import sign_body, sign_partner_body, standard_signature
 
 USER_AGENT = "engage-webhooks/1"
@@ -44,6 +57,10 @@ AHEAD_PER_SLOT = 2
 the loop commits, and larger batches per commit (fewer transactions per attempt)."""
 SECRET_CACHE_SIZE = 1024
 """Decrypted secrets a worker keeps (by ciphertext); the cache is emptied when it is full."""
+
+NOT_IN_PLAN = "Not sent: the workspace's plan does not include webhooks."
+"""The error of an attempt the worker did not send because the workspace's plan lacks webhooks."""
+_NOT_SENT = NextStep("failed", None)
 
 log = logging.getLogger("engage.delivery")
 
@@ -84,10 +101,13 @@ class DeliveryWorker:
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
         concurrency: int = 1,
         timeout_seconds: float | None = None,
+        gate: DeliveryGate | None = None,
     ) -> None:
         """`timeout_seconds`: the longest a send of `sender` takes (its deadline); without it,
-        `run_until` claims nothing ahead, since it cannot tell how long a claim may wait."""
+        `run_until` claims nothing ahead, since it cannot tell how long a claim may wait. `gate`:
+        which workspaces may receive deliveries (None: every one)."""
         self._queue = queue
+        self._gate = gate
         self._sender = sender
         self._cipher = cipher
         self._clock = clock
@@ -107,9 +127,33 @@ class DeliveryWorker:
     def run_once(self) -> int:
         """Claim one batch and deliver it concurrently. Returns how many attempts were claimed."""
         claims = self._queue.claim(self._clock.now(), self._lease, self._batch)
-        if claims:
-            list((self._executor.map if self._executor else map)(self.deliver, claims))
+        sendable = self._refuse_undeliverable(claims)
+        if sendable:
+            list((self._executor.map if self._executor else map)(self.deliver, sendable))
         return len(claims)
+
+    def _refuse_undeliverable(self, claims: Sequence[Claim]) -> list[Claim]:
+        """The claims the gate lets through; the others are recorded failed (`NOT_IN_PLAN`), unsent.
+        The gate is asked once per workspace of the batch."""
+        if self._gate is None or not claims:
+            return list(claims)
+        delivers: dict[int, bool] = {}
+        sendable: list[Claim] = []
+        refused: list[_Sent] = []
+        for claim in claims:
+            if claim.kind == "partner":
+                sendable.append(claim)
+                continue
+            allowed = delivers.get(claim.owner_id)
+            if allowed is None:
+                allowed = delivers[claim.owner_id] = self._gate.delivers(claim.owner_id)
+            if allowed:
+                sendable.append(claim)
+            else:
+                refused.append(_Sent(Completion(claim, Outcome(None, None, NOT_IN_PLAN), _NOT_SENT), 0.0))
+        if refused:
+            self._record_and_claim(refused, 0)
+        return sendable
 
     def deliver(self, claim: Claim) -> bool:
         """Send one claimed attempt and record it. False when the lease had been lost meanwhile."""
@@ -182,7 +226,7 @@ class DeliveryWorker:
                     continue
                 claimed_at = time.monotonic()
                 try:
-                    claims = self._record_and_claim(sent, limit, stale)
+                    claims = self._refuse_undeliverable(self._record_and_claim(sent, limit, stale))
                 except Exception:
                     log.exception("delivery worker: the queue failed; retrying in %.1f s", backoff)
                     claim_at = time.monotonic() + backoff

@@ -111,3 +111,10 @@ class WebhooksRepositories(Protocol):
 
     @property
     def webhooks(self) -> WebhookRepository: ...
+
+
+class DeliveryGate(Protocol):
+    """Whether a workspace may receive webhook deliveries now: its plan in force has the feature
+    (`engage_core.plans.entitlements.Entitlements.delivers`)."""
+
+    def delivers(self, account_id: int) -> bool: ...

@@ -14,7 +14,7 @@ _REDEEM = (
     update(impersonation_tokens)
     .where(_t.digest == bindparam("b_digest"), _t.used_at.is_(None), _t.expires_at > bindparam("b_now"))
     .values(used_at=bindparam("b_now"))
-    .returning(_t.partner_id, _t.account_id)
+    .returning(_t.partner_id, _t.account_id, _t.key_generation)
 )
 """One statement: of two concurrent redeems, the second finds `used_at` set and changes nothing."""
 
@@ -29,6 +29,7 @@ class SqlImpersonationRepository:
                 digest=token_digest,
                 partner_id=grant.partner_id,
                 account_id=grant.account_id,
+                key_generation=grant.key_generation,
                 expires_at=expires_at,
                 created_at=now,
             )
@@ -36,4 +37,4 @@ class SqlImpersonationRepository:
 
     def redeem(self, token_digest: str, now: datetime) -> Impersonation | None:
         row = self._conn.execute(_REDEEM, {"b_digest": token_digest, "b_now": now}).one_or_none()
-        return None if row is None else Impersonation(row.partner_id, row.account_id)
+        return None if row is None else Impersonation(row.partner_id, row.account_id, row.key_generation)

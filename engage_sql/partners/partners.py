@@ -26,7 +26,9 @@ _COLUMNS = (
     partners.c.logo_url,
     partners.c.primary_color,
     partners.c.custom_domain,
+    partners.c.key_generation,
 )
+_NEXT_GENERATION = partners.c.key_generation + 1
 _BY_ID = select(*_COLUMNS).where(partners.c.id == bindparam("id"))
 _BY_KEY_DIGEST = select(*_COLUMNS, partners.c.key_digest).where(partners.c.key_digest == bindparam("digest"))
 
@@ -44,6 +46,7 @@ def partner_from_row(row: AnyRow) -> Partner:
         created_at=row.created_at,
         updated_at=row.updated_at,
         branding=Branding(row.logo_url, row.primary_color, row.custom_domain),
+        key_generation=row.key_generation,
     )
 
 
@@ -85,7 +88,10 @@ class SqlPartnerRepository:
         return [partner_from_row(row) for row in self._conn.execute(select(*_COLUMNS).order_by(partners.c.id))]
 
     def set_key(self, partner_id: int, key_digest: str, key_hint: str, now: datetime) -> None:
-        self._set(partner_id, key_digest=key_digest, key_hint=key_hint, updated_at=now)
+        self._set(partner_id, key_digest=key_digest, key_hint=key_hint, updated_at=now, key_generation=_NEXT_GENERATION)
+
+    def advance_key_generation(self, partner_id: int) -> None:
+        self._set(partner_id, key_generation=_NEXT_GENERATION)
 
     def update(self, partner: Partner) -> None:
         self._set(

@@ -29,6 +29,8 @@ partners = Table(
     Column("client_seats_max", Integer(), nullable=False),
     Column("key_digest", String(64), nullable=False, unique=True),  # SHA-256 of the partner key
     Column("key_hint", String(16), nullable=False),
+    # Advanced by every key rotation and suspension; impersonation links and sessions carry it.
+    Column("key_generation", Integer(), nullable=False, server_default="1"),
     Column("logo_url", String(2048)),
     Column("primary_color", String(32)),
     Column("custom_domain", String(255)),
@@ -79,6 +81,7 @@ impersonation_tokens = Table(
     Column("digest", String(64), primary_key=True),
     Column("partner_id", Id, ForeignKey("partners.id", ondelete="CASCADE"), nullable=False),
     Column("account_id", Id, ForeignKey("accounts.id", ondelete="CASCADE"), nullable=False),
+    Column("key_generation", Integer(), nullable=False, server_default="1"),  # the partner's, when minted
     Column("expires_at", UTCDateTime(), nullable=False),
     Column("used_at", UTCDateTime()),
     Column("created_at", UTCDateTime(), nullable=False),

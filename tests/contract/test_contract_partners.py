@@ -162,7 +162,7 @@ def test_delivery_queue_claims_partner_attempts(partner: PartnerServices, delive
 @pytest.fixture
 def grant(partner: PartnerServices) -> Impersonation:
     partner_id = partner.partners.create("Reseller", "ops@reseller.example").partner.id
-    return Impersonation(partner_id, partner.clients.create(partner_id, client_input()).client.id)
+    return Impersonation(partner_id, partner.clients.create(partner_id, client_input()).client.id, 1)
 
 
 def _add_token(uow: UnitOfWorkFactory, grant: Impersonation, clock: FakeClock) -> None:
@@ -209,6 +209,84 @@ def test_service_link_opens_the_workspace_once(partner: PartnerServices, grant: 
     with pytest.raises(Unauthenticated):
         partner.clients.redeem(token)
     assert first == grant
+
+
+def test_a_rotation_and_a_suspension_each_advance_the_key_generation(uow: UnitOfWorkFactory) -> None:
+    """`set_key` and `advance_key_generation` each add one; `update` leaves the generation alone."""
+    partner_id = _add(uow)
+    with uow.partners() as unit:
+        unit.partners.set_key(partner_id, "e" * 64, "enp_efgh…", NOW)
+        unit.partners.advance_key_generation(partner_id)
+        current = unit.partners.get(partner_id)
+        assert current is not None
+        unit.partners.update(attrs.evolve(current, key_generation=99, status="suspended"))
+        unit.commit()
+
+    with uow.partners(readonly=True) as unit:
+        stored = unit.partners.get(partner_id)
+    assert (current.key_generation, stored and stored.key_generation) == (3, 3)
+
+
+def test_redeem_returns_the_key_generation_of_the_grant(
+    uow: UnitOfWorkFactory, grant: Impersonation, clock: FakeClock
+) -> None:
+    """The stored token keeps the key generation it was minted under."""
+    minted = attrs.evolve(grant, key_generation=7)
+    _add_token(uow, minted, clock)
+
+    assert _redeem(uow, clock) == minted
+
+
+def _open_session(partner: PartnerServices, grant: Impersonation) -> Impersonation:
+    """Mint a login link for `grant`'s client and redeem it: the grant a dashboard session holds."""
+    link = partner.clients.impersonate(grant.partner_id, grant.account_id)
+    return partner.clients.redeem(link.login_url.rsplit("/", 1)[1])
+
+
+PARTNER_CHANGES: dict[str, Callable[[PartnerServices, int], object]] = {
+    "suspend": lambda partner, partner_id: partner.partners.suspend(partner_id),
+    "rotate-key": lambda partner, partner_id: partner.partners.rotate_key(partner_id),
+    "suspend-and-activate": lambda partner, partner_id: (
+        partner.partners.suspend(partner_id),
+        partner.partners.activate(partner_id),
+    ),
+}
+
+
+@pytest.mark.parametrize("change", PARTNER_CHANGES.values(), ids=PARTNER_CHANGES.keys())
+def test_a_link_minted_before_the_partner_changed_does_not_redeem(
+    partner: PartnerServices, grant: Impersonation, change: Callable[[PartnerServices, int], object]
+) -> None:
+    """After the partner is suspended or its key rotated, an unused link is refused."""
+    link = partner.clients.impersonate(grant.partner_id, grant.account_id)
+    change(partner, grant.partner_id)
+
+    with pytest.raises((Unauthenticated, Forbidden)):
+        partner.clients.redeem(link.login_url.rsplit("/", 1)[1])
+
+
+@pytest.mark.parametrize("change", PARTNER_CHANGES.values(), ids=PARTNER_CHANGES.keys())
+def test_a_session_opened_before_the_partner_changed_is_refused(
+    partner: PartnerServices, grant: Impersonation, change: Callable[[PartnerServices, int], object]
+) -> None:
+    """After the partner is suspended or its key rotated, a redeemed grant admits nothing."""
+    session = _open_session(partner, grant)
+    change(partner, grant.partner_id)
+
+    with pytest.raises((Unauthenticated, Forbidden)):
+        partner.clients.admit(session)
+
+
+def test_a_session_ends_with_its_client(partner: PartnerServices, grant: Impersonation) -> None:
+    """A redeemed grant admits nothing once its client is suspended, nor once it is deleted."""
+    session = _open_session(partner, grant)
+    partner.clients.suspend(grant.partner_id, grant.account_id)
+    with pytest.raises(Forbidden):
+        partner.clients.admit(session)
+
+    partner.clients.delete(grant.partner_id, grant.account_id)
+    with pytest.raises(Unauthenticated):
+        partner.clients.admit(session)
 
 
 @pytest.fixture

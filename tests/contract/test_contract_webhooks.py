@@ -16,10 +16,11 @@ from engage_core.contacts.model import ContactInput
 from engage_core.kernel.errors import NotFound
 from engage_core.kernel.events import TEST_EVENT, DomainEvent
 from engage_core.kernel.pagination import PageRequest
+from engage_core.partners.client_service import AdminInput, ClientInput, ClientPatch
 from engage_core.services import Services
 from engage_core.testing import FakeCipher, FakeClock, FakeSender, SentRequest
 from engage_core.unit_of_work import UnitOfWorkFactory
-from engage_core.webhooks.delivery import DeliveryWorker
+from engage_core.webhooks.delivery import NOT_IN_PLAN, DeliveryWorker
 from engage_core.webhooks.model import (
     MAX_ATTEMPTS,
     RESPONSE_EXCERPT_LIMIT,
@@ -907,3 +908,93 @@ def test_releasing_a_lost_lease_leaves_the_new_holders_lease(
     _, claims = delivery_queue.complete_and_claim([], later, LEASE, 10, release=[stale])
 
     assert claims == []
+
+
+# -- a workspace whose plan lost webhooks -----------------------------------------------------------
+
+
+@pytest.fixture
+def pro_client(services: Services) -> tuple[int, int]:
+    """(partner id, client workspace id) of a partner's client on `pro`, which has webhooks."""
+    partner_id = services.partners.create("Reseller", "ops@reseller.example").partner.id
+    admin = AdminInput("Ada", "Admin", "ada@client.example")
+    client = services.partner_clients.create(partner_id, ClientInput("Client", "pro", admin, skip_invite=True)).client
+    return partner_id, client.id
+
+
+def _downgrade(services: Services, partner_id: int, client_id: int, plan: str = "starter") -> None:
+    services.partner_clients.update(partner_id, client_id, ClientPatch(plan=plan, immediate=True))
+
+
+def _gated_worker(
+    delivery_queue: DeliveryQueue, sender: FakeSender, clock: FakeClock, services: Services
+) -> DeliveryWorker:
+    """A worker that asks the plans which workspaces it may deliver to, claiming up to 4 attempts a run."""
+    return DeliveryWorker(
+        delivery_queue, sender, FakeCipher(), clock, lease_seconds=LEASE, concurrency=4, gate=services.entitlements
+    )
+
+
+def test_after_a_downgrade_queued_attempts_are_not_sent(
+    uow: UnitOfWorkFactory,
+    services: Services,
+    delivery_queue: DeliveryQueue,
+    clock: FakeClock,
+    pro_client: tuple[int, int],
+    emit: Callable[..., None],
+) -> None:
+    """Attempts queued on pro and after the move to starter alike end failed, unsent, naming the plan."""
+    partner_id, client_id = pro_client
+    hook = services.webhooks.create(client_id, WebhookInput("Hook", URL)).subscription
+    emit("contact.created", at=clock.now(), account_id=client_id)
+    _downgrade(services, partner_id, client_id)
+    emit("contact.created", at=clock.now(), account_id=client_id)
+    sender = FakeSender()
+
+    _gated_worker(delivery_queue, sender, clock, services).run_once()
+
+    attempts = _attempts_of(uow, client_id, hook.id)
+    assert (sender.sent, [(a.status, a.error) for a in attempts]) == ([], [("failed", NOT_IN_PLAN)] * 2)
+
+
+def test_after_an_upgrade_new_events_are_delivered_again(
+    uow: UnitOfWorkFactory,
+    services: Services,
+    delivery_queue: DeliveryQueue,
+    clock: FakeClock,
+    pro_client: tuple[int, int],
+    emit: Callable[..., None],
+) -> None:
+    """Back on pro, the worker delivers the workspace's new events."""
+    partner_id, client_id = pro_client
+    services.webhooks.create(client_id, WebhookInput("Hook", URL))
+    _downgrade(services, partner_id, client_id)
+    _downgrade(services, partner_id, client_id, "pro")
+    emit("contact.created", at=clock.now(), account_id=client_id)
+    sender = FakeSender()
+
+    _gated_worker(delivery_queue, sender, clock, services).run_once()
+
+    assert len(sender.sent) == 1
+
+
+def test_the_gate_spares_other_workspaces(
+    services: Services,
+    delivery_queue: DeliveryQueue,
+    clock: FakeClock,
+    pro_client: tuple[int, int],
+    account: int,
+    emit: Callable[..., None],
+) -> None:
+    """A workspace on a plan with webhooks is delivered to while another, downgraded, is not."""
+    partner_id, client_id = pro_client
+    for workspace in (client_id, account):
+        services.webhooks.create(workspace, WebhookInput("Hook", URL))
+    _downgrade(services, partner_id, client_id)
+    for workspace in (client_id, account):
+        emit("contact.created", at=clock.now(), account_id=workspace)
+    sender = FakeSender()
+
+    _gated_worker(delivery_queue, sender, clock, services).run_once()
+
+    assert len(sender.sent) == 1

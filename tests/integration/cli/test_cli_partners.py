@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -11,7 +11,9 @@ from click.testing import Result
 
 from engage_core.accounts import keys as api_keys
 from engage_core.kernel.errors import Forbidden, Unauthenticated
+from engage_core.partners.client_service import AdminInput, ClientInput
 from engage_core.services import Services
+from engage_core.testing import FakeMailer, FakePasswordHasher
 
 RunCli = Callable[..., Result]
 OneLineError = Callable[[Result], str]
@@ -125,3 +127,33 @@ def test_an_unknown_partner_is_one_line_error(run_cli: RunCli, one_line_error: O
     result = run_cli("partners", "suspend", "9")
 
     assert one_line_error(result) == "Error: Partner 9 not found."
+
+
+@pytest.fixture
+def partner_services(database_url: str) -> Iterator[Services]:
+    """Services over the test database that can provision client workspaces (a hasher, a mailer)."""
+    from engage_sql import Database
+
+    database = Database.connect(database_url)
+    yield Services.build(database.uow, hasher=FakePasswordHasher(), mailer=FakeMailer())
+    database.dispose()
+
+
+@pytest.mark.parametrize("command", ["suspend", "rotate-key"])
+def test_the_command_ends_the_partners_impersonations(
+    run_cli: RunCli, partner_services: Services, command: str
+) -> None:
+    """After `suspend` or `rotate-key`, neither an unused login link nor an open session works."""
+    partner_id = create(run_cli)["partner_id"]
+    clients = partner_services.partner_clients
+    admin = AdminInput("Ada", "Admin", "ada@client.example")
+    client_id = clients.create(partner_id, ClientInput("Client", "pro", admin, skip_invite=True)).client.id
+    session = clients.redeem(clients.impersonate(partner_id, client_id).login_url.rsplit("/", 1)[1])
+    unused = clients.impersonate(partner_id, client_id).login_url.rsplit("/", 1)[1]
+
+    assert run_cli("partners", command, str(partner_id)).exit_code == 0
+
+    with pytest.raises((Forbidden, Unauthenticated)):
+        clients.redeem(unused)
+    with pytest.raises((Forbidden, Unauthenticated)):
+        clients.admit(session)

@@ -250,13 +250,15 @@ def make_webhook(services: Services) -> Callable[..., RevealedSecret]:
 
 
 @pytest.fixture
-def deliver_due(uow: InMemoryUnitOfWorkFactory, clock: FakeClock) -> Callable[..., FakeSender]:
-    """`deliver_due(status_code=200)`: a worker sends every attempt now due, once; the receiver answers
-    `status_code`. Returns the fake receiver (its `sent` requests)."""
+def deliver_due(uow: InMemoryUnitOfWorkFactory, clock: FakeClock, services: Services) -> Callable[..., FakeSender]:
+    """`deliver_due(status_code=200)`: a worker, which asks the plans as the app's does, sends every
+    attempt now due, once; the receiver answers `status_code`. Returns the fake receiver (its `sent`
+    requests)."""
 
     def run(status_code: int = 200) -> FakeSender:
         sender = FakeSender(lambda _request: Outcome(status_code, f"answer {status_code}", None))
-        DeliveryWorker(InMemoryDeliveryQueue(uow.store), sender, FakeCipher(), clock).run_once()
+        queue = InMemoryDeliveryQueue(uow.store)
+        DeliveryWorker(queue, sender, FakeCipher(), clock, gate=services.entitlements).run_once()
         return sender
 
     return run

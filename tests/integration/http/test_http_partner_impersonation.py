@@ -9,6 +9,7 @@ import pytest
 from http_support import PartnerCaller
 from starlette.testclient import TestClient
 
+from engage_core.partners.client_service import ClientPatch
 from engage_core.services import Services
 from engage_core.testing import FakeCipher, FakeClock
 from engage_http import access_log, create_app
@@ -182,3 +183,108 @@ def test_installing_the_filter_twice_adds_it_once() -> None:
     filters = logging.getLogger(access_log.ACCESS_LOGGER).filters
 
     assert sum(isinstance(f, access_log.RedactImpersonationTokens) for f in filters) == 1
+
+
+# -- impersonation ends with the partner and the key that minted it ---------------------------------
+
+PartnerChange = Callable[[Services, int], object]
+ENDS_IMPERSONATION: dict[str, PartnerChange] = {
+    "suspend": lambda services, partner_id: services.partners.suspend(partner_id),
+    "rotate-key": lambda services, partner_id: services.partners.rotate_key(partner_id),
+    "suspend-and-activate": lambda services, partner_id: (
+        services.partners.suspend(partner_id),
+        services.partners.activate(partner_id),
+    ),
+}
+
+
+@pytest.fixture
+def partner_login(
+    make_partner: Callable[..., PartnerCaller], make_client_workspace: Callable[..., int]
+) -> tuple[int, int, str]:
+    """(partner id, client id, login path) of a fresh link to the `Acme` client of a new partner."""
+    partner = make_partner()
+    client_id = make_client_workspace(partner, "Acme")
+    url = partner.api.post(f"/partner/clients/{client_id}/impersonate").json()["data"]["login_url"]
+    return partner.partner_id, client_id, url[url.index("/impersonate/") :]
+
+
+@pytest.mark.parametrize("change", ENDS_IMPERSONATION.values(), ids=ENDS_IMPERSONATION.keys())
+def test_a_link_minted_before_the_change_does_not_redeem(
+    browser: TestClient, services: Services, partner_login: tuple[int, int, str], change: PartnerChange
+) -> None:
+    """A login link minted before the partner was suspended or its key rotated sets no session."""
+    partner_id, _, path = partner_login
+    change(services, partner_id)
+
+    response = browser.get(path, follow_redirects=False)
+
+    assert response.status_code in (403, 410)
+    assert "set-cookie" not in response.headers
+
+
+@pytest.mark.parametrize("change", ENDS_IMPERSONATION.values(), ids=ENDS_IMPERSONATION.keys())
+def test_a_session_opened_before_the_change_no_longer_opens_the_dashboard(
+    browser: TestClient, services: Services, partner_login: tuple[int, int, str], change: PartnerChange
+) -> None:
+    """A session cookie from before the partner was suspended or its key rotated is refused."""
+    partner_id, _, path = partner_login
+    browser.get(path, follow_redirects=False)
+    change(services, partner_id)
+
+    response = browser.get("/dashboard/acme")
+
+    assert response.status_code in (401, 403)
+    assert "Acme" not in response.text
+
+
+def test_a_deleted_client_closes_its_dashboard(
+    browser: TestClient, services: Services, partner_login: tuple[int, int, str]
+) -> None:
+    """A session of a client deleted since asks to sign in again."""
+    partner_id, client_id, path = partner_login
+    browser.get(path, follow_redirects=False)
+    services.partner_clients.delete(partner_id, client_id)
+
+    response = browser.get("/dashboard/acme")
+
+    assert response.status_code == 401
+
+
+def test_a_link_of_a_client_suspended_since_is_403(
+    browser: TestClient, services: Services, partner_login: tuple[int, int, str]
+) -> None:
+    """A login link of a client suspended after it was minted sets no session."""
+    partner_id, client_id, path = partner_login
+    services.partner_clients.suspend(partner_id, client_id)
+
+    response = browser.get(path, follow_redirects=False)
+
+    assert (response.status_code, "set-cookie" in response.headers) == (403, False)
+
+
+def test_a_plan_change_keeps_the_dashboard_open(
+    browser: TestClient, services: Services, partner_login: tuple[int, int, str]
+) -> None:
+    """Moving the client to another plan leaves the session working."""
+    partner_id, client_id, path = partner_login
+    browser.get(path, follow_redirects=False)
+    services.partner_clients.update(partner_id, client_id, ClientPatch(plan="starter", immediate=True))
+
+    response = browser.get("/dashboard/acme")
+
+    assert response.status_code == 200
+
+
+def test_a_link_of_the_new_key_opens_the_dashboard_again(
+    browser: TestClient, services: Services, partner_login: tuple[int, int, str]
+) -> None:
+    """After a rotation, a new link from the new key opens the dashboard again."""
+    partner_id, client_id, path = partner_login
+    browser.get(path, follow_redirects=False)
+    services.partners.rotate_key(partner_id)
+    url = services.partner_clients.impersonate(partner_id, client_id).login_url
+
+    browser.get(url[url.index("/impersonate/") :], follow_redirects=False)
+
+    assert browser.get("/dashboard/acme").status_code == 200

@@ -3,6 +3,7 @@ and a suspended workspace's key is refused (403 with a machine-readable `code` e
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -14,11 +15,13 @@ from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.plans.model import FEATURES
 from engage_core.plans.plan_service import PlanPatch
 from engage_core.services import Services
-from engage_core.testing import FakeClock, FakeMailer, FakePasswordHasher, InMemoryUnitOfWorkFactory
+from engage_core.testing import FakeClock, FakeMailer, FakePasswordHasher, FakeSender, InMemoryUnitOfWorkFactory
 from engage_core.unit_of_work import PartnerUnitOfWork
+from engage_core.webhooks.delivery import NOT_IN_PLAN
 from engage_http import create_app
 from engage_http.areas import OPERATIONS
 from engage_http.openapi import build_document
+from engage_http.operations import PATH_PARAM, Operation
 from engage_http.routing import API_PREFIX
 
 ClientApi = Callable[..., Api]
@@ -75,9 +78,104 @@ def test_the_document_shows_the_feature_of_each_gated_operation() -> None:
     assert documented == {(op.method, op.openapi_path, op.feature) for op in OPERATIONS}
 
 
+KEPT_WITHOUT_FEATURE = frozenset({"GET", "HEAD", "DELETE"})
+"""What a workspace may still do with a feature's resources once its plan lacks the feature: read
+them and delete them. Creates, updates and actions are refused."""
+GATED_OPERATIONS = [op for op in OPERATIONS if op.feature is not None]
+
+
+def _concrete(path: str) -> str:
+    """`/webhooks/{id:id}/deliveries/{delivery_id:uuid}` with made-up values for its parameters."""
+    return PATH_PARAM.sub(lambda m: str(uuid.UUID(int=1)) if m.group(2) == "uuid" else "1", path)
+
+
+@pytest.mark.parametrize("op", GATED_OPERATIONS, ids=lambda op: f"{op.method} {op.path}")
+def test_without_the_feature_reads_and_deletes_pass_the_gate_and_writes_do_not(
+    op: Operation, api: Api, services: Services
+) -> None:
+    """With the operation's feature switched off, GET and DELETE are not refused for it; every write is."""
+    assert op.feature is not None
+    services.plans.update("business", PlanPatch(features={op.feature: False}))
+
+    response = api.request(op.method, _concrete(op.path), json={})
+
+    refused = response.status_code == 403 and response.json().get("code") == "feature_not_in_plan"
+    assert refused == (op.method not in KEPT_WITHOUT_FEATURE)
+
+
+def test_the_document_says_which_gated_operations_stay_allowed_without_their_feature() -> None:
+    """OpenAPI's `x-plan-feature-required` is false exactly on the gated reads and deletes."""
+    document = build_document(OPERATIONS, prefix=API_PREFIX)
+
+    required = {
+        (method.upper(), path[len(API_PREFIX) :], spec["x-plan-feature-required"])
+        for path, methods in document["paths"].items()
+        for method, spec in methods.items()
+        if "x-plan-feature" in spec
+    }
+    assert required == {(op.method, op.openapi_path, op.method not in KEPT_WITHOUT_FEATURE) for op in GATED_OPERATIONS}
+
+
+@pytest.fixture
+def downgraded(
+    make_partner: Callable[..., PartnerCaller],
+    make_client_workspace: Callable[..., int],
+    services_rotate: Callable[[int], str],
+    client_for: Callable[[Tenant], Api],
+) -> tuple[Api, int]:
+    """A pro client's API and the id of the webhook it made, after its partner moved it to starter at once."""
+    partner = make_partner()
+    account_id = make_client_workspace(partner, plan="pro")
+    api = client_for(Tenant(account_id, services_rotate(account_id)))
+    webhook = api.post("/webhooks", json={"name": "CRM", "url": "https://crm.example/hooks"}).json()["data"]["id"]
+    moved = partner.api.request("PATCH", f"/partner/clients/{account_id}", json={"plan": "starter", "immediate": True})
+    assert moved.status_code == 200
+    return api, webhook
+
+
+def test_a_downgraded_client_still_lists_its_webhooks(downgraded: tuple[Api, int]) -> None:
+    """After the move to starter, `GET /webhooks` shows the webhook the client made on pro."""
+    api, webhook = downgraded
+
+    response = api.get("/webhooks")
+
+    assert (response.status_code, [w["id"] for w in response.json()["data"]]) == (200, [webhook])
+
+
+def test_a_downgraded_client_can_delete_its_webhook(downgraded: tuple[Api, int]) -> None:
+    """After the move to starter, `DELETE /webhooks/{id}` removes it."""
+    api, webhook = downgraded
+
+    response = api.request("DELETE", f"/webhooks/{webhook}")
+
+    assert (response.status_code, api.get("/webhooks").json()["data"]) == (204, [])
+
+
+def test_a_downgraded_client_cannot_create_a_webhook(downgraded: tuple[Api, int]) -> None:
+    """After the move to starter, a new webhook is 403 `feature_not_in_plan`."""
+    api, _ = downgraded
+
+    response = api.post("/webhooks", json={"name": "New", "url": "https://crm.example/new"})
+
+    assert (response.status_code, response.json()["code"]) == (403, "feature_not_in_plan")
+
+
+def test_a_downgraded_client_gets_no_deliveries(
+    downgraded: tuple[Api, int], deliver_due: Callable[..., FakeSender]
+) -> None:
+    """After the move to starter, a new contact's `contact.created` is not sent; its log says why."""
+    api, webhook = downgraded
+    api.post("/contacts", json={"name": "Ada", "type": "instagram"})
+
+    sender = deliver_due()
+
+    log = api.get(f"/webhooks/{webhook}/deliveries").json()["data"]
+    assert (sender.sent, [(d["status"], d["error"]) for d in log]) == ([], [("failed", NOT_IN_PLAN)])
+
+
 def test_a_plan_without_the_feature_is_403_feature_not_in_plan(client_api: ClientApi) -> None:
-    """A starter workspace (no `webhooks`) is refused on the webhook routes with the code."""
-    response = client_api("starter").get("/webhooks")
+    """A starter workspace (no `webhooks`) is refused a webhook write with the code."""
+    response = client_api("starter").post("/webhooks", json={"name": "CRM", "url": "https://crm.example/hooks"})
 
     assert (response.status_code, response.json()["code"]) == (403, "feature_not_in_plan")
 

@@ -80,7 +80,8 @@ def test_the_default_plan_setting_applies_to_workspaces_without_a_partner(databa
     app = build_app(Settings(database_url=database_url, default_plan="starter"))
     key = app.state.services.accounts.create("Acme").api_key
     with TestClient(app) as client:
-        response = client.get("/api/v1/webhooks", headers={"X-Api-Key": key})
+        webhook = {"name": "CRM", "url": "https://crm.example/hooks"}
+        response = client.post("/api/v1/webhooks", json=webhook, headers={"X-Api-Key": key})
 
     assert (response.status_code, response.json()["code"]) == (403, "feature_not_in_plan")
 

@@ -278,7 +278,13 @@ def test_start_delivery_worker_delivers_and_stops_cleanly(
     settings = Settings(worker_concurrency=3)
 
     handle = start_delivery_worker(
-        InMemoryDeliveryQueue(uow.store), FakeCipher(), settings, sender=sender, clock=FakeClock(), idle_seconds=0.01
+        InMemoryDeliveryQueue(uow.store),
+        FakeCipher(),
+        settings,
+        gate=services.entitlements,
+        sender=sender,
+        clock=FakeClock(),
+        idle_seconds=0.01,
     )
     wait_for(lambda: len(sender.sent) == 5)
 
@@ -288,9 +294,14 @@ def test_start_delivery_worker_delivers_and_stops_cleanly(
 
 def test_stop_is_idempotent(queued: tuple[InMemoryUnitOfWorkFactory, Services, int]) -> None:
     """Stopping a stopped worker does nothing and reports it stopped."""
-    uow, _, _ = queued
+    uow, services, _ = queued
     handle = start_delivery_worker(
-        InMemoryDeliveryQueue(uow.store), FakeCipher(), Settings(), sender=FakeSender(), idle_seconds=0.01
+        InMemoryDeliveryQueue(uow.store),
+        FakeCipher(),
+        Settings(),
+        gate=services.entitlements,
+        sender=FakeSender(),
+        idle_seconds=0.01,
     )
 
     assert handle.stop() is True
@@ -318,7 +329,9 @@ def test_the_worker_survives_an_unexpected_error(
     services.webhooks.send_test(account_id, hook.id)
     sender = FakeSender()
 
-    handle = start_delivery_worker(FlakyQueue(uow.store), FakeCipher(), Settings(), sender=sender, idle_seconds=0.01)
+    handle = start_delivery_worker(
+        FlakyQueue(uow.store), FakeCipher(), Settings(), gate=services.entitlements, sender=sender, idle_seconds=0.01
+    )
     try:
         wait_for(lambda: len(sender.sent) == 1)
     finally:

@@ -28,7 +28,7 @@ def partner(database: Database, clock: FakeClock) -> PartnerServices:
 @pytest.fixture
 def grant(partner: PartnerServices) -> Impersonation:
     partner_id = partner.partners.create("Reseller", "ops@reseller.example").partner.id
-    return Impersonation(partner_id, partner.clients.create(partner_id, client_input()).client.id)
+    return Impersonation(partner_id, partner.clients.create(partner_id, client_input()).client.id, 1)
 
 
 def _add(database: Database, grant: Impersonation, clock: FakeClock) -> None:

@@ -18,7 +18,7 @@ from engage_core.kernel.pagination import PageRequest
 from engage_core.messaging.messages import MessageDraft
 from engage_core.partners.client_service import AdminInput, ClientInput, ClientPatch
 from engage_core.partners.fakes import PartnersTables
-from engage_core.partners.model import ClientFilter
+from engage_core.partners.model import ClientFilter, Impersonation
 from engage_core.partners.partner_service import PartnerWebhookInput, PartnerWebhookPatch
 from engage_core.services import Services
 from engage_core.support.ticket_service import TicketInput
@@ -657,6 +657,112 @@ def test_another_partner_cannot_impersonate(services: Services, new_client: NewC
     other = services.partners.create("Other", "ops@other.example").partner.id
     with pytest.raises(NotFound):
         services.partner_clients.impersonate(other, client)
+
+
+# -- impersonation ends with the partner, the client and the key that minted it ---------------------
+
+
+def test_a_link_minted_before_the_partner_was_suspended_does_not_redeem(
+    services: Services, partner: int, new_client: NewClient
+) -> None:
+    """Suspending the partner voids its unused login links."""
+    link = services.partner_clients.impersonate(partner, new_client())
+    services.partners.suspend(partner)
+    with pytest.raises((Forbidden, Unauthenticated)):
+        services.partner_clients.redeem(_token(link.login_url))
+
+
+def test_a_link_minted_before_the_key_was_rotated_does_not_redeem(
+    services: Services, partner: int, new_client: NewClient
+) -> None:
+    """Rotating the partner key voids the login links the old key minted."""
+    link = services.partner_clients.impersonate(partner, new_client())
+    services.partners.rotate_key(partner)
+    with pytest.raises(Unauthenticated):
+        services.partner_clients.redeem(_token(link.login_url))
+
+
+def test_a_link_minted_after_the_rotation_redeems(services: Services, partner: int, new_client: NewClient) -> None:
+    """The new key's links work."""
+    client = new_client()
+    services.partners.rotate_key(partner)
+    link = services.partner_clients.impersonate(partner, client)
+    assert services.partner_clients.redeem(_token(link.login_url)).account_id == client
+
+
+def test_a_suspended_partner_cannot_mint_a_link(services: Services, partner: int, new_client: NewClient) -> None:
+    """Impersonate refuses a suspended partner with partner_suspended."""
+    client = new_client()
+    services.partners.suspend(partner)
+    with pytest.raises(Forbidden) as caught:
+        services.partner_clients.impersonate(partner, client)
+    assert caught.value.code == "partner_suspended"
+
+
+def _session(services: Services, partner: int, client: int) -> Impersonation:
+    link = services.partner_clients.impersonate(partner, client)
+    return services.partner_clients.redeem(_token(link.login_url))
+
+
+def test_a_session_opens_its_client(services: Services, partner: int, new_client: NewClient) -> None:
+    """While nothing changed, admit() returns the client of the grant."""
+    client = new_client()
+    assert services.partner_clients.admit(_session(services, partner, client)).id == client
+
+
+def test_a_session_ends_when_the_partner_is_suspended(services: Services, partner: int, new_client: NewClient) -> None:
+    """A session of a partner suspended since is refused with partner_suspended."""
+    session = _session(services, partner, new_client())
+    services.partners.suspend(partner)
+    with pytest.raises(Forbidden) as caught:
+        services.partner_clients.admit(session)
+    assert caught.value.code == "partner_suspended"
+
+
+def test_a_session_stays_ended_after_the_partner_is_activated_again(
+    services: Services, partner: int, new_client: NewClient
+) -> None:
+    """A suspension retires the sessions for good: activating the partner does not revive them."""
+    session = _session(services, partner, new_client())
+    services.partners.suspend(partner)
+    services.partners.activate(partner)
+    with pytest.raises(Unauthenticated):
+        services.partner_clients.admit(session)
+
+
+def test_a_session_ends_when_the_key_is_rotated(services: Services, partner: int, new_client: NewClient) -> None:
+    """A session the old key opened is refused after a rotation."""
+    session = _session(services, partner, new_client())
+    services.partners.rotate_key(partner)
+    with pytest.raises(Unauthenticated):
+        services.partner_clients.admit(session)
+
+
+def test_a_session_ends_when_the_client_is_suspended(services: Services, partner: int, new_client: NewClient) -> None:
+    """A session of a client suspended since is refused with workspace_suspended."""
+    client = new_client()
+    session = _session(services, partner, client)
+    services.partner_clients.suspend(partner, client)
+    with pytest.raises(Forbidden) as caught:
+        services.partner_clients.admit(session)
+    assert caught.value.code == "workspace_suspended"
+
+
+def test_a_session_ends_when_the_client_is_deleted(services: Services, partner: int, new_client: NewClient) -> None:
+    """A session of a client deleted since is refused."""
+    client = new_client()
+    session = _session(services, partner, client)
+    services.partner_clients.delete(partner, client)
+    with pytest.raises(Unauthenticated):
+        services.partner_clients.admit(session)
+
+
+def test_a_session_survives_a_plan_change(services: Services, partner: int, new_client: NewClient) -> None:
+    """Changing the client's plan changes nothing about who may look at it."""
+    client = new_client(plan="pro")
+    session = _session(services, partner, client)
+    services.partner_clients.update(partner, client, ClientPatch(plan="starter", immediate=True))
+    assert services.partner_clients.admit(session).id == client
 
 
 # -- partner webhooks ------------------------------------------------------------------------------

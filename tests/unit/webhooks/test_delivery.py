@@ -24,7 +24,7 @@ from engage_core.testing import (
     InMemoryUnitOfWorkFactory,
     SentRequest,
 )
-from engage_core.webhooks.delivery import USER_AGENT, DeliveryWorker, render
+from engage_core.webhooks.delivery import NOT_IN_PLAN, USER_AGENT, DeliveryWorker, render
 from engage_core.webhooks.fakes import WebhooksTables
 from engage_core.webhooks.model import Attempt, Claim, Completion, Outcome
 from engage_core.webhooks.signatures import generate_secret, sign_body, standard_signature
@@ -658,3 +658,57 @@ def test_stopping_releases_what_was_claimed_ahead(make_world: Callable[..., Worl
         ("pending", None),
         ("pending", None),
     ]
+
+
+# -- a workspace whose plan lacks webhooks ------------------------------------------------------------
+
+
+class Refuse:
+    """A delivery gate that refuses the workspaces it names."""
+
+    def __init__(self, *accounts: int) -> None:
+        self.accounts = set(accounts)
+        self.asked: list[int] = []
+
+    def delivers(self, account_id: int) -> bool:
+        self.asked.append(account_id)
+        return account_id not in self.accounts
+
+
+def test_an_attempt_of_a_workspace_without_webhooks_is_not_sent(make_world: Callable[..., World]) -> None:
+    """run_once sends nothing for a refused workspace and records the attempt failed, without a retry."""
+    world = make_world(gate=Refuse(1))
+    world.emit()
+
+    world.worker.run_once()
+
+    [attempt] = world.attempts()
+    assert (world.sender.sent, attempt.status, attempt.error) == ([], "failed", NOT_IN_PLAN)
+
+
+def test_run_until_sends_nothing_for_a_workspace_without_webhooks(make_world: Callable[..., World]) -> None:
+    """The worker's loop records every refused attempt failed, unsent."""
+    world = make_world(gate=Refuse(1), concurrency=2, timeout_seconds=1.0)
+    world.emit(3)
+    stop = threading.Event()
+    thread = threading.Thread(target=world.worker.run_until, args=(stop,), kwargs={"idle_seconds": 0.01})
+    thread.start()
+    for _ in range(500):
+        if all(a.status == "failed" for a in world.attempts()):
+            break
+        threading.Event().wait(0.01)
+    stop.set()
+    thread.join(timeout=5)
+
+    assert (world.sender.sent, {a.error for a in world.attempts()}) == ([], {NOT_IN_PLAN})
+
+
+def test_the_gate_is_asked_once_per_workspace_and_batch(make_world: Callable[..., World]) -> None:
+    """A batch of attempts of one workspace asks the plan once."""
+    gate = Refuse()
+    world = make_world(gate=gate, concurrency=4)
+    world.emit(4)
+
+    world.worker.run_once()
+
+    assert (gate.asked, len(world.sender.sent)) == ([1], 4)
