@@ -43,6 +43,7 @@ from engage_cli.commands.support import departments, tickets
 from engage_cli.commands.worker import worker
 from engage_cli.context import CliState
 from engage_cli.errors import EngageGroup
+from engage_core import DISTRIBUTION_NAME
 from engage_core.settings import DEFAULT_DATABASE_URL
 
 
@@ -56,7 +57,7 @@ from engage_core.settings import DEFAULT_DATABASE_URL
     metavar="URL",
     help="sqlite:///path/to/engage.db or postgresql://user:password@host:5432/dbname.",
 )
-@click.version_option(package_name="engage", prog_name="engage")
+@click.version_option(package_name=DISTRIBUTION_NAME, prog_name="engage")
 @click.pass_context
 def cli(ctx: click.Context, database_url: str) -> None:
     """engage: customer engagement as a library and a service."""

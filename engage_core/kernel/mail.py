@@ -1,7 +1,8 @@
 """Outgoing e-mail: the message value, the error a `Mailer` raises, and the embedded default.
 
 `LoggingMailer` is what a deployment without a mail server uses: it writes one log line per
-message, naming the recipient and the subject only (a body may carry links meant for one person).
+message, naming the recipient and the subject only (a body may carry links meant for one person),
+and raises `MailNotConfigured`, so that callers report the message as not sent.
 The SMTP adapter is `engage_connectors.smtp_mailer.SmtpMailer`.
 """
 
@@ -33,11 +34,20 @@ class MailUndelivered(Exception):
         self.message = message
 
 
+class MailNotConfigured(MailUndelivered):
+    """No mail server is configured, so nothing can be sent."""
+
+
+NOT_CONFIGURED = "no mail server is configured (set ENGAGE_SMTP_HOST)"
+
+
 class LoggingMailer:
-    """Delivers nothing; logs that a message would have been sent."""
+    """Delivers nothing: logs that the message was not sent, and says so (`MailNotConfigured`), so a
+    caller never reports as sent what only reached a log."""
 
     def send(self, message: MailMessage) -> None:
-        log.info("Mail not sent (no mail server configured): to=%s subject=%r", message.to, message.subject)
+        log.warning("Mail not sent, %s: to=%s subject=%r", NOT_CONFIGURED, message.to, message.subject)
+        raise MailNotConfigured(NOT_CONFIGURED)
 
 
 class Mailer(Protocol):

@@ -105,11 +105,13 @@ class ClientPatch:
 
 @attrs.frozen
 class NewClient:
-    """The answer to a create: the client, its dashboard, and whether the invitation went."""
+    """The answer to a create: the client, its dashboard, and whether the invitation went (when it did
+    not, `invitation_error` says why; None as well when the invitation was skipped on request)."""
 
     client: Client
     dashboard_url: str
     invitation_sent: bool
+    invitation_error: str | None = None
 
 
 @attrs.frozen
@@ -224,8 +226,9 @@ class PartnerClientService:
             uow.clients.update(client)
             self._emit(uow, client, "partner.client.created")
             uow.commit()
-        sent = False if data.skip_invite else self._invite(client, partner)
-        return NewClient(client, self.dashboard_url(client), sent)
+        error = None if data.skip_invite else self._invite(client, partner)
+        sent = not data.skip_invite and error is None
+        return NewClient(client, self.dashboard_url(client), sent, error)
 
     def update(self, partner_id: int, client_id: int, patch: ClientPatch) -> Client:
         """`PATCH /partner/clients/{id}`. Emits `partner.client.updated` when anything changed."""
@@ -418,14 +421,15 @@ class PartnerClientService:
         now = self._clock.now()
         uow.emit(client.partner_id, DomainEvent(name, client.event_payload(now), now))
 
-    def _invite(self, client: Client, partner: Partner) -> bool:
+    def _invite(self, client: Client, partner: Partner) -> str | None:
+        """None once the invitation is handed to the mail server; otherwise why it was not."""
         message = client_invitation(client.primary_user, client.company_name, partner.company_name, self._app_url)
         try:
             self._mailer.send(message)
         except MailUndelivered as exc:
             log.warning("Invitation of client %s not sent: %s", client.id, exc.message)
-            return False
-        return True
+            return exc.message
+        return None
 
 
 def _validated(data: ClientInput) -> ClientDraft:

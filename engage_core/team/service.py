@@ -66,10 +66,12 @@ class MemberPatch:
 @attrs.frozen
 class NewMember:
     """The answer to `POST /team`: the member, and whether the invitation was handed to the mail
-    server (a failure is logged and leaves the member in place; `send_invitation` retries)."""
+    server; when not, `invitation_error` says why (a failure is logged and leaves the member in place;
+    `send_invitation` retries)."""
 
     member: TeamMember
     invitation_sent: bool
+    invitation_error: str | None = None
 
 
 class TeamService:
@@ -135,7 +137,8 @@ class TeamService:
             self._limits.reserve(uow, plan, TEAM_MEMBERS, now)
             member = uow.team.add(MemberDraft(name, email, role, status), password_hash, now)
             uow.commit()
-        return NewMember(member, self._invite(account_id, member))
+        error = self._invite(account_id, member)
+        return NewMember(member, error is None, error)
 
     def update(self, account_id: int, member_id: int, patch: MemberPatch) -> TeamMember:
         """`PUT /team/{id}`. A new password is hashed and replaces the old one."""
@@ -213,13 +216,14 @@ class TeamService:
 
     # -- helpers ------------------------------------------------------------------------------
 
-    def _invite(self, account_id: int, member: TeamMember) -> bool:
+    def _invite(self, account_id: int, member: TeamMember) -> str | None:
+        """None once the invitation is handed to the mail server; otherwise why it was not."""
         try:
             self._mailer.send(invitation(member, self._workspace_name(account_id), self._app_url))
         except MailUndelivered as exc:
             log.warning("Invitation to team member %s of account %s not sent: %s", member.id, account_id, exc.message)
-            return False
-        return True
+            return exc.message
+        return None
 
     def _workspace_name(self, account_id: int) -> str:
         with self._uow.admin(readonly=True) as uow:

@@ -274,6 +274,10 @@ class CreatedClient:
     dashboard_url: str
     created_at: datetime
     invitation_sent: bool = attrs.field(metadata={"description": "Addition: whether the admin was e-mailed."})
+    invitation_error: str | None = attrs.field(
+        default=None,
+        metadata={"description": "Addition: why the admin was not e-mailed (no mail server, a refusal); else null."},
+    )
 
     # By hand: the wire lays the client's fields beside the dashboard, and the plan depends on `now`.
     @classmethod
@@ -289,6 +293,7 @@ class CreatedClient:
             dashboard_url=created.dashboard_url,
             created_at=client.created_at,
             invitation_sent=created.invitation_sent,
+            invitation_error=created.invitation_error,
         )
 
 

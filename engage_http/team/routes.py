@@ -1,7 +1,8 @@
 """Team members (SPEC 4, Team): the people who sign in to the workspace.
 
 Adding a member sends an invitation e-mail once the member is stored. When the mail server fails,
-the member stays added and the answer says so (`invitation_sent` false, and the message).
+or none is configured, the member stays added and the answer says so (`invitation_sent` false,
+`invitation_error` and the message say why).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ RULES = frozenset({422})
 cannot state."""
 
 INVITED = "Team member added; the invitation was sent."
-NOT_INVITED = "Team member added, but the invitation e-mail could not be sent."
+NOT_INVITED = "Team member added, but the invitation was not sent: {reason}."
 
 
 def index(call: Call[None, TeamFilters]) -> Page[domain.TeamMember]:
@@ -30,7 +31,8 @@ def index(call: Call[None, TeamFilters]) -> Page[domain.TeamMember]:
 
 def store(call: Call[MemberInput, None]) -> Reply:
     created = call.services.team.create(call.account_id, call.body, plan=call.plan)
-    return Reply(NewTeamMember.from_new(created), INVITED if created.invitation_sent else NOT_INVITED)
+    message = INVITED if created.invitation_sent else NOT_INVITED.format(reason=created.invitation_error)
+    return Reply(NewTeamMember.from_new(created), message)
 
 
 def show(call: Call[None, None]) -> domain.TeamMember:
@@ -72,8 +74,8 @@ OPERATIONS: tuple[Operation, ...] = (
         errors=RULES,
         description="An address another member of the workspace has, in any case, is a 422 on `email`. The "
         "password is stored as an argon2id hash and never returned. An invitation e-mail (workspace, role, "
-        "sign-in link; never the password) is sent once the member is stored; if the mail server fails, the "
-        "member stays added with `invitation_sent` false.",
+        "sign-in link; never the password) is sent once the member is stored; if the mail server fails or none "
+        "is configured, the member stays added with `invitation_sent` false and `invitation_error` saying why.",
     ),
     Operation("GET", "/team/{id:id}", show, "Get a team member", TAG, TeamMember),
     Operation(

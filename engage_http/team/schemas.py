@@ -80,15 +80,20 @@ class TeamMember:
 @attrs.frozen
 class NewTeamMember(TeamMember):
     """The answer to `POST /team`: the member, and whether the invitation reached the mail server
-    (`invitation_sent`, an addition to the SPEC fields). A failed invitation leaves the member added."""
+    (`invitation_sent` and, when not, `invitation_error`: additions to the SPEC fields). A failed
+    invitation leaves the member added."""
 
     invitation_sent: bool
+    invitation_error: str | None = attrs.field(
+        default=None,
+        metadata={"description": "Why the invitation was not sent (no mail server, a refusal); null once sent."},
+    )
 
     @classmethod
     def from_new(cls, new: NewMember) -> NewTeamMember:
         # The wire flattens the member and the invitation's outcome into one object.
         member = {field.name: getattr(new.member, field.name) for field in attrs.fields(TeamMember)}
-        return cls(**member, invitation_sent=new.invitation_sent)
+        return cls(**member, invitation_sent=new.invitation_sent, invitation_error=new.invitation_error)
 
 
 __all__ = ["NewTeamMember", "TeamFilters", "TeamMember", "TeamMemberCreate", "TeamMemberUpdate"]

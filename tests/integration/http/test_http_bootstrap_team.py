@@ -34,6 +34,23 @@ def test_without_an_smtp_host_mail_is_only_logged() -> None:
     assert isinstance(mailer(Settings()), LoggingMailer)
 
 
+def test_without_an_smtp_host_a_new_member_is_told_no_invitation_went(tmp_path: Path) -> None:
+    """No ENGAGE_SMTP_HOST: `POST /team` answers that the invitation was not sent, and why."""
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'engage.db'}", run_worker=False)
+    with TestClient(build_app(settings)) as client:
+        key = client.app.state.services.accounts.create("Acme").api_key  # type: ignore[attr-defined]
+        response = client.post(
+            "/api/v1/team",
+            headers={"X-Api-Key": key},
+            json={"name": "Ada", "email": "ada@example.com", "role": "agent", "password": "analytical1"},
+        )
+
+    body = response.json()
+    assert (response.status_code, body["data"]["invitation_sent"]) == (201, False)
+    assert "ENGAGE_SMTP_HOST" in body["data"]["invitation_error"]
+    assert "not sent" in body["message"]
+
+
 def test_an_smtp_host_and_sender_wire_the_smtp_mailer() -> None:
     """ENGAGE_SMTP_HOST, ENGAGE_SMTP_PORT and ENGAGE_SMTP_FROM give an SmtpMailer for that server."""
     wired = mailer(Settings(smtp_host="mail.example.com", smtp_port=465, smtp_security="tls", smtp_from="a@b.io"))

@@ -37,7 +37,7 @@ def test_adding_a_member_answers_201_without_the_password(api: Api) -> None:
 
     assert response.status_code == 201, response.text
     data = response.json()["data"]
-    assert set(data) == MEMBER_FIELDS | {"invitation_sent"}
+    assert set(data) == MEMBER_FIELDS | {"invitation_sent", "invitation_error"}
     assert {k: data[k] for k in ("name", "email", "role", "status", "invitation_sent")} == {
         "name": "Ada Lovelace",
         "email": "ada@example.com",
@@ -77,7 +77,8 @@ def test_a_failed_invitation_keeps_the_member(api: Api, mailer: FakeMailer) -> N
 
     body = response.json()
     assert (response.status_code, body["data"]["invitation_sent"]) == (201, False)
-    assert "could not be sent" in body["message"]
+    assert body["data"]["invitation_error"] and body["data"]["invitation_error"] in body["message"]
+    assert "was not sent" in body["message"]
     assert [m["email"] for m in api.get("/team").json()["data"]] == ["ada@example.com"]
 
 

@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from engage_core.kernel.errors import ValidationFailed
-from engage_core.kernel.mail import LoggingMailer, MailMessage, MailUndelivered
+from engage_core.kernel.mail import LoggingMailer, MailMessage, MailNotConfigured, MailUndelivered
 from engage_core.team.model import (
     PASSWORD_MAX,
     PASSWORD_MIN,
@@ -79,10 +79,16 @@ def test_the_login_link_encodes_the_address() -> None:
 
 def test_the_logging_mailer_logs_recipient_and_subject_only(caplog: pytest.LogCaptureFixture) -> None:
     """The embedded default writes who and what about, never the body."""
-    with caplog.at_level(logging.INFO, logger="engage.mail"):
+    with caplog.at_level(logging.INFO, logger="engage.mail"), pytest.raises(MailNotConfigured):
         LoggingMailer().send(MailMessage("ada@example.com", "Welcome", "secret-link-123"))
     assert "ada@example.com" in caplog.text and "Welcome" in caplog.text
     assert "secret-link-123" not in caplog.text
+
+
+def test_the_logging_mailer_says_nothing_was_sent() -> None:
+    """Without a mail server, sending raises an undelivered error that names the setting to set."""
+    with pytest.raises(MailUndelivered, match="ENGAGE_SMTP_HOST"):
+        LoggingMailer().send(MailMessage("ada@example.com", "Welcome", "Hello"))
 
 
 def test_the_fake_hasher_verifies_what_it_hashed() -> None:
