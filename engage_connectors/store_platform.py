@@ -31,12 +31,13 @@ import ipaddress
 import json
 import logging
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 import httpx
 
 from engage_connectors.guarded_http import deadline, guarded_client
 from engage_connectors.ssrf import AddressPolicy, BlockedAddress
+from engage_connectors.url_paths import path_segment
 from engage_core.commerce.orders import Order, StoreRejected
 
 logger = logging.getLogger("engage.store")
@@ -71,9 +72,9 @@ class HttpStorePlatform:
         return f"HttpStorePlatform({self._base_url!r})"  # never the token
 
     def status_url(self, external_reference: str) -> str:
-        """Where the status of the order with this store reference is pushed (the reference is
-        one path segment, percent-encoded)."""
-        return f"{self._base_url}/orders/{quote(external_reference, safe='')}/status"
+        """Where the status of the order with this store reference is pushed: always below the
+        base URL, the reference one percent-encoded path segment that is never `.` or `..`."""
+        return f"{self._base_url}/orders/{path_segment(external_reference)}/status"
 
     def push_status(self, account_id: int, order: Order, slug: str) -> None:
         if order.external_reference is None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
+from engage_core.contacts import model as contacts_model
 from engage_core.contacts.tags import TITLE_MAX
 from engage_http.constraints import Doc, Integer, Text
 
@@ -43,5 +44,6 @@ Email = Annotated[
     Doc(example="ada@example.com"),
 ]
 
-ContactType = Literal["whatsapp", "telegram", "instagram"]
-ContactStatus = Literal["active", "inactive"]
+ContactType = contacts_model.ContactType
+"""The core's own Literal, so the wire's enum is its list (`CONTACT_TYPES`) and cannot drift."""
+ContactStatus = contacts_model.ContactStatus

@@ -18,7 +18,7 @@ import logging
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -50,6 +50,7 @@ from engage_connectors.hosted_messaging.values import (
     SentMessage,
 )
 from engage_connectors.ssrf import AddressPolicy, BlockedAddress
+from engage_connectors.url_paths import path_segment
 
 logger = logging.getLogger(__name__)
 
@@ -239,4 +240,4 @@ def _segment(value: str) -> str:
     """`value` as one path segment: an id never walks into another route."""
     if not value:
         raise ValueError("An account or chat id must not be empty.")
-    return quote(value, safe="")
+    return path_segment(value)

@@ -24,7 +24,6 @@ from engage_core.commerce.orders import (
     NOTES_MAX,
     ORDER_STATUSES,
     QUANTITY_MAX,
-    REFERENCE_MAX,
     RESTORES_STOCK,
     STORE_SLUGS,
     ItemRequest,
@@ -39,6 +38,7 @@ from engage_core.commerce.orders import (
     duplicate_key,
     duplicate_since,
     insufficient_stock,
+    parse_reference,
     price_items,
     transition,
 )
@@ -469,9 +469,7 @@ def _phone(raw: str | None) -> str | None:
 def _store_draft(data: StoreOrderInput) -> OrderDraft:
     """Check every field of a store order at once and price it at the store's prices."""
     errors = ErrorCollector()
-    reference = errors.run(
-        lambda: required_text("external_reference", data.external_reference, max_length=REFERENCE_MAX)
-    )
+    reference = errors.run(lambda: parse_reference("external_reference", data.external_reference))
     name = errors.run(lambda: required_text("customer_name", data.customer_name, max_length=NAME_MAX))
     phone = errors.run(lambda: _phone(data.customer_phone))
     email = errors.run(lambda: optional_email("customer_email", data.customer_email))

@@ -98,6 +98,21 @@ ADDRESS_MAX = 1000
 NOTES_MAX = 10_000
 REASON_MAX = 1000
 REFERENCE_MAX = 255
+"""Characters of a store reference at most, after trimming."""
+
+
+def parse_reference(field: str, value: str) -> str:
+    """A store's order reference: trimmed, 1 to `REFERENCE_MAX` printable characters (letters,
+    digits, punctuation, symbols and inner spaces; no control, format or line-separator
+    characters), and not made of dots only. It names the order in the store connector's URL, where
+    `.` or `..` would name another path."""
+    cleaned = required_text(field, value, max_length=REFERENCE_MAX)
+    if not cleaned.isprintable():
+        raise ValidationFailed.on(field, f"The {field} may contain printable characters only.")
+    if not cleaned.strip("."):
+        raise ValidationFailed.on(field, f"The {field} may not be made of dots only.")
+    return cleaned
+
 
 ORDERS = PageLimits(default=15)
 """`GET /orders`: SPEC 8 caps `per_page` at 100 and names no default; 15 like contacts."""

@@ -151,6 +151,11 @@ class InMemoryTagRepository(_Repo):
         existing = self.by_title(title)
         if existing is not None:  # the title is unique per account: that tag is the one wanted
             return existing
+        return self.create(title, now)
+
+    def create(self, title: str, now: datetime) -> Tag:
+        if self.by_title(title) is not None:
+            raise ValidationFailed.on("title", "A tag with this title already exists.")
         tag = Tag(self._store.next_id(), title, 0, now, now)
         self._t.tags[tag.id] = (self._account, tag)
         return tag

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import attrs
 
@@ -14,9 +14,12 @@ from engage_core.kernel.phones import to_e164
 from engage_core.kernel.unset import UNSET, Unset, pick
 from engage_core.kernel.validation import ErrorCollector, one_of, optional_email, optional_text, required_text
 
-ContactType = Literal["whatsapp", "telegram", "instagram"]
+ContactType = Literal["whatsapp", "telegram", "instagram", "linkedin"]
+"""The channel a contact is reached on: SPEC 2's three, and `linkedin`, a channel of SPEC (the
+contacts its inbound messages create have it), added as a documented extension. The one list every
+layer derives its contact types from."""
 ContactStatus = Literal["active", "inactive"]
-CONTACT_TYPES: tuple[str, ...] = ("whatsapp", "telegram", "instagram")
+CONTACT_TYPES: tuple[str, ...] = get_args(ContactType)
 CONTACT_STATUSES: tuple[str, ...] = ("active", "inactive")
 PHONE_REQUIRED_TYPES = frozenset({"whatsapp", "telegram"})
 

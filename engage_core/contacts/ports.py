@@ -37,7 +37,12 @@ class ContactRepository(Protocol):
 
 
 class TagRepository(Protocol):
-    def add(self, title: str, now: datetime) -> Tag: ...
+    def add(self, title: str, now: datetime) -> Tag:
+        """The tag of this title (any case): the existing one, or a new one."""
+
+    def create(self, title: str, now: datetime) -> Tag:
+        """A new tag; `ValidationFailed` on `title` when the account has the title (in any case),
+        also when it was created concurrently since the caller looked (the storage decides)."""
 
     def get(self, tag_id: int) -> Tag | None: ...
 

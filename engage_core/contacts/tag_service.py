@@ -28,9 +28,7 @@ class TagService:
     def create(self, account_id: int, title: str) -> Tag:
         title = _title(title)
         with self._uow.workspace(account_id) as uow:
-            if uow.tags.by_title(title) is not None:
-                raise ValidationFailed.on("title", "A tag with this title already exists.")
-            tag = uow.tags.add(title, self._clock.now())
+            tag = uow.tags.create(title, self._clock.now())  # 422 when the title is taken, even concurrently
             uow.commit()
         return tag
 

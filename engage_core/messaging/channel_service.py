@@ -339,7 +339,13 @@ class ChannelService:
                 except PlanLimitReached:
                     self._forget(provider_account_id)  # the provider's attempt is of no use now
                     raise
-                account = uow.channels.add(ChannelDraft(channel, provider_account_id, username, checkpoint_type), now)
+                try:
+                    account = uow.channels.add(
+                        ChannelDraft(channel, provider_account_id, username, checkpoint_type), now
+                    )
+                except Conflict:
+                    self._forget(provider_account_id)  # another request started a connection meanwhile
+                    raise
                 replaced = None
             else:
                 restarted, _ = advance(current, "start", now)

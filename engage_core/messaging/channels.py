@@ -87,6 +87,7 @@ from typing import Any, Literal
 import attrs
 
 from engage_core.kernel.clock import format_timestamp
+from engage_core.kernel.errors import Conflict
 from engage_core.kernel.events import DomainEvent
 
 CHANNEL_TYPES: tuple[str, ...] = ("whatsapp", "telegram", "instagram", "linkedin")
@@ -266,6 +267,12 @@ class ChannelDraft:
     provider_account_id: str | None
     username: str | None = None
     checkpoint_type: str | None = None
+
+
+def channel_taken(channel: str) -> Conflict:
+    """The 409 of a setting added for a type that has one: another request started a connection
+    of the channel since this one looked."""
+    return Conflict(f"A connection of the {channel} channel was started by another request meanwhile. Try again.")
 
 
 def format_synced_at(moment: datetime | None) -> str | None:

@@ -10,7 +10,7 @@ import attrs
 from engage_core.contacts.fakes import ContactsTables
 from engage_core.kernel.memory import FakeArea, Repo, Tables
 from engage_core.kernel.pagination import Page, PageRequest, paginate
-from engage_core.messaging.channels import ChannelAccount, ChannelDraft
+from engage_core.messaging.channels import ChannelAccount, ChannelDraft, channel_taken
 from engage_core.messaging.conversations import ConversationFilter, ConversationSummary
 from engage_core.messaging.messages import Message, MessageDraft
 
@@ -42,7 +42,7 @@ class InMemoryChannelAccountRepository(_Repo):
 
     def add(self, draft: ChannelDraft, now: datetime) -> ChannelAccount:
         if self.by_type(draft.type) is not None:
-            raise ValueError(f"the account already has a {draft.type} channel")
+            raise channel_taken(draft.type)
         if draft.provider_account_id is not None and any(
             c.provider_account_id == draft.provider_account_id for (_, c) in self._t.channels.values()
         ):

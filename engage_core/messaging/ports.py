@@ -30,8 +30,9 @@ class ChannelAccountRepository(Protocol):
 
     def add(self, draft: ChannelDraft, now: datetime) -> ChannelAccount:
         """Store a new setting in phase `pending`: `sync_status` `CONNECTING`, `is_connected` false,
-        `last_synced_at`, `error` and `connected_at` None, `created_at` = `updated_at` = `now`. The
-        caller has checked that the type has no setting yet."""
+        `last_synced_at`, `error` and `connected_at` None, `created_at` = `updated_at` = `now`.
+        `Conflict` when the type has a setting already (one created concurrently since the caller
+        looked: the storage decides)."""
 
     def by_type(self, type: str) -> ChannelAccount | None:
         """The setting of this channel type, if any."""

@@ -24,7 +24,13 @@ from engage_http.fields import Email, Id, Name, Phone
 Reference = Annotated[
     str,
     Text(max_length=domain.REFERENCE_MAX, blank=False),
-    Doc(description="The store's own id of the order; one order per reference in a workspace.", example="wc-1001"),
+    Doc(
+        description=(
+            "The store's own id of the order; one order per reference in a workspace. Printable characters "
+            "only, and not made of dots only."
+        ),
+        example="wc-1001",
+    ),
 ]
 UnitPrice = Annotated[
     float,

@@ -47,6 +47,20 @@ class SqlTagRepository(WorkspaceRepository):
         assert existing is not None
         return existing
 
+    def create(self, title: str, now: datetime) -> Tag:
+        # The unique index on (account_id, title_key) decides between concurrent creates: the
+        # loser's insert is skipped (no error, so a PostgreSQL transaction stays usable).
+        row = self._conn.execute(
+            insert_or_ignore(self._conn, tags, ("account_id", "title_key"))
+            .values(
+                account_id=self._account_id, title=title, title_key=title_key(title), created_at=now, updated_at=now
+            )
+            .returning(*_COLUMNS)
+        ).one_or_none()
+        if row is None:
+            raise ValidationFailed.on("title", "A tag with this title already exists.")
+        return tag_from_row(row, 0)
+
     def get(self, tag_id: int) -> Tag | None:
         return self._one(tags.c.id == tag_id)
 

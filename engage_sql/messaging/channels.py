@@ -12,11 +12,12 @@ from collections.abc import Sequence
 from datetime import datetime
 
 import attrs
-from sqlalchemy import ColumnElement, Connection, delete, insert, select, update
+from sqlalchemy import ColumnElement, Connection, delete, select, update
 
-from engage_core.messaging.channels import ChannelAccount, ChannelDraft
+from engage_core.messaging.channels import ChannelAccount, ChannelDraft, channel_taken
 from engage_sql.messaging.tables import channel_accounts
 from engage_sql.repository import WorkspaceRepository
+from engage_sql.statements import insert_or_ignore
 from engage_sql.types import AnyRow
 
 _COLUMNS = (
@@ -60,9 +61,15 @@ class SqlChannelAccountRepository(WorkspaceRepository):
             checkpoint_type=draft.checkpoint_type,
         )
         values = {column.name: getattr(account, column.name) for column in _COLUMNS[1:]}
+        # The unique index on (account_id, type) decides between concurrent adds; the loser's insert
+        # is skipped rather than failed, so a PostgreSQL transaction stays usable.
         channel_id = self._conn.execute(
-            insert(channel_accounts).values(account_id=self._account_id, **values).returning(channel_accounts.c.id)
-        ).scalar_one()
+            insert_or_ignore(self._conn, channel_accounts, ("account_id", "type"))
+            .values(account_id=self._account_id, **values)
+            .returning(channel_accounts.c.id)
+        ).scalar_one_or_none()
+        if channel_id is None:
+            raise channel_taken(draft.type)
         return attrs.evolve(account, id=channel_id)
 
     def by_type(self, type: str) -> ChannelAccount | None:

@@ -122,6 +122,16 @@ def test_the_reference_is_one_percent_encoded_path_segment(
     assert call.reference == "shop/#10 01"
 
 
+@pytest.mark.parametrize("reference", [".", "..", "../..", "./status", "%2E%2E"])
+def test_a_dot_reference_never_reaches_another_path(
+    platform: HttpStorePlatform, store: FakeStore, order: Order, reference: str
+) -> None:
+    """A reference of dots (stored before references were checked) is still one segment of the status path."""
+    platform.push_status(7, attrs.evolve(order, external_reference=reference), "confirmed")
+    [call] = store.calls
+    assert (call.path.startswith("/connector/v1/orders/"), call.reference) == (True, reference)
+
+
 def test_a_trailing_slash_on_the_base_url_is_ignored(
     make_platform: MakePlatform, store: FakeStore, order: Order
 ) -> None:

@@ -110,7 +110,7 @@ def test_contact_type_and_status_are_enums() -> None:
     """`type` and `status` list their values."""
     properties = SCHEMAS["ContactCreate"]["properties"]
 
-    assert properties["type"]["enum"] == ["whatsapp", "telegram", "instagram"]
+    assert properties["type"]["enum"] == ["whatsapp", "telegram", "instagram", "linkedin"]
     assert properties["status"]["enum"] == ["active", "inactive"]
 
 

@@ -1,8 +1,9 @@
 """The app against its own OpenAPI document: schemathesis with every default check.
 
 Each generated case runs on a freshly seeded store (so one case's writes, such as a tag title, cannot
-collide with the next). The seed holds instagram contacts with phones, tags, a list, a segment and a
-webhook with a failed and a pending delivery, so small generated ids resolve. Phones are drawn from
+collide with the next). The seed holds a contact of every type (`CONTACT_TYPES`, linkedin among
+them) with a phone, tags, a list, a segment and a webhook with a failed and a pending delivery, so
+small generated ids resolve. Phones are drawn from
 libphonenumber's example numbers (the `phone` format of the document), which never collide with the
 seeded ones. Webhook targets are not resolved (`AllowAllTargets`): the SSRF guard is a run-time check
 the document cannot state, so generated `https://` URLs must be accepted.
@@ -28,7 +29,7 @@ from hypothesis import strategies as st
 from engage_core.commerce.order_service import OrderInput
 from engage_core.commerce.orders import ItemRequest
 from engage_core.commerce.products import ProductInput
-from engage_core.contacts.model import ContactInput
+from engage_core.contacts.model import CONTACT_TYPES, ContactInput
 from engage_core.knowledge.service import CatalogInput
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.partners.client_service import AdminInput, ClientInput
@@ -120,9 +121,10 @@ def seed_store() -> str:
     account_id = issued.account.id
     contacts = [
         SERVICES.contacts.create(
-            account_id, ContactInput(name=f"Seed {n}", type="instagram", phone=phone, tags=[f"Seed tag {n}"])
+            account_id,
+            ContactInput(name=f"Seed {n}", type=kind, phone=SEED_PHONES[n % len(SEED_PHONES)], tags=[f"Seed tag {n}"]),
         )
-        for n, phone in enumerate(SEED_PHONES)
+        for n, kind in enumerate(CONTACT_TYPES)
     ]
     SERVICES.tags.create(account_id, "Seed spare tag")
     seeded_list = SERVICES.lists.create(account_id, "Seed list")

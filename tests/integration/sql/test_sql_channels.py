@@ -12,6 +12,7 @@ import attrs
 import pytest
 from sqlalchemy.exc import IntegrityError
 
+from engage_core.kernel.errors import Conflict
 from engage_core.messaging.channels import ChannelAccount, ChannelDraft
 from engage_sql import Database
 
@@ -33,9 +34,9 @@ def _add(database: Database, account: int, draft: ChannelDraft) -> ChannelAccoun
 
 
 def test_a_second_setting_of_a_type_is_refused_by_the_schema(database: Database, account: int) -> None:
-    """The unique index on (account_id, type)."""
+    """The unique index on (account_id, type) refuses it; the repository says so with a 409."""
     _add(database, account, ChannelDraft("whatsapp", "acc-1"))
-    with pytest.raises(IntegrityError):
+    with pytest.raises(Conflict):
         _add(database, account, ChannelDraft("whatsapp", "acc-2"))
 
 

@@ -86,6 +86,21 @@ def test_a_linked_product_must_exist(services: Services, account_id: int) -> Non
     assert list(caught.value.errors) == ["items.1.product_id"]
 
 
+@pytest.mark.parametrize("reference", [".", "..", " ... ", "wc\n1001", "wc\x001001", "x" * 256])
+def test_a_reference_outside_the_documented_set_is_refused(services: Services, account_id: int, reference: str) -> None:
+    """Dots only, control characters or more than 255 characters: a 422 on external_reference."""
+    with pytest.raises(ValidationFailed) as caught:
+        services.orders.import_store_order(account_id, store_order(external_reference=reference))
+    assert list(caught.value.errors) == ["external_reference"]
+
+
+@pytest.mark.parametrize("reference", ["wc-1001", "#1001", "shop/#10 01", "a..b", "Zoë-7"])
+def test_a_reference_of_printable_characters_is_kept(services: Services, account_id: int, reference: str) -> None:
+    """Letters, digits, punctuation, symbols and inner spaces are a reference as given."""
+    placed = services.orders.import_store_order(account_id, store_order(external_reference=reference))
+    assert placed.order.external_reference == reference
+
+
 def test_every_bad_store_field_is_reported(services: Services, account_id: int) -> None:
     """Reference, name, currency, status and a bad line, all at once."""
     items = [StoreOrderItemInput("", 0, "x")]
