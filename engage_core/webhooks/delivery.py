@@ -170,6 +170,14 @@ class DeliveryWorker:
         try:
             secret = self._secret(claim.secret_ciphertext)
         except Exception:
+            # Loud: every delivery of the subscription fails until the right key is back (a restored
+            # copy without its key file, a changed ENGAGE_SECRET_KEY).
+            log.error(
+                "The signing secret of webhook %s could not be decrypted: the secret key (ENGAGE_SECRET_KEY or "
+                "the database's .secret-key file) is not the one it was encrypted with. No delivery of it can "
+                "succeed until that key is restored.",
+                claim.webhook_id,
+            )
             outcome = Outcome(None, None, "The signing secret could not be decrypted.")
         else:
             try:
