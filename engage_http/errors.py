@@ -7,7 +7,8 @@
      ├── Forbidden         403 + code
      ├── Unauthenticated   401 (one body for every bad key)
      ├── RateLimited       429 + Retry-After
-     └── Unavailable       503 (a channel provider failed; nothing changed)
+     └── Unavailable       503 (+ Retry-After when known: a channel provider failed,
+                                the server is busy, the storage is full or read-only)
 
 Every body uses the envelope of `envelope.py`.
 """
@@ -74,6 +75,8 @@ def engage_error_response(exc: EngageError) -> Response:
     if isinstance(exc, Unauthenticated):
         return envelope.error(status, exc.message, headers=WWW_AUTHENTICATE)
     if isinstance(exc, RateLimited):
+        return envelope.error(status, exc.message, headers={"Retry-After": str(exc.retry_after)})
+    if isinstance(exc, Unavailable) and exc.retry_after is not None:
         return envelope.error(status, exc.message, headers={"Retry-After": str(exc.retry_after)})
     return envelope.error(status, exc.message)
 
