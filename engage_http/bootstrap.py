@@ -321,7 +321,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
     it, closes the store connector's connections and then disposes of the database.
     """
     settings = settings or Settings.from_env()
-    access_log.install()  # impersonation tokens never reach the access log
+    access_log.install()  # keys, secrets and login-link tokens never reach the access log
     mail = mailer(settings)  # a misconfigured mail server or store is refused before anything is touched
     store = store_platform(settings)
     channels = channel_wiring(settings)

@@ -35,6 +35,7 @@ from engage_core.kernel.errors import (
     ValidationFailed,
 )
 from engage_http import envelope
+from engage_http.access_log import redact
 
 logger = logging.getLogger("engage.http")
 
@@ -104,7 +105,7 @@ async def handle_server_error(request: Request, exc: Exception) -> Response:
 
 
 def log_unexpected(request: Request, exc: BaseException) -> None:
-    logger.error("Unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    logger.error("Unhandled error on %s %s", request.method, redact(request.url.path), exc_info=exc)
 
 
 def _phrase(status: int) -> str:
