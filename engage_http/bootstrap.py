@@ -67,8 +67,7 @@ from engage_http.app import create_app
 from engage_http.dashboard import SessionCookies
 from engage_http.rate_limit import RequestRateLimiter
 from engage_http.worker import DeliveryWorkerHandle, start_delivery_worker
-from engage_sql import Database
-from engage_sql.engines import deployment_name
+from engage_sql import Database, deployment_name, unavailable
 
 logger = logging.getLogger("engage.bootstrap")
 
@@ -387,6 +386,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         sessions=SessionCookies(cipher, SystemClock()),
         rate_limiter=limiter,
         write_lane=lane,
+        storage_errors=unavailable,
     )
 
 

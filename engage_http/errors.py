@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import http
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from starlette.exceptions import HTTPException
@@ -102,6 +102,21 @@ async def handle_http_exception(request: Request, exc: Exception) -> Response:
 async def handle_server_error(request: Request, exc: Exception) -> Response:
     """Last resort for errors raised outside a route (a route logs and answers its own)."""
     return server_error_response()
+
+
+StorageErrors = Callable[[BaseException], EngageError | None]
+"""The storage adapter's reading of an unexpected exception: the domain error it stands for (a full or
+read-only database is `Unavailable`), or None (a 500)."""
+
+
+def log_storage_error(request: Request, exc: BaseException) -> None:
+    """One line, no traceback: the state of the database, not a bug."""
+    logger.warning("Storage unavailable on %s %s: %s", request.method, redact(request.url.path), _first_line(exc))
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
 
 
 def log_unexpected(request: Request, exc: BaseException) -> None:
