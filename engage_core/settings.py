@@ -107,6 +107,17 @@ class Settings:
     """`ENGAGE_REDIS_URL`: `redis://host:port/db`; set, rate limits are counted in Redis and shared
     by every server process; unset, each process counts its own (in memory)."""
 
+    redis_prefix: str | None = None
+    """`ENGAGE_REDIS_PREFIX`: the start of every rate-limit key in Redis; unset, `engage:<12 hex digits
+    naming the database>:ratelimit:`, so deployments sharing a Redis never share counters."""
+
+    password_hash_concurrency: int | None = None
+    """`ENGAGE_PASSWORD_HASH_CONCURRENCY`: password hashes (64 MiB each) one process runs at once;
+    unset, as many as a quarter of the memory available at start-up holds, at most one per CPU."""
+
+    password_hash_queue: int = 16
+    """`ENGAGE_PASSWORD_HASH_QUEUE`: password hashes that may wait for a turn; more answer 503."""
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
@@ -139,6 +150,9 @@ class Settings:
             rate_limit=_number(env, "ENGAGE_RATE_LIMIT", DEFAULT_LIMIT, int),
             rate_limit_window_seconds=_number(env, "ENGAGE_RATE_LIMIT_WINDOW", DEFAULT_WINDOW_SECONDS, int),
             redis_url=(env.get("ENGAGE_REDIS_URL") or "").strip() or None,
+            redis_prefix=(env.get("ENGAGE_REDIS_PREFIX") or "").strip() or None,
+            password_hash_concurrency=_number(env, "ENGAGE_PASSWORD_HASH_CONCURRENCY", 0, int) or None,
+            password_hash_queue=_number(env, "ENGAGE_PASSWORD_HASH_QUEUE", 16, int),
         )
 
 

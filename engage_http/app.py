@@ -17,7 +17,7 @@ from engage_core.services import Services
 from engage_http import dashboard
 from engage_http.areas import OPERATIONS, PARTNER_OPERATIONS
 from engage_http.dashboard import SessionCookies
-from engage_http.errors import EXCEPTION_HANDLERS
+from engage_http.errors import EXCEPTION_HANDLERS, StorageErrors
 from engage_http.messaging import sandbox_routes
 from engage_http.messaging.callbacks import CallbackReader, callback_route
 from engage_http.openapi import build_document, document_endpoint
@@ -36,6 +36,7 @@ def create_app(
     rate_limiter: RequestRateLimiter | None = None,
     sessions: SessionCookies | None = None,
     write_lane: WriteLane | None = None,
+    storage_errors: StorageErrors | None = None,
 ) -> Starlette:
     """The workspace API under `/api/v1`, with its OpenAPI document at `/api/v1/openapi.json`.
 
@@ -48,7 +49,9 @@ def create_app(
     writes that may run there do. `rate_limiter` limits each workspace and partner key's
     requests (`rate_limit.py`); None serves them unlimited (tests that make many requests). The
     partner API (`/api/v1/partner/...`) is always served; with `sessions`, so are the impersonation
-    landing route and the dashboard page (`dashboard.py`).
+    landing route and the dashboard page (`dashboard.py`). `storage_errors` names the storage's
+    failures a client should retry (disk full, read-only, busy) as domain errors (503 with
+    `Retry-After`); any other unexpected error is a 500.
     """
     operations = (*OPERATIONS, *PARTNER_OPERATIONS)
     if sandbox is not None:
@@ -61,6 +64,7 @@ def create_app(
         short_reads=short_reads,
         rate_limiter=rate_limiter,
         write_lane=write_lane,
+        storage_errors=storage_errors,
     )
     routes.append(
         Route(

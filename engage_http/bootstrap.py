@@ -13,13 +13,16 @@ development key is generated once and kept beside the database file (`<database>
 Status changes of store-sourced orders go to the store connector of `ENGAGE_STORE_URL` (with
 `ENGAGE_STORE_TOKEN`); without it they are refused with a 422 that says no store is connected.
 
-Team members' passwords are hashed with argon2id. E-mail (team invitations, linking under
+Team members' passwords are hashed with argon2id, a bounded number at once
+(`ENGAGE_PASSWORD_HASH_CONCURRENCY`, `ENGAGE_PASSWORD_HASH_QUEUE`). E-mail (team invitations, linking under
 `ENGAGE_APP_URL`) goes to the SMTP server of `ENGAGE_SMTP_HOST`; without it, each message is only
 logged (recipient and subject).
 
 Each workspace key and partner key may make `ENGAGE_RATE_LIMIT` requests (120) per
 `ENGAGE_RATE_LIMIT_WINDOW` seconds (60), counted in this process or, with `ENGAGE_REDIS_URL`, in
-Redis for every process. Workspaces without a partner run on `ENGAGE_DEFAULT_PLAN` (`business`).
+Redis for every process (its keys start with `ENGAGE_REDIS_PREFIX`, by default one named after the
+database, so deployments sharing a Redis count apart). Workspaces without a partner run on
+`ENGAGE_DEFAULT_PLAN` (`business`).
 
 Channels go through the gateway of `ENGAGE_CHANNELS_GATEWAY` (docs/channels.md): the in-memory
 sandbox by default (its control routes `/sandbox/...` are then served; its accounts live in this
@@ -44,7 +47,7 @@ from starlette.concurrency import run_in_threadpool
 
 from engage_connectors.hosted_gateway import HostedCallbackReader, HostedGateway
 from engage_connectors.hosted_messaging import CallbackAuthenticator, HostedMessagingClient
-from engage_connectors.passwords import Argon2idHasher
+from engage_connectors.passwords import BoundedHasher, bounded_argon2id
 from engage_connectors.redis_rate_limiter import RedisRateLimiter
 from engage_connectors.secrets import FernetCipher
 from engage_connectors.smtp_mailer import SECURITY_MODES, SmtpMailer
@@ -66,7 +69,7 @@ from engage_http.dashboard import SessionCookies
 from engage_http.embedding import LifespanCheck, LifespanState
 from engage_http.rate_limit import RequestRateLimiter
 from engage_http.worker import DeliveryWorkerHandle, start_delivery_worker
-from engage_sql import Database
+from engage_sql import Database, deployment_name, unavailable
 
 logger = logging.getLogger("engage.bootstrap")
 
@@ -269,20 +272,34 @@ def build_services(settings: Settings, database: Database) -> Services:
         cipher=DeferredCipher(settings, database),
         guard=target_guard(settings),
         store=store_platform(settings),
-        hasher=Argon2idHasher(),
+        hasher=password_hasher(settings),
         mailer=mailer(settings),
         app_url=settings.app_url,
         default_plan=settings.default_plan,
     )
 
 
+def password_hasher(settings: Settings) -> BoundedHasher:
+    """argon2id, at most `ENGAGE_PASSWORD_HASH_CONCURRENCY` hashes at once (unset: as memory allows)
+    and `ENGAGE_PASSWORD_HASH_QUEUE` waiting; beyond that a request answers 503 with Retry-After."""
+    return bounded_argon2id(settings.password_hash_concurrency, settings.password_hash_queue)
+
+
 def rate_limiter(settings: Settings, clock: Clock | None = None) -> RequestRateLimiter:
     """`ENGAGE_RATE_LIMIT` requests per `ENGAGE_RATE_LIMIT_WINDOW` seconds per key, counted in the
-    Redis of `ENGAGE_REDIS_URL` (shared by every process) or, unset, in this process's memory."""
+    Redis of `ENGAGE_REDIS_URL` (shared by every process, under `redis_prefix`) or, unset, in this
+    process's memory."""
     policy = RateLimitPolicy(settings.rate_limit, settings.rate_limit_window_seconds)
     if settings.redis_url:
-        return RequestRateLimiter(RedisRateLimiter.from_url(settings.redis_url), policy, clock)
+        limiter = RedisRateLimiter.from_url(settings.redis_url, prefix=redis_prefix(settings))
+        return RequestRateLimiter(limiter, policy, clock)
     return RequestRateLimiter(InMemoryRateLimiter(), policy, clock)
+
+
+def redis_prefix(settings: Settings) -> str:
+    """`ENGAGE_REDIS_PREFIX`, else one named after the database: the processes of a deployment share
+    their counters, and another deployment using the same Redis has counters of its own."""
+    return settings.redis_prefix or f"engage:{deployment_name(settings.database_url)}:ratelimit:"
 
 
 def _close_limiter(limiter: RequestRateLimiter) -> None:
@@ -317,7 +334,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
     warning.
     """
     settings = settings or Settings.from_env()
-    access_log.install()  # impersonation tokens never reach the access log
+    access_log.install()  # keys, secrets and login-link tokens never reach the access log
     mail = mailer(settings)  # a misconfigured mail server or store is refused before anything is touched
     store = store_platform(settings)
     channels = channel_wiring(settings)
@@ -334,7 +351,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             cipher=cipher,
             guard=outbound(target_guard(settings), "target guard"),
             store=outbound(store, "store platform"),
-            hasher=Argon2idHasher(),
+            hasher=password_hasher(settings),
             mailer=outbound(mail, "mailer"),
             app_url=settings.app_url,
             gateway=outbound(channels.gateway, "channel gateway"),
@@ -389,6 +406,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         sessions=SessionCookies(cipher, SystemClock()),
         rate_limiter=limiter,
         write_lane=lane,
+        storage_errors=unavailable,
     )
     app.add_middleware(LifespanCheck, state=state)  # mounted without its lifespan, it says so
     return app

@@ -14,7 +14,9 @@ still holds (the partner active on that key generation, the client still the par
 suspended), so rotating the partner key, suspending the partner, and suspending or deleting the
 client each end its sessions at once.
 
-The token is a credential for five minutes: the landing answer has `Referrer-Policy: no-referrer`
+Every page is sent with a Content-Security-Policy that loads nothing and forbids framing,
+`X-Frame-Options: DENY` and `X-Content-Type-Options: nosniff` (`PAGE_SECURITY`). The token is a
+credential for five minutes: the landing answer has `Referrer-Policy: no-referrer`
 and `Cache-Control: no-store`, and the access log shows its path redacted
 (`engage_http.access_log`).
 """
@@ -46,6 +48,12 @@ log = logging.getLogger("engage.http")
 SESSION_COOKIE = "engage_session"
 SESSION_TTL = timedelta(hours=8)
 _PRIVATE = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+PAGE_SECURITY = {
+    # The pages are plain HTML: no script, style, image, form or frame, so the policy allows nothing.
+    "Content-Security-Policy": "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "X-Frame-Options": "DENY",  # for browsers that predate frame-ancestors
+    "X-Content-Type-Options": "nosniff",
+}
 
 
 @attrs.frozen
@@ -156,4 +164,4 @@ def _page(status: int, title: str, text: str) -> HTMLResponse:
         '<!doctype html><html><head><meta charset="utf-8">'
         f"<title>{title}</title></head><body><h1>{title}</h1><p>{text}</p></body></html>"
     )
-    return HTMLResponse(body, status_code=status, headers=_PRIVATE)
+    return HTMLResponse(body, status_code=status, headers=_PRIVATE | PAGE_SECURITY)

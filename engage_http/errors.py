@@ -7,7 +7,8 @@
      ├── Forbidden         403 + code
      ├── Unauthenticated   401 (one body for every bad key)
      ├── RateLimited       429 + Retry-After
-     └── Unavailable       503 (a channel provider failed; nothing changed)
+     └── Unavailable       503 (+ Retry-After when known: a channel provider failed,
+                                the server is busy, the storage is full or read-only)
 
 Every body uses the envelope of `envelope.py`.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import http
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from starlette.exceptions import HTTPException
@@ -34,6 +35,7 @@ from engage_core.kernel.errors import (
     ValidationFailed,
 )
 from engage_http import envelope
+from engage_http.access_log import redact
 
 logger = logging.getLogger("engage.http")
 
@@ -75,6 +77,8 @@ def engage_error_response(exc: EngageError) -> Response:
         return envelope.error(status, exc.message, headers=WWW_AUTHENTICATE)
     if isinstance(exc, RateLimited):
         return envelope.error(status, exc.message, headers={"Retry-After": str(exc.retry_after)})
+    if isinstance(exc, Unavailable) and exc.retry_after is not None:
+        return envelope.error(status, exc.message, headers={"Retry-After": str(exc.retry_after)})
     return envelope.error(status, exc.message)
 
 
@@ -100,8 +104,23 @@ async def handle_server_error(request: Request, exc: Exception) -> Response:
     return server_error_response()
 
 
+StorageErrors = Callable[[BaseException], EngageError | None]
+"""The storage adapter's reading of an unexpected exception: the domain error it stands for (a full or
+read-only database is `Unavailable`), or None (a 500)."""
+
+
+def log_storage_error(request: Request, exc: BaseException) -> None:
+    """One line, no traceback: the state of the database, not a bug."""
+    logger.warning("Storage unavailable on %s %s: %s", request.method, redact(request.url.path), _first_line(exc))
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
+
+
 def log_unexpected(request: Request, exc: BaseException) -> None:
-    logger.error("Unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    logger.error("Unhandled error on %s %s", request.method, redact(request.url.path), exc_info=exc)
 
 
 def _phrase(status: int) -> str:

@@ -76,7 +76,13 @@ _ERRORS: Mapping[int, tuple[str, type, str]] = {
     422: ("ValidationFailed", ValidationError, "The request is invalid; `errors` names each field."),
     429: ("TooManyRequests", Error, "Too many requests; retry after `Retry-After` seconds."),
     500: ("ServerError", Error, "Unexpected server error (logged; no details are returned)."),
-    503: ("Unavailable", Error, "An outside service (a channel provider) failed; nothing changed, retry later."),
+    503: (
+        "Unavailable",
+        Error,
+        "Nothing changed; retry later (after `Retry-After` seconds when sent): an outside service (a channel "
+        "provider) failed, the server is busy (password hashing), or the database cannot serve now (full, "
+        "read-only, too many connections).",
+    ),
 }
 
 _TAGS: Mapping[str, str] = {
@@ -219,6 +225,8 @@ def _error_response(cls: type, description: str, registry: SchemaRegistry, statu
         }
     if status == 405:
         response["headers"] = {"Allow": {"required": True, "schema": {"type": "string"}}}
+    if status == 503:
+        response["headers"] = {"Retry-After": {"required": False, "schema": {"type": "integer", "minimum": 0}}}
     if status == 429:
         response["headers"] = {
             "Retry-After": {"required": True, "schema": {"type": "integer", "minimum": 0}},

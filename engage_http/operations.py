@@ -107,7 +107,7 @@ class Operation:
     page: PageLimits | None = None
     errors: frozenset[int] = frozenset()
     """Statuses beyond those derived from the operation (401/403 when secured, 404 with path
-    parameters, 422 with a body or query, 413 with a body, 500 always)."""
+    parameters, 422 with a body or query, 413 with a body, 500 and 503 always)."""
     secured: bool = True
     description: str | None = None
     alternate_statuses: frozenset[int] = frozenset()
@@ -154,7 +154,7 @@ class Operation:
     @property
     def statuses(self) -> tuple[int, ...]:
         """Every status this operation can answer with, in order."""
-        found = {self.status, 500, *self.errors, *self.alternate_statuses}
+        found = {self.status, 500, 503, *self.errors, *self.alternate_statuses}
         if self.secured:
             found |= {401, 403, 429}
         if self.path_params:

@@ -52,7 +52,13 @@ from engage_core.services import Services
 from engage_http import auth, envelope, multipart, pagination, partner_auth
 from engage_http.converter import core_type, load_json, structure, to_core, unstructure_hook
 from engage_http.envelope_schemas import PageMeta
-from engage_http.errors import log_unexpected, server_error_response
+from engage_http.errors import (
+    StorageErrors,
+    engage_error_response,
+    log_storage_error,
+    log_unexpected,
+    server_error_response,
+)
 from engage_http.fields import ID_DIGITS
 from engage_http.operations import AuthScheme, Call, Operation, Reply, Shape, WithPage
 from engage_http.query import QueryParser
@@ -348,9 +354,12 @@ class _Dispatcher:
     errors and HTTP exceptions raised here into the same responses, without the extra layer and its
     wrapper around every `send` of every request."""
 
-    def __init__(self, bound: Mapping[str, BoundOperation], *, debug: bool) -> None:
+    def __init__(
+        self, bound: Mapping[str, BoundOperation], *, debug: bool, storage_errors: StorageErrors | None = None
+    ) -> None:
         self._bound = bound
         self._debug = debug
+        self._storage_errors = storage_errors
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive, send)
@@ -370,6 +379,10 @@ class _Dispatcher:
         except (EngageError, HTTPException):
             raise
         except Exception as exc:
+            known = None if self._storage_errors is None else self._storage_errors(exc)
+            if known is not None:  # the storage cannot serve now (full, read-only, busy): retry later
+                log_storage_error(request, exc)
+                return engage_error_response(known)
             if self._debug:  # let Starlette's debug page show the traceback
                 raise
             log_unexpected(request, exc)
@@ -385,12 +398,14 @@ def build_routes(
     short_reads: Mapping[type, ShortRead] | None = None,
     rate_limiter: RequestRateLimiter | None = None,
     write_lane: WriteLane | None = None,
+    storage_errors: StorageErrors | None = None,
 ) -> list[Route]:
     """One route per path, in the order paths first appear in the table. With `debug`, unexpected
     exceptions propagate (to Starlette's traceback page) instead of becoming a generic 500. With
     `short_reads`, the reads the storage says are always short run on the event loop (see the module docstring);
     with `write_lane`, the operations that may run their writes on the lane do.
-    With `rate_limiter`, each key's requests are limited (`engage_http.rate_limit`)."""
+    With `rate_limiter`, each key's requests are limited (`engage_http.rate_limit`). With
+    `storage_errors`, the storage failures it names become their domain errors (503) instead of 500."""
     by_path: dict[str, dict[str, BoundOperation]] = {}
     for operation in operations:
         methods = by_path.setdefault(operation.path, {})
@@ -402,5 +417,12 @@ def build_routes(
     routes = []
     for path, bound in by_path.items():
         name = next(iter(bound.values())).operation.operation_id
-        routes.append(Route(prefix + path, _Dispatcher(bound, debug=debug), methods=list(bound), name=name))
+        routes.append(
+            Route(
+                prefix + path,
+                _Dispatcher(bound, debug=debug, storage_errors=storage_errors),
+                methods=list(bound),
+                name=name,
+            )
+        )
     return routes

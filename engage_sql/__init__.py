@@ -5,6 +5,8 @@ the services run on. `db.upgrade()` applies the Alembic migrations shipped in th
 """
 
 from engage_sql.database import Database
+from engage_sql.engines import deployment_name
+from engage_sql.retryable import unavailable
 from engage_sql.unit_of_work import SqlUnitOfWorkFactory
 
-__all__ = ["Database", "SqlUnitOfWorkFactory"]
+__all__ = ["Database", "SqlUnitOfWorkFactory", "deployment_name", "unavailable"]

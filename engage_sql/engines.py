@@ -13,7 +13,9 @@ to emit BEGIN" recipe, done in the dialect's `do_begin` rather than a "begin" ev
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from typing import Any
 
 import orjson
@@ -66,6 +68,19 @@ def database_url(url: str) -> URL:
     if parsed.get_backend_name() not in ("sqlite", "postgresql"):
         raise ValueError(f"unsupported database {parsed.get_backend_name()!r}: use sqlite:/// or postgresql://")
     return parsed
+
+
+def deployment_name(url: str) -> str:
+    """A short stable name of the database `url` points at (12 hex digits): its engine, host, port and
+    database, or for SQLite its absolute path; never the user or password. Processes of one deployment
+    share it; two deployments with different databases never do."""
+    parsed = database_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        where = os.path.abspath(parsed.database or "")
+    else:
+        where = f"{parsed.host or ''}:{parsed.port or 5432}/{parsed.database or ''}"
+    identity = f"{parsed.get_backend_name()}:{where}"
+    return hashlib.sha256(identity.encode()).hexdigest()[:12]
 
 
 def create_engine(url: str) -> Engine:

@@ -71,6 +71,9 @@ def serve(state: CliState, host: str, port: int, workers: int, no_worker: bool, 
     if workers > 1:
         from engage_http.bootstrap import secret_cipher
 
+        if not settings.redis_url:
+            click.echo(per_process_limits_warning(workers, settings.rate_limit), err=True)
+
         secret_cipher(settings, state.database())  # fail here, once, not in every worker process
         state.close()
         uvicorn.run(
@@ -89,6 +92,15 @@ def serve(state: CliState, host: str, port: int, workers: int, no_worker: bool, 
     app = build_app(settings, migrate=False)
     state.close()
     uvicorn.run(app, host=host, port=port, log_level=settings.log_level, access_log=access_log)
+
+
+def per_process_limits_warning(workers: int, limit: int) -> str:
+    """Said at start-up when several processes run without Redis: each counts requests on its own."""
+    return (
+        f"Warning: {workers} worker processes without ENGAGE_REDIS_URL: rate limits are counted per process, "
+        f"so one key may make up to {workers * limit} requests per window instead of {limit}. "
+        "Set ENGAGE_REDIS_URL to share the counts (docs/operations.md)."
+    )
 
 
 def _create_demo_account(state: CliState, host: str, port: int) -> None:

@@ -6,7 +6,8 @@ EngageError
  ├── Conflict           the request collides with the current state       (409)
  ├── Forbidden          authenticated but not allowed; machine `code`     (403)
  ├── Unauthenticated    missing, malformed or unknown credentials         (401)
- └── RateLimited        too many requests; seconds until the window opens (429)
+ ├── RateLimited        too many requests; seconds until the window opens (429)
+ └── Unavailable        an outside service or the storage cannot serve now; retry (503)
 """
 
 from __future__ import annotations
@@ -72,8 +73,13 @@ class RateLimited(EngageError):
 
 
 class Unavailable(EngageError):
-    """An outside service (a channel provider, ...) could not be reached or failed on its side.
-    Nothing was changed; the same request may succeed later."""
+    """An outside service (a channel provider, ...) could not be reached or failed on its side, or
+    this server cannot take the work now (busy, storage full or read-only). Nothing was changed; the
+    same request may succeed later, after `retry_after` seconds when that is known."""
+
+    def __init__(self, message: str, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class FeatureUnavailable(Forbidden):

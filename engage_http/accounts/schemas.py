@@ -40,7 +40,12 @@ class Account:
     allowed_origins: tuple[str, ...] = attrs.field(
         metadata={"description": "Origins allowed to call with the key; empty or `*`: every origin."}
     )
-    api_key_hint: str = attrs.field(metadata={"description": "The last characters of the key, to tell keys apart."})
+    api_key_hint: str = attrs.field(
+        metadata={
+            "description": "The key's first eight characters and an ellipsis (`eng_AbCd…`): its public prefix "
+            "and four characters, enough to tell keys apart, never the key."
+        }
+    )
     created_at: datetime
     updated_at: datetime
 

@@ -107,15 +107,16 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 @pytest.fixture(scope="module")
 def start_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., Server]]:
-    """`start_server("--workers", "2")` starts `engage serve` on a free port with a fresh SQLite file."""
+    """`start_server("--workers", "2", env={...})` starts `engage serve` on a free port with a fresh
+    SQLite file, with no `ENGAGE_*` variable but those of `env`."""
     started: list[subprocess.Popen[bytes]] = []
 
-    def start(*serve_args: str) -> Server:
+    def start(*serve_args: str, env: dict[str, str] | None = None) -> Server:
         directory = tmp_path_factory.mktemp("engage-e2e")
         database_url = f"sqlite:///{directory / 'engage.db'}"
         port = free_port()
         log = directory / "server.log"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("ENGAGE_")}
+        environment = {k: v for k, v in os.environ.items() if not k.startswith("ENGAGE_")} | (env or {})
         with log.open("wb") as out:
             process = subprocess.Popen(
                 [
@@ -131,7 +132,7 @@ def start_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[
                 ],
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                env=env,
+                env=environment,
                 start_new_session=True,
             )
         started.append(process)

@@ -1,13 +1,22 @@
-"""Argon2idHasher: real argon2id hashes of team members' passwords (DESIGN: Passwords: argon2id)."""
+"""Argon2idHasher: real argon2id hashes of team members' passwords (DESIGN: Passwords: argon2id), and
+BoundedHasher, which keeps how many run at once within the memory they need."""
 
 from __future__ import annotations
 
+import os
+import threading
+
 import argon2
 import pytest
+from gated_hasher import GatedHasher
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engage_connectors.passwords import Argon2idHasher
+from engage_connectors.passwords import Argon2idHasher, BoundedHasher, available_memory, default_slots
+from engage_core.kernel.errors import Unavailable
+from engage_core.settings import Settings
+from engage_core.testing import FakePasswordHasher
+from engage_http.bootstrap import password_hasher
 
 PASSWORD = "correct horse battery staple"
 
@@ -82,3 +91,101 @@ def test_any_text_round_trips(cheap: Argon2idHasher, password: str) -> None:
     """Any Unicode password verifies against its own hash and not against a changed one."""
     stored = cheap.hash(password)
     assert cheap.verify(stored, password) and not cheap.verify(stored, password + "x")
+
+
+# -- at most so many at once (each argon2id hash holds 64 MiB) ---------------------------------------
+
+
+def _hash_in_threads(hasher: BoundedHasher, count: int) -> tuple[list[threading.Thread], list[BaseException]]:
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            hasher.hash(PASSWORD)
+        except BaseException as exc:  # reported by the test
+            failures.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    return threads, failures
+
+
+def test_concurrent_hashes_never_exceed_the_bound() -> None:
+    """24 threads hashing through 3 slots (queue 21): 3 run at once, never more, and all finish."""
+    gated = GatedHasher()
+    bounded = BoundedHasher(gated, 3, queue=21)
+
+    threads, failures = _hash_in_threads(bounded, 24)
+    gated.wait_until_running(3)
+    gated.gate.set()
+    for thread in threads:
+        thread.join()
+
+    assert (gated.most, failures) == (3, [])
+
+
+def test_a_hash_beyond_the_queue_is_refused_at_once_with_a_retry_hint() -> None:
+    """With the slot taken and the queue full, the next hash raises Unavailable with retry_after."""
+    gated = GatedHasher()
+    bounded = BoundedHasher(gated, 1, queue=0)
+    threads, _ = _hash_in_threads(bounded, 1)
+    gated.wait_until_running(1)
+
+    try:
+        with pytest.raises(Unavailable) as refused:
+            bounded.hash(PASSWORD)
+    finally:
+        gated.gate.set()
+        threads[0].join()
+
+    assert refused.value.retry_after is not None and refused.value.retry_after > 0
+
+
+def test_a_hash_waiting_past_its_wait_is_refused() -> None:
+    """A queued hash whose turn does not come within wait_seconds raises Unavailable."""
+    gated = GatedHasher()
+    bounded = BoundedHasher(gated, 1, queue=1, wait_seconds=0.05)
+    threads, _ = _hash_in_threads(bounded, 1)
+    gated.wait_until_running(1)
+
+    try:
+        with pytest.raises(Unavailable):
+            bounded.hash(PASSWORD)
+    finally:
+        gated.gate.set()
+        threads[0].join()
+
+
+def test_verification_takes_a_slot_too() -> None:
+    """verify is bounded like hash: with the one slot busy and no queue, it is refused."""
+    gated = GatedHasher()
+    bounded = BoundedHasher(gated, 1, queue=0)
+    stored = FakePasswordHasher().hash(PASSWORD)
+    threads, _ = _hash_in_threads(bounded, 1)
+    gated.wait_until_running(1)
+
+    try:
+        with pytest.raises(Unavailable):
+            bounded.verify(stored, PASSWORD)
+    finally:
+        gated.gate.set()
+        threads[0].join()
+
+
+def test_the_default_bound_fits_memory_and_cpus() -> None:
+    """Unconfigured, the bound is at least 1, at most the CPU count, and its hashes fit in a quarter
+    of the available memory."""
+    slots = default_slots(Argon2idHasher().memory_cost)
+
+    assert 1 <= slots <= (os.cpu_count() or 1)
+    assert slots == 1 or slots * 64 * 1024 * 1024 <= available_memory() // 4
+
+
+def test_the_server_hasher_is_bounded_by_the_settings() -> None:
+    """`ENGAGE_PASSWORD_HASH_CONCURRENCY` and `_QUEUE` set the bound of the hasher the app uses."""
+    environ = {"ENGAGE_PASSWORD_HASH_CONCURRENCY": "2", "ENGAGE_PASSWORD_HASH_QUEUE": "5"}
+
+    hasher = password_hasher(Settings.from_env(environ))
+
+    assert (hasher.slots, hasher.queue, type(hasher.inner)) == (2, 5, Argon2idHasher)

@@ -26,6 +26,16 @@ def test_the_profile_never_contains_the_key(api: Api, tenant: Tenant) -> None:
     assert tenant.key not in api.get("/account").text
 
 
+def test_the_key_hint_is_what_the_api_document_says(api: Api, tenant: Tenant) -> None:
+    """`api_key_hint` is the key's first eight characters and an ellipsis, as its description says."""
+    hint = api.get("/account").json()["data"]["api_key_hint"]
+    described = api.client.get("/api/v1/openapi.json").json()["components"]["schemas"]["Account"]
+    description = described["properties"]["api_key_hint"]["description"]
+
+    assert hint == tenant.key[:8] + "…"
+    assert "first eight characters" in description and "last" not in description
+
+
 def test_patch_account_renames_the_workspace(api: Api) -> None:
     """`PATCH /account` with `name` changes it, and a later read sees it."""
     api.request("PATCH", "/account", json={"name": "Acme Trading"})

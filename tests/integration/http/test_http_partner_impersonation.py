@@ -182,7 +182,7 @@ def test_installing_the_filter_twice_adds_it_once() -> None:
 
     filters = logging.getLogger(access_log.ACCESS_LOGGER).filters
 
-    assert sum(isinstance(f, access_log.RedactImpersonationTokens) for f in filters) == 1
+    assert sum(isinstance(f, access_log.RedactCredentials) for f in filters) == 1
 
 
 # -- impersonation ends with the partner and the key that minted it ---------------------------------

@@ -12,6 +12,7 @@ import uuid
 import warnings
 from pathlib import Path
 
+import attrs
 import pytest
 import redis
 from starlette.exceptions import StarletteDeprecationWarning
@@ -19,7 +20,7 @@ from starlette.exceptions import StarletteDeprecationWarning
 from engage_connectors.redis_rate_limiter import RedisRateLimiter
 from engage_core.settings import Settings
 from engage_core.testing import FakeClock
-from engage_http.bootstrap import build_app, rate_limiter
+from engage_http.bootstrap import build_app, rate_limiter, redis_prefix
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", StarletteDeprecationWarning)
@@ -119,6 +120,63 @@ def test_a_redis_url_makes_limiters_that_share_one_count(redis_url: str) -> None
             limiter.limiter.close()
 
     assert allowed == [True, True, False]
+
+
+def _hits(settings: Settings, clock: FakeClock, bucket: str) -> list[bool]:
+    """Whether each of three hits of `bucket` by two limiters built from `settings` was allowed; the
+    limiters' Redis keys are deleted afterwards."""
+    limiters = [rate_limiter(settings, clock) for _ in range(2)]
+    try:
+        return [limiter.hit(bucket).allowed for limiter in (*limiters, limiters[0])]
+    finally:
+        client = redis.Redis.from_url(REDIS_URL)
+        keys = list(client.scan_iter(match=redis_prefix(settings) + "*"))
+        if keys:
+            client.delete(*keys)
+        client.close()
+        for limiter in limiters:
+            assert isinstance(limiter.limiter, RedisRateLimiter)
+            limiter.limiter.close()
+
+
+def test_two_redis_prefixes_do_not_share_counters(redis_url: str) -> None:
+    """Limiters under two ENGAGE_REDIS_PREFIX values count the same bucket apart in the same Redis."""
+    run = uuid.uuid4().hex
+    clock = FakeClock()
+    first = Settings.from_env(
+        {"ENGAGE_REDIS_URL": redis_url, "ENGAGE_RATE_LIMIT": "2", "ENGAGE_REDIS_PREFIX": f"a{run}:"}
+    )
+    second = attrs.evolve(first, redis_prefix=f"b{run}:")
+
+    allowed = [_hits(settings, clock, "account:1") for settings in (first, second)]
+
+    assert allowed == [[True, True, False], [True, True, False]]
+
+
+def test_deployments_on_different_databases_do_not_share_counters(tmp_path: Path, redis_url: str) -> None:
+    """Without ENGAGE_REDIS_PREFIX, the prefix is named after the database: two databases, two counts."""
+    clock = FakeClock()
+    deployments = [
+        Settings(database_url=f"sqlite:///{tmp_path / name}", rate_limit=2, redis_url=redis_url)
+        for name in ("one.db", "two.db")
+    ]
+
+    allowed = [_hits(settings, clock, f"account:{uuid.uuid4().hex}") for settings in deployments]
+
+    assert allowed == [[True, True, False], [True, True, False]]
+    assert redis_prefix(deployments[0]) != redis_prefix(deployments[1])
+
+
+def test_the_default_prefix_names_the_database_not_its_credentials() -> None:
+    """One PostgreSQL database reached with two users gets one prefix; another database another."""
+    prefixes = {
+        redis_prefix(Settings(database_url=url))
+        for url in ("postgresql://ada:x@db:5432/engage", "postgresql://bob:y@db:5432/engage")
+    }
+    other = redis_prefix(Settings(database_url="postgresql://ada:x@db:5432/engage_staging"))
+
+    assert len(prefixes) == 1 and other not in prefixes
+    assert all("ada" not in prefix and "x@" not in prefix for prefix in (*prefixes, other))
 
 
 def test_an_app_with_a_redis_url_serves_limited_requests(database_url: str, redis_url: str) -> None:

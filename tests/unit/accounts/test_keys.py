@@ -92,9 +92,10 @@ def test_digest_never_equals_the_key(key: api_keys.IssuedKey) -> None:
     assert key.digest != key.plaintext
 
 
-def test_hint_shows_the_prefix_and_four_characters() -> None:
-    """The hint is the prefix plus four characters and an ellipsis, never the whole key."""
-    key = generate_key()
+@pytest.mark.parametrize("prefix", [api_keys.WORKSPACE_PREFIX, api_keys.PARTNER_PREFIX])
+def test_hint_shows_the_prefix_and_four_characters(prefix: str) -> None:
+    """The hint of a workspace or partner key is its prefix plus four characters and an ellipsis."""
+    key = generate_key(prefix)
     assert key.hint == key.plaintext[:8] + "…" == key_hint(key.plaintext)
 
 

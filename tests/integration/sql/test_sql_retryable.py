@@ -1,0 +1,60 @@
+"""`engage_sql.unavailable`: the storage failures a client should retry, read from real driver errors
+on SQLite and PostgreSQL; any other failure is not one."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy
+from sqlalchemy import exc as sa_exc
+
+from engage_core.kernel.errors import Unavailable
+from engage_sql import Database, unavailable
+
+
+def _failure(database: Database, *setup: str) -> sa_exc.DBAPIError:
+    """The error of creating and filling a table after the `setup` statements, on one connection, which
+    is then discarded (its settings must not reach other tests)."""
+    with database.engine.connect() as connection:
+        for statement in setup:
+            connection.execute(sqlalchemy.text(statement))
+        with pytest.raises(sa_exc.DBAPIError) as failed:
+            _fill(connection)
+        connection.rollback()
+        connection.invalidate()
+    return failed.value
+
+
+def _fill(connection: sqlalchemy.Connection) -> None:
+    """Create a table and write about 800 KB into it."""
+    connection.execute(sqlalchemy.text("CREATE TABLE filler (x TEXT)"))
+    connection.execute(sqlalchemy.text("INSERT INTO filler VALUES (:x)"), [{"x": "x" * 4000} for _ in range(200)])
+
+
+def test_a_write_in_a_read_only_transaction_is_unavailable(database: Database) -> None:
+    """SQLite `PRAGMA query_only` (SQLITE_READONLY) and PostgreSQL `default_transaction_read_only`
+    (25006) both read as Unavailable with a retry hint."""
+    setup = "PRAGMA query_only = 1" if database.engine.dialect.name == "sqlite" else "SET TRANSACTION READ ONLY"
+
+    found = unavailable(_failure(database, setup))
+
+    assert isinstance(found, Unavailable) and found.retry_after
+
+
+def test_a_full_sqlite_database_is_unavailable(database: Database) -> None:
+    """SQLITE_FULL ("database or disk is full", here from `max_page_count`) reads as Unavailable."""
+    if database.engine.dialect.name != "sqlite":
+        pytest.skip("max_page_count is SQLite's")
+    with database.engine.connect() as connection:
+        pages = connection.execute(sqlalchemy.text("PRAGMA page_count")).scalar_one()
+
+    found = unavailable(_failure(database, f"PRAGMA max_page_count = {pages}"))
+
+    assert isinstance(found, Unavailable) and found.retry_after
+
+
+def test_other_failures_are_not_unavailable(database: Database) -> None:
+    """A syntax error is a bug, not a state to wait out: None."""
+    with database.engine.connect() as connection, pytest.raises(sa_exc.DBAPIError) as failed:
+        connection.execute(sqlalchemy.text("SELEC 1"))
+
+    assert unavailable(failed.value) is None
