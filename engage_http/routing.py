@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, TypeVar
 
@@ -104,9 +104,25 @@ ShortRead = Callable[[Any, PageRequest | None], bool]
 
 class WriteLane(Protocol):
     """Runs write handlers one after another on a thread of its own, answering each once its
-    writes are durable (`engage_sql.write_lane.WriteLane`)."""
+    writes are durable, taking the callers' keys in turn (`engage_sql.write_lane.WriteLane`)."""
 
-    async def run(self, fn: Callable[[], R]) -> R: ...
+    def admits(self, key: Hashable, size: int) -> bool:
+        """Whether a handler of `key` with a body of `size` bytes may run on the lane (else it runs
+        in a worker thread, in its own transaction)."""
+
+    async def run(self, fn: Callable[[], R], *, key: Hashable = None) -> R: ...
+
+
+_CREDENTIALS = (b"x-api-key", b"authorization", b"x-partner-key")
+
+
+def lane_key(scope: Scope) -> bytes:
+    """Whose turn a write takes on the lane: its credential, one per workspace, read before the
+    request is authenticated (that happens on the lane); b"" without one."""
+    for name, value in scope["headers"]:
+        if name in _CREDENTIALS:
+            return bytes(value)
+    return b""
 
 
 class IdConvertor(Convertor[int]):
@@ -372,7 +388,11 @@ class _Dispatcher:
         raw = await read_body(request, target.body_limit) if target.reads_body else b""
         try:
             if target.lane is not None:
-                return await target.lane.run(functools.partial(target.respond, request, raw))
+                key = lane_key(request.scope)
+                if target.lane.admits(key, len(raw)):
+                    return await target.lane.run(functools.partial(target.respond, request, raw), key=key)
+                # Too large, or its workspace's last write held the lane too long: a worker thread.
+                return await in_worker_thread(target.respond, request, raw)
             if target.runs_inline(request):
                 return target.respond(request, raw)
             return await in_worker_thread(target.respond, request, raw, read=method in READ_METHODS)

@@ -21,6 +21,17 @@ raises `OutboundCallInBatch` on a thread in the middle of a batch.
 
 Jobs run in the context (`contextvars`) of the caller that queued them. Other writers (threads
 outside the lane, other processes) take their turns between batches, as they do between groups.
+
+Fairness: no job and no workspace holds the lane for long. Jobs carry a key (the caller's: the
+request's credential, so one per workspace), each key has a queue of its own, and the lane takes
+one job of each key in turn, so a backlog of one key never runs ahead of another key's job. A batch
+closes once `batch_budget` seconds have passed since it began (or `max_batch` jobs ran, or the queues
+are empty), so a job queued behind a busy key is answered after at most about one budget, one job and
+one COMMIT. A job cannot be interrupted, so the lane refuses those that would exceed the bound
+(`admits`): a body above `max_job_bytes`, and, for `cooldown` seconds, every job of a key whose last
+job on the lane ran longer than `job_budget`. The caller runs those outside the lane, each in its own
+transaction (on SQLite it still waits for the writers' turn between batches: the largest legal
+request must be fast in itself, which is what its storage makes sure of).
 """
 
 from __future__ import annotations
@@ -29,10 +40,10 @@ import asyncio
 import contextlib
 import contextvars
 import logging
-import queue
 import threading
-from collections import defaultdict
-from collections.abc import Callable
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable, Hashable
 from typing import Any, Final, TypeVar, cast
 
 import attrs
@@ -47,6 +58,20 @@ P = TypeVar("P")
 STOP_TIMEOUT_SECONDS: Final = 30.0
 """How long `close` waits for the jobs already queued to finish."""
 
+BATCH_BUDGET_SECONDS: Final = 0.025
+"""A batch takes no further job once it has run this long: a job queued behind it waits about this
+long, one job and one COMMIT. Small writes take well under a millisecond, so a batch under load
+still shares its COMMIT among dozens of them."""
+
+JOB_BUDGET_SECONDS: Final = 0.05
+"""A job that runs longer sends its key's next jobs off the lane for `COOLDOWN_SECONDS`."""
+
+COOLDOWN_SECONDS: Final = 60.0
+
+MAX_JOB_BYTES: Final = 16 * 1024
+"""Bodies above this run off the lane: short writes (a contact, a tag, a booking) take a few hundred
+bytes, and the largest legal contact (100 tags of 100 characters) about 11 KB."""
+
 
 @attrs.define(eq=False)
 class _Job:
@@ -54,34 +79,121 @@ class _Job:
     fn: Callable[[], Any]
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future[Any]
+    key: Hashable = None
     result: Any = None
     error: BaseException | None = None
 
 
-class WriteLane:
-    """One thread running write jobs in batches over `groups` (the units of work's `WriteGroups`)."""
+class _FairQueue:
+    """Jobs queued per key, taken one key at a time in turn (round robin); closed by `stop`.
 
-    def __init__(self, groups: WriteGroups, *, max_batch: int = MAX_GROUP) -> None:
+    The key whose job is running (`get`) waits for its next turn until `done`: a key that queues a
+    job meanwhile goes first, not after the busy key's next job."""
+
+    def __init__(self) -> None:
+        self._ready = threading.Condition(threading.Lock())
+        self._queues: dict[Hashable, deque[_Job]] = {}
+        self._turns: deque[Hashable] = deque()  # the keys with jobs, in the order of their turns
+        self._serving: list[Hashable] = []  # the key of the running job (a list: any key may be None)
+        self._stopped = False
+
+    def put(self, key: Hashable, job: _Job) -> None:
+        with self._ready:
+            jobs = self._queues.get(key)
+            if jobs is None:
+                jobs = self._queues[key] = deque()
+                if key not in self._serving:
+                    self._turns.append(key)
+            jobs.append(job)
+            self._ready.notify()
+
+    def stop(self) -> None:
+        """`get` returns None once the jobs already queued are taken."""
+        with self._ready:
+            self._stopped = True
+            self._ready.notify()
+
+    def get(self, *, wait: bool) -> _Job | None:
+        """The next key's oldest job; None when there is none (and, with `wait`, only once stopped).
+        Call `done` when it has run."""
+        with self._ready:
+            while not self._turns:
+                if self._stopped or not wait:
+                    return None
+                self._ready.wait()
+            key = self._turns.popleft()
+            jobs = self._queues[key]
+            job = jobs.popleft()
+            if not jobs:
+                del self._queues[key]
+            self._serving = [key]
+            return job
+
+    def done(self) -> None:
+        """The running job has run: its key takes its next turn after every key waiting now."""
+        with self._ready:
+            for key in self._serving:
+                if key in self._queues:
+                    self._turns.append(key)
+            self._serving = []
+
+
+class WriteLane:
+    """One thread running write jobs in batches over `groups` (the units of work's `WriteGroups`),
+    fairly between keys (see the module docstring). `clock` (seconds, monotonic) is for tests."""
+
+    def __init__(
+        self,
+        groups: WriteGroups,
+        *,
+        max_batch: int = MAX_GROUP,
+        batch_budget: float = BATCH_BUDGET_SECONDS,
+        job_budget: float = JOB_BUDGET_SECONDS,
+        cooldown: float = COOLDOWN_SECONDS,
+        max_job_bytes: int = MAX_JOB_BYTES,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._groups = groups
         self._max_batch = max_batch
+        self._batch_budget = batch_budget
+        self._job_budget = job_budget
+        self._cooldown = cooldown
+        self._max_job_bytes = max_job_bytes
+        self._clock = clock
+        self._slow: dict[Hashable, float] = {}  # key -> when its jobs may use the lane again
+        self._last_took: dict[Hashable, float] = {}  # key -> how long its last long job ran (lane thread only)
         self._lock = threading.Lock()  # guards the two below, and orders jobs before a close's stop
-        self._jobs: queue.SimpleQueue[_Job | None] | None = None
+        self._jobs: _FairQueue | None = None
         self._thread: threading.Thread | None = None
 
-    async def run(self, fn: Callable[[], R]) -> R:
-        """`fn()` on the lane, in the caller's context; its result (or exception) once its batch is
-        durable. Call it from an event loop. The lane's thread starts with its first job."""
+    def admits(self, key: Hashable, size: int) -> bool:
+        """Whether a job of `key` with a body of `size` bytes may run on the lane; if not, the caller
+        runs it outside, in a transaction of its own."""
+        if size > self._max_job_bytes:
+            return False
+        until = self._slow.get(key)
+        if until is None:
+            return True
+        if self._clock() < until:
+            return False
+        self._slow.pop(key, None)
+        return True
+
+    async def run(self, fn: Callable[[], R], *, key: Hashable = None) -> R:
+        """`fn()` on the lane, in the caller's context, in `key`'s turn; its result (or exception)
+        once its batch is durable. Call it from an event loop. The lane's thread starts with its
+        first job."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[R] = loop.create_future()
-        job = _Job(contextvars.copy_context(), fn, loop, future)
+        job = _Job(contextvars.copy_context(), fn, loop, future, key)
         with self._lock:
             if self._jobs is None:
-                self._jobs = queue.SimpleQueue()
+                self._jobs = _FairQueue()
                 self._thread = threading.Thread(
                     target=self._serve, args=(self._jobs,), name="engage-write-lane", daemon=True
                 )
                 self._thread.start()
-            self._jobs.put(job)
+            self._jobs.put(key, job)
         return await future
 
     def close(self) -> None:
@@ -91,42 +203,57 @@ class WriteLane:
             jobs, thread = self._jobs, self._thread
             self._jobs = self._thread = None
             if jobs is not None:
-                jobs.put(None)
+                jobs.stop()
         if thread is not None:
             thread.join(STOP_TIMEOUT_SECONDS)
 
-    def _serve(self, jobs: queue.SimpleQueue[_Job | None]) -> None:
-        stopping = False
-        while not stopping:
-            job = jobs.get()
+    def _serve(self, jobs: _FairQueue) -> None:
+        carried: _Job | None = None  # taken, but would not have fitted the last batch's budget
+        while True:
+            job = carried or jobs.get(wait=True)
+            carried = None
             if job is None:
                 return
             batch = [job]
             try:
                 with self._groups.batch():
-                    _run(job)
+                    closes_at = self._clock() + self._batch_budget
+                    self._run(job, jobs)
                     while len(batch) < self._max_batch and not self._groups.broken:
-                        try:
-                            job = jobs.get_nowait()
-                        except queue.Empty:
+                        next_job = jobs.get(wait=False) if self._clock() < closes_at else None
+                        if next_job is None:
                             break
-                        if job is None:
-                            stopping = True
+                        if self._clock() + self._last_took.get(next_job.key, 0.0) > closes_at:
+                            carried = next_job  # its key's last job says it would overrun: next batch
                             break
-                        batch.append(job)
-                        _run(job)
+                        batch.append(next_job)
+                        self._run(next_job, jobs)
             except Exception as exc:  # no turn, or the COMMIT failed: nothing of the batch was kept
                 logger.error("A batch of %d writes failed: %s", len(batch), exc)
                 for failed in batch:
                     failed.error, failed.result = exc, None
             _answer(batch)
 
-
-def _run(job: _Job) -> None:
-    try:
-        job.result = job.context.run(job.fn)
-    except BaseException as exc:  # whatever it is, it is the job's answer: the lane goes on
-        job.error = exc
+    def _run(self, job: _Job, jobs: _FairQueue) -> None:
+        started = self._clock()
+        try:
+            job.result = job.context.run(job.fn)
+        except BaseException as exc:  # whatever it is, it is the job's answer: the lane goes on
+            job.error = exc
+        finally:
+            jobs.done()
+        took = self._clock() - started
+        if took > self._batch_budget / 4:  # remembered only for the jobs that matter to a budget
+            self._last_took[job.key] = took
+        else:
+            self._last_took.pop(job.key, None)
+        if took > self._job_budget:
+            self._slow[job.key] = started + took + self._cooldown
+            logger.warning(
+                "A write took %.0f ms on the write lane: its workspace's writes run off the lane for %.0f s",
+                took * 1000,
+                self._cooldown,
+            )
 
 
 def _answer(batch: list[_Job]) -> None:

@@ -70,9 +70,8 @@ class ContactService:
             self._limits.reserve(uow, plan, CONTACTS, now)
             contact = uow.contacts.add(draft, now)
             if titles:
-                attached = [_tag_by_title(uow, title, now) for title in titles]
-                for tag in attached:
-                    uow.tags.attach(contact.id, tag.id)
+                attached = uow.tags.ensure(titles, now)
+                uow.tags.attach_all(contact.id, [tag.id for tag in attached])
                 # What `get` would read back: the stored titles, in the core's order. No second read.
                 contact = attrs.evolve(contact, tags=tag_order(tag.title for tag in attached))
             uow.emit(DomainEvent("contact.created", contact.event_payload(), now))
@@ -242,12 +241,11 @@ def _clean_titles(titles: Sequence[str]) -> list[str]:
 
 
 def _replace_tags(uow: WorkspaceUnitOfWork, contact: Contact, titles: list[str], now: datetime) -> None:
-    wanted = {_tag_by_title(uow, title, now).id for title in titles}
-    current = {tag.id for title in contact.tags if (tag := uow.tags.by_title(title)) is not None}
-    for tag_id in current - wanted:
-        uow.tags.detach(contact.id, tag_id)
-    for tag_id in wanted - current:
-        uow.tags.attach(contact.id, tag_id)
+    """The contact carries exactly these tags (created where missing): a few statements for the set."""
+    wanted = [tag.id for tag in uow.tags.ensure(titles, now)] if titles else []
+    uow.tags.detach_others(contact.id, wanted)
+    if wanted:
+        uow.tags.attach_all(contact.id, wanted)
 
 
 def _check_phone_free(uow: WorkspaceUnitOfWork, kind: str, phone: str | None, own_id: int | None) -> None:

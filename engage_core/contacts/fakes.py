@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 
 import attrs
@@ -171,8 +171,20 @@ class InMemoryTagRepository(_Repo):
                 return self._fresh(tag)
         return None
 
-    def list(self) -> Sequence[Tag]:
-        return sorted((self._fresh(t) for (a, t) in self._t.tags.values() if a == self._account), key=lambda t: t.id)
+    def list(self, page: PageRequest) -> Page[Tag]:
+        mine = sorted((t for (a, t) in self._t.tags.values() if a == self._account), key=lambda t: t.id)
+        return paginate(mine, page).map(self._fresh)
+
+    def ensure(self, titles: Sequence[str], now: datetime) -> Sequence[Tag]:
+        mine = {title_key(t.title): t for (a, t) in self._t.tags.values() if a == self._account}
+        found: list[Tag] = []
+        for title in titles:
+            tag = mine.get(title_key(title))
+            if tag is None:
+                tag = mine[title_key(title)] = Tag(self._store.next_id(), title, 0, now, now)
+                self._t.tags[tag.id] = (self._account, tag)
+            found.append(attrs.evolve(tag, contacts_count=None))
+        return found
 
     def rename(self, tag_id: int, title: str, now: datetime) -> None:
         tag = self.get(tag_id)
@@ -200,6 +212,13 @@ class InMemoryTagRepository(_Repo):
             return False
         self._t.contact_tags.discard((contact_id, tag_id))
         return True
+
+    def attach_all(self, contact_id: int, tag_ids: Collection[int]) -> int:
+        return sum(self.attach(contact_id, tag_id) for tag_id in set(tag_ids))
+
+    def detach_others(self, contact_id: int, keep: Collection[int]) -> int:
+        linked = {t for (c, t) in self._t.contact_tags if c == contact_id and self.get(t) is not None}
+        return sum(self.detach(contact_id, tag_id) for tag_id in linked - set(keep))
 
 
 class InMemoryContactListRepository(_Repo):

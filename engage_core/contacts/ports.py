@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -49,7 +49,13 @@ class TagRepository(Protocol):
     def by_title(self, title: str) -> Tag | None:
         """Case-insensitive look-up (see `tags.title_key`)."""
 
-    def list(self) -> Sequence[Tag]: ...
+    def list(self, page: PageRequest) -> Page[Tag]:
+        """By id."""
+
+    def ensure(self, titles: Sequence[str], now: datetime) -> Sequence[Tag]:
+        """The tags with these clean titles (distinct by `tags.title_key`), in their order: each found
+        by its title, or created with it. `contacts_count` is None (not counted). A few statements
+        however many titles, so that a request's whole set of tags costs about as much as one."""
 
     def rename(self, tag_id: int, title: str, now: datetime) -> None: ...
 
@@ -61,6 +67,12 @@ class TagRepository(Protocol):
 
     def detach(self, contact_id: int, tag_id: int) -> bool:
         """Unlink. False when it was not linked."""
+
+    def attach_all(self, contact_id: int, tag_ids: Collection[int]) -> int:
+        """Link every tag to the contact in one step; how many links are new."""
+
+    def detach_others(self, contact_id: int, keep: Collection[int]) -> int:
+        """Unlink every tag of the contact but those in `keep` in one step; how many were unlinked."""
 
 
 class ContactListRepository(Protocol):

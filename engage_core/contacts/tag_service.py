@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 
 from engage_core.contacts.segments import SegmentRules, retitle
 from engage_core.contacts.tags import Tag, clean_title
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.errors import NotFound, ValidationFailed
+from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
 
 
@@ -17,9 +17,10 @@ class TagService:
         self._uow = uow
         self._clock = clock
 
-    def list(self, account_id: int) -> Sequence[Tag]:
+    def list(self, account_id: int, page: PageRequest) -> Page[Tag]:
+        """By id, with their contact counts."""
         with self._uow.workspace(account_id, readonly=True) as uow:
-            return uow.tags.list()
+            return uow.tags.list(page)
 
     def get(self, account_id: int, tag_id: int) -> Tag:
         with self._uow.workspace(account_id, readonly=True) as uow:

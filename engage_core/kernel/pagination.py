@@ -74,3 +74,5 @@ class PageLimits:
 CONTACTS = PageLimits(default=15)
 LIST_MEMBERS = PageLimits(default=15)
 SEGMENT_MEMBERS = PageLimits(default=15)
+TAGS = PageLimits(default=100)
+"""SPEC names no default for tags: a whole page of the maximum, so most workspaces need one request."""

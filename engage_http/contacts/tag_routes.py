@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from engage_core.contacts.tags import Tag as TagEntity
+from engage_core.kernel.pagination import TAGS, Page
 from engage_http.contacts.tag_schemas import Tag, TagWrite
 from engage_http.operations import Call, Operation, Shape, declare
 
 TAG = "Tags"
 
 
-def index(call: Call[None, None]) -> Sequence[TagEntity]:
-    return call.services.tags.list(call.account_id)
+def index(call: Call[None, None]) -> Page[TagEntity]:
+    assert call.page is not None
+    return call.services.tags.list(call.account_id, call.page)
 
 
 def store(call: Call[TagWrite, None]) -> TagEntity:
@@ -32,7 +32,7 @@ def destroy(call: Call[None, None]) -> None:
 
 
 OPERATIONS: tuple[Operation, ...] = declare(
-    Operation("GET", "/tags", index, "List tags with their contact counts", TAG, Tag, Shape.MANY),
+    Operation("GET", "/tags", index, "List tags with their contact counts", TAG, Tag, Shape.PAGE, page=TAGS),
     Operation("POST", "/tags", store, "Create a tag", TAG, Tag, status=201, message="Tag created.", body=TagWrite),
     Operation("GET", "/tags/{id:id}", show, "Get a tag", TAG, Tag),
     Operation(

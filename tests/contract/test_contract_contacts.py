@@ -21,6 +21,9 @@ from engage_core.services import Services
 from engage_core.testing import FakeClock
 from engage_core.unit_of_work import UnitOfWorkFactory
 
+ALL_TAGS = PageRequest(per_page=100)
+"""Every tag of a test's workspace: one page."""
+
 VIP = [{"field": "tag", "operator": "has", "value": "vip"}]
 
 
@@ -360,13 +363,17 @@ def test_tags_are_listed_by_id_with_counts(services: Services, account: int, mak
     make_contact(tags=["b"])
     services.tags.create(account, "c")
 
-    assert [(t.title, t.contacts_count) for t in services.tags.list(account)] == [("b", 2), ("a", 1), ("c", 0)]
+    assert [(t.title, t.contacts_count) for t in services.tags.list(account, ALL_TAGS).items] == [
+        ("b", 2),
+        ("a", 1),
+        ("c", 0),
+    ]
 
 
 def test_rename_shows_on_every_contact(services: Services, account: int, make_contact: MakeContact) -> None:
     """A renamed tag shows its new title on the contacts carrying it, without re-tagging them."""
     contact = make_contact(tags=["vip"])
-    tag = services.tags.list(account)[0]
+    tag = services.tags.list(account, ALL_TAGS).items[0]
 
     renamed = services.tags.rename(account, tag.id, "Gold")
 
@@ -404,13 +411,13 @@ def test_repository_rename_collision_keeps_the_transaction(uow: UnitOfWorkFactor
         unit.commit()
 
     with uow.workspace(account, readonly=True) as unit:
-        assert [t.title for t in unit.tags.list()] == ["VIP", "Gold", "Silver"]
+        assert [t.title for t in unit.tags.list(ALL_TAGS).items] == ["VIP", "Gold", "Silver"]
 
 
 def test_delete_removes_the_tag_from_every_contact(services: Services, account: int, make_contact: MakeContact) -> None:
     """Deleting a tag unlinks it from its contacts, which stay."""
     contact = make_contact(tags=["vip", "new"])
-    vip = services.tags.list(account)[0]
+    vip = services.tags.list(account, ALL_TAGS).items[0]
 
     services.tags.delete(account, vip.id)
 
@@ -433,7 +440,7 @@ def test_assign_is_idempotent(
 ) -> None:
     """Assigning a tag the contact has changes nothing and emits nothing."""
     contact = make_contact(tags=["vip"])
-    tag = services.tags.list(account)[0]
+    tag = services.tags.list(account, ALL_TAGS).items[0]
 
     again = services.contacts.assign_tag(account, contact.id, TagAssignment(tag_id=tag.id))
 
@@ -444,7 +451,7 @@ def test_assign_is_idempotent(
 def test_remove_tag_unlinks_it(services: Services, account: int, make_contact: MakeContact) -> None:
     """Removing a tag from a contact leaves the tag itself."""
     contact = make_contact(tags=["vip"])
-    tag = services.tags.list(account)[0]
+    tag = services.tags.list(account, ALL_TAGS).items[0]
 
     services.contacts.remove_tag(account, contact.id, tag.id)
 
@@ -467,6 +474,121 @@ def test_attach_and_detach_report_whether_they_changed_anything(uow: UnitOfWorkF
         ]
 
     assert results == [True, False, True, False]
+
+
+def test_ensure_finds_existing_titles_ignoring_case_and_creates_the_rest(uow: UnitOfWorkFactory, account: int) -> None:
+    """ensure() returns one tag per title, in order: the stored one for a known title, a new one otherwise."""
+    with uow.workspace(account) as unit:
+        vip = unit.tags.add("VIP", NOW)
+        tags = unit.tags.ensure(["Gold", "vip", "Silver"], NOW)
+        listed = unit.tags.list(ALL_TAGS).items
+
+    assert [t.title for t in tags] == ["Gold", "VIP", "Silver"]
+    assert tags[1].id == vip.id
+    assert {t.id for t in listed} == {t.id for t in tags}
+
+
+def test_ensure_twice_creates_nothing_more(uow: UnitOfWorkFactory, account: int) -> None:
+    """ensure() is idempotent: the second call returns the same tags and adds none."""
+    with uow.workspace(account) as unit:
+        first = unit.tags.ensure(["a", "b"], NOW)
+        second = unit.tags.ensure(["B", "A"], NOW)
+        total = unit.tags.list(ALL_TAGS).total
+
+    assert ([t.id for t in second], total) == ([first[1].id, first[0].id], 2)
+
+
+def test_ensure_does_not_see_another_accounts_tags(uow: UnitOfWorkFactory, account: int, other: int) -> None:
+    """A title another account uses is created anew in this one."""
+    with uow.workspace(other) as unit:
+        theirs = unit.tags.add("vip", NOW)
+        unit.commit()
+    with uow.workspace(account) as unit:
+        [mine] = unit.tags.ensure(["vip"], NOW)
+
+    assert mine.id != theirs.id
+
+
+def test_attach_all_links_each_tag_once_and_counts_the_new_links(uow: UnitOfWorkFactory, account: int) -> None:
+    """attach_all() reports only new links; contacts_count counts each link once."""
+    with uow.workspace(account) as unit:
+        contact = unit.contacts.add(ContactDraft(name="Ada", type="instagram"), NOW)
+        a, b, c = unit.tags.ensure(["a", "b", "c"], NOW)
+        unit.tags.attach(contact.id, a.id)
+        linked = [unit.tags.attach_all(contact.id, [a.id, b.id]), unit.tags.attach_all(contact.id, [a.id, b.id, c.id])]
+        counts = [t.contacts_count for t in unit.tags.list(ALL_TAGS).items]
+        tags = unit.contacts.get(contact.id)
+
+    assert (linked, counts) == ([1, 1], [1, 1, 1])
+    assert tags is not None and tags.tags == ("a", "b", "c")
+
+
+def test_attach_all_links_no_tag_of_another_account(uow: UnitOfWorkFactory, account: int, other: int) -> None:
+    """Another account's tag id is not linked to this account's contact."""
+    with uow.workspace(other) as unit:
+        [theirs] = unit.tags.ensure(["vip"], NOW)
+        unit.commit()
+    with uow.workspace(account) as unit:
+        contact = unit.contacts.add(ContactDraft(name="Ada", type="instagram"), NOW)
+        linked = unit.tags.attach_all(contact.id, [theirs.id])
+        found = unit.contacts.get(contact.id)
+
+    assert (linked, found is not None and found.tags) == (0, ())
+
+
+def test_detach_others_keeps_only_the_tags_named(uow: UnitOfWorkFactory, account: int) -> None:
+    """detach_others() unlinks every other tag of the contact, and only of that contact."""
+    with uow.workspace(account) as unit:
+        ada = unit.contacts.add(ContactDraft(name="Ada", type="instagram"), NOW)
+        bob = unit.contacts.add(ContactDraft(name="Bob", type="instagram"), NOW)
+        a, b, c = unit.tags.ensure(["a", "b", "c"], NOW)
+        unit.tags.attach_all(ada.id, [a.id, b.id, c.id])
+        unit.tags.attach_all(bob.id, [a.id, b.id])
+        unlinked = unit.tags.detach_others(ada.id, [b.id])
+        ada_tags, bob_tags = unit.contacts.get(ada.id), unit.contacts.get(bob.id)
+
+    assert unlinked == 2
+    assert (ada_tags and ada_tags.tags, bob_tags and bob_tags.tags) == (("b",), ("a", "b"))
+
+
+def test_tags_are_listed_a_page_at_a_time(uow: UnitOfWorkFactory, account: int) -> None:
+    """list() returns the requested page by id, with the total of all pages."""
+    with uow.workspace(account) as unit:
+        unit.tags.ensure([f"t{n}" for n in range(5)], NOW)
+        page = unit.tags.list(PageRequest(page=2, per_page=2))
+
+    assert ([t.title for t in page.items], page.total, page.last_page) == (["t2", "t3"], 5, 3)
+
+
+def test_a_contact_created_with_many_tags_carries_each(
+    services: Services, account: int, make_contact: MakeContact
+) -> None:
+    """Creating a contact with new and known titles (any case) links each tag once and counts it."""
+    services.tags.create(account, "Known")
+    titles = [f"Tag {n}" for n in range(40)] + ["known", "TAG 0"]
+
+    contact = make_contact(tags=titles)
+
+    listed = services.tags.list(account, ALL_TAGS)
+    assert services.contacts.get(account, contact.id).tags == contact.tags
+    assert (len(contact.tags), listed.total, {t.contacts_count for t in listed.items}) == (41, 41, {1})
+
+
+def test_replacing_tags_with_a_set_keeps_counts_and_emits_once(
+    services: Services, account: int, make_contact: MakeContact, outbox_events: Callable[..., list[DomainEvent]]
+) -> None:
+    """PUT-like replacement of many tags: the contact carries exactly the new set, counts follow, one event."""
+    contact = make_contact(tags=[f"old {n}" for n in range(10)] + ["kept"])
+    before = len(outbox_events(account))
+
+    updated = services.contacts.update(
+        account, contact.id, ContactPatch(tags=["KEPT"] + [f"new {n}" for n in range(10)])
+    )
+
+    counts = {t.title: t.contacts_count for t in services.tags.list(account, ALL_TAGS).items}
+    assert updated.tags == tuple(sorted(["kept"] + [f"new {n}" for n in range(10)], key=str.casefold))
+    assert (counts["kept"], counts["old 0"], counts["new 9"]) == (1, 0, 1)
+    assert [e.name for e in outbox_events(account)[before:]] == ["contact.updated"]
 
 
 def test_add_of_an_existing_title_returns_that_tag(uow: UnitOfWorkFactory, account: int) -> None:
@@ -892,7 +1014,7 @@ def test_deleting_a_contact_unlinks_its_tags(services: Services, account: int, m
 
     services.contacts.delete(account, contact.id)
 
-    assert [(t.title, t.contacts_count) for t in services.tags.list(account)] == [("vip", 0)]
+    assert [(t.title, t.contacts_count) for t in services.tags.list(account, ALL_TAGS).items] == [("vip", 0)]
 
 
 def test_deleting_a_contact_removes_its_list_memberships(

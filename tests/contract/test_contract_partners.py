@@ -28,6 +28,9 @@ from engage_core.unit_of_work import UnitOfWorkFactory
 from engage_core.webhooks.model import NextStep, Outcome
 from engage_core.webhooks.ports import DeliveryQueue
 
+ALL_TAGS = PageRequest(per_page=100)
+"""Every tag of a test's workspace: one page."""
+
 DRAFT = PartnerDraft("Reseller Ltd", "reseller-ltd", "ops@reseller.example", "agency", 25)
 URL = "https://hooks.reseller.example/engage"
 CRM_URL = "https://partner.example.com/hooks"
@@ -643,7 +646,7 @@ def _records(uow: UnitOfWorkFactory, account_id: int) -> dict[str, int]:
     with uow.workspace(account_id, readonly=True) as unit:
         counts = {
             "contacts": unit.contacts.count(),
-            "tags": len(unit.tags.list()),
+            "tags": unit.tags.list(ALL_TAGS).total,
             "lists": len(unit.lists.list()),
             "segments": len(unit.segments.list(NOW)),
             "webhooks": len(unit.webhooks.list()),

@@ -12,8 +12,12 @@ from starlette.testclient import TestClient
 
 from engage_core.contacts.model import Contact
 from engage_core.kernel.errors import Conflict, RateLimited
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 from engage_http import create_app
+
+ALL_TAGS = PageRequest(per_page=100)
+"""Every tag of a test's workspace: one page."""
 
 
 def test_an_unknown_route_is_an_enveloped_404(api: Api) -> None:
@@ -142,7 +146,7 @@ def test_an_unexpected_exception_is_a_generic_500(
 ) -> None:
     """A bug answers 500 in the envelope, without leaking the exception."""
 
-    def explode(account_id: int) -> None:
+    def explode(account_id: int, page: PageRequest) -> None:
         raise RuntimeError("secret database password in a stack trace")
 
     monkeypatch.setattr(services.tags, "list", explode)
@@ -160,7 +164,7 @@ def test_an_unexpected_exception_is_logged(
 ) -> None:
     """The 500's exception is logged with its traceback on `engage.http`."""
 
-    def explode(account_id: int) -> None:
+    def explode(account_id: int, page: PageRequest) -> None:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(services.tags, "list", explode)
@@ -176,7 +180,7 @@ def test_an_unexpected_exception_is_logged(
 def test_a_conflict_is_409(services: Services, api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     """`Conflict` from the core maps to 409."""
 
-    def collide(account_id: int) -> None:
+    def collide(account_id: int, page: PageRequest) -> None:
         raise Conflict("Already connected.")
 
     monkeypatch.setattr(services.tags, "list", collide)
@@ -190,7 +194,7 @@ def test_a_conflict_is_409(services: Services, api: Api, monkeypatch: pytest.Mon
 def test_rate_limiting_is_429_with_retry_after(services: Services, api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     """`RateLimited` maps to 429 with `Retry-After`."""
 
-    def throttle(account_id: int) -> None:
+    def throttle(account_id: int, page: PageRequest) -> None:
         raise RateLimited(limit=120, retry_after=17)
 
     monkeypatch.setattr(services.tags, "list", throttle)
@@ -215,7 +219,7 @@ def member_ids(
 
     def make() -> dict[str, int]:
         contact = make_contact(tenant, tags=["VIP"])
-        tag = services.tags.list(tenant.account_id)[0]
+        tag = services.tags.list(tenant.account_id, ALL_TAGS).items[0]
         contact_list = services.lists.create(tenant.account_id, "Newsletter")
         segment = services.segments.create(tenant.account_id, "Manual")
         services.contacts.add_to_list(tenant.account_id, contact.id, contact_list.id)
@@ -230,7 +234,7 @@ def test_debug_mode_lets_unexpected_exceptions_through(
 ) -> None:
     """With `debug=True` an unexpected exception reaches Starlette's traceback page (and the test client)."""
 
-    def explode(account_id: int) -> None:
+    def explode(account_id: int, page: PageRequest) -> None:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(services.tags, "list", explode)

@@ -9,6 +9,8 @@ from http_support import Api, Tenant
 
 from engage_core.contacts.model import Contact
 from engage_core.testing import FakeClock
+from engage_http.areas import OPERATIONS
+from engage_http.operations import Shape
 
 
 @pytest.fixture
@@ -112,3 +114,25 @@ def test_repeated_query_strings_answer_alike(api: Api, twenty_contacts: list[Con
     assert first[0] == first[1] != other
     assert [r.status_code for r in refused] == [422, 422]
     assert refused[0].json() == refused[1].json()
+
+
+UNPAGINATED_LISTS = {
+    ("GET", "/contacts/{id:id}/notes"),
+    ("GET", "/contacts/lists"),
+    ("GET", "/contacts/segments"),
+    ("GET", "/account/channels"),
+    ("GET", "/webhooks/events"),
+    ("GET", "/webhooks"),
+    ("GET", "/tickets/departments"),
+    ("GET", "/bookings/types"),
+    ("GET", "/bookings/resources"),
+}
+"""The lists still served whole (SPEC shows them without `meta`); `GET /tags` left them, since a
+workspace's tags grow with every contact request and were megabytes in one response."""
+
+
+def test_only_the_known_lists_are_served_whole() -> None:
+    """Every other list operation is paginated: a new unpaginated list must be added here on purpose."""
+    whole = {(op.method, op.path) for op in OPERATIONS if op.shape is Shape.MANY}
+
+    assert whole == UNPAGINATED_LISTS

@@ -15,11 +15,15 @@ import pytest
 from http_support import Api, PartnerCaller, Tenant
 from starlette.exceptions import StarletteDeprecationWarning
 
+from engage_core.kernel.pagination import PageRequest
 from engage_core.kernel.rate_limits import Decision, InMemoryRateLimiter, LimiterUnavailable, RateLimitPolicy
 from engage_core.services import Services
 from engage_core.testing import FakeClock
 from engage_http import create_app
 from engage_http.rate_limit import RequestRateLimiter
+
+ALL_TAGS = PageRequest(per_page=100)
+"""Every tag of a test's workspace: one page."""
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", StarletteDeprecationWarning)
@@ -93,7 +97,7 @@ def test_a_refused_request_does_not_run_the_handler(
 
     api.post("/tags", json={"title": "VIP"})
 
-    assert services.tags.list(tenant.account_id) == []
+    assert services.tags.list(tenant.account_id, ALL_TAGS).items == []
 
 
 def test_the_next_window_allows_requests_again(

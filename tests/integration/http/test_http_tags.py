@@ -8,6 +8,7 @@ from http_support import Api, Tenant
 
 from engage_core.contacts.model import Contact
 from engage_core.contacts.tags import Tag
+from engage_core.services import Services
 
 
 def test_list_shows_tags_with_contact_counts(api: Api, tenant: Tenant, make_contact: Callable[..., Contact]) -> None:
@@ -18,6 +19,28 @@ def test_list_shows_tags_with_contact_counts(api: Api, tenant: Tenant, make_cont
     counts = {t["title"]: t["contacts_count"] for t in api.get("/tags").json()["data"]}
 
     assert counts == {"VIP": 2, "Lead": 1}
+
+
+def test_list_is_paginated_with_meta(api: Api, tenant: Tenant, services: Services) -> None:
+    """`GET /tags` serves one page at a time by id, with the usual `meta`; `per_page` defaults to 100."""
+    for n in range(105):
+        services.tags.create(tenant.account_id, f"tag {n}")
+
+    first = api.get("/tags").json()
+    second = api.get("/tags", params={"page": 2, "per_page": 50}).json()
+
+    assert (len(first["data"]), first["meta"]) == (
+        100,
+        {"current_page": 1, "per_page": 100, "total": 105, "last_page": 2},
+    )
+    assert [t["title"] for t in second["data"]] == [f"tag {n}" for n in range(50, 100)]
+
+
+def test_list_clamps_per_page_to_100(api: Api, tenant: Tenant, services: Services) -> None:
+    """`per_page` above 100 is served as 100, as on every paginated list."""
+    services.tags.create(tenant.account_id, "VIP")
+
+    assert api.get("/tags", params={"per_page": 1000}).json()["meta"]["per_page"] == 100
 
 
 def test_create_answers_201_with_the_tag(api: Api) -> None:

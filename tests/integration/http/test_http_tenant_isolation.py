@@ -21,6 +21,7 @@ from engage_core.bookings.model import Booking
 from engage_core.bookings.setup import BookingType, Resource
 from engage_core.commerce.orders import Order
 from engage_core.contacts.model import Contact
+from engage_core.kernel.pagination import PageRequest
 from engage_core.knowledge.service import CatalogResult
 from engage_core.services import Services
 from engage_core.support.tickets import Ticket
@@ -30,6 +31,9 @@ from engage_core.webhooks.model import Attempt
 from engage_core.webhooks.service import RevealedSecret
 from engage_http.areas import OPERATIONS
 from engage_http.operations import Operation
+
+ALL_TAGS = PageRequest(per_page=100)
+"""Every tag of a test's workspace: one page."""
 
 
 @attrs.frozen
@@ -167,7 +171,7 @@ def make_resources(
 ) -> Callable[[Tenant], Resources]:
     def make(tenant: Tenant) -> Resources:
         contact = make_contact(tenant, tags=["VIP"])
-        [tag] = services.tags.list(tenant.account_id)
+        [tag] = services.tags.list(tenant.account_id, ALL_TAGS).items
         contact_list = services.lists.create(tenant.account_id, "Newsletter")
         segment = services.segments.create(tenant.account_id, "Manual")
         services.contacts.add_to_list(tenant.account_id, contact.id, contact_list.id)

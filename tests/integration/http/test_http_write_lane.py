@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -29,13 +29,20 @@ LANE_THREAD = "test-lane"
 
 
 class OneThreadLane:
-    """A write lane that runs each job on a thread of its own name and counts them."""
+    """A write lane that runs each job on a thread of its own name and counts them (and their keys);
+    it admits bodies up to `max_bytes`."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_bytes: int = 1 << 20) -> None:
         self.jobs = 0
+        self.keys: list[Hashable] = []
+        self.max_bytes = max_bytes
 
-    async def run(self, fn: Callable[[], R]) -> R:
+    def admits(self, key: Hashable, size: int) -> bool:
+        return size <= self.max_bytes
+
+    async def run(self, fn: Callable[[], R], *, key: Hashable = None) -> R:
         self.jobs += 1
+        self.keys.append(key)
         result: list[R] = []
         errors: list[BaseException] = []
 
@@ -53,12 +60,12 @@ class OneThreadLane:
         return result[0]
 
 
-def _api(*, limit: int = 1000) -> tuple[Api, ThreadRecordingUnitOfWork, OneThreadLane]:
+def _api(*, limit: int = 1000, max_bytes: int = 1 << 20) -> tuple[Api, ThreadRecordingUnitOfWork, OneThreadLane]:
     uow = ThreadRecordingUnitOfWork()
     clock = FakeClock()
     services = Services.build(uow, clock, cipher=FakeCipher(), guard=AllowAllTargets())
     issued = services.accounts.create("Acme")
-    lane = OneThreadLane()
+    lane = OneThreadLane(max_bytes)
     limiter = RequestRateLimiter(InMemoryRateLimiter(), RateLimitPolicy(limit, 60), clock)
     client = TestClient(create_app(services, short_reads=SHORT_READS, write_lane=lane, rate_limiter=limiter))
     uow.threads.clear()
@@ -73,6 +80,25 @@ def test_a_contact_is_created_on_the_lane() -> None:
 
     assert (response.status_code, response.json()["data"]["name"]) == (201, "Ada")
     assert (lane.jobs, uow.threads) == (1, [LANE_THREAD])
+
+
+def test_a_write_the_lane_refuses_runs_in_a_worker_thread() -> None:
+    """A body the lane does not admit is handled in a worker thread, in its own transaction, with the same answer."""
+    api, uow, lane = _api(max_bytes=10)
+
+    response = api.post("/contacts", json={"name": "Ada", "type": "instagram"})
+
+    assert (response.status_code, lane.jobs) == (201, 0)
+    assert uow.threads and LANE_THREAD not in uow.threads
+
+
+def test_lane_jobs_take_the_turn_of_their_credential() -> None:
+    """Each write's key on the lane is the credential it was sent with, so each workspace has its turn."""
+    api, _, lane = _api()
+
+    api.post("/contacts", json={"name": "Ada", "type": "instagram"})
+
+    assert lane.keys == [api.headers["X-Api-Key"].encode()]
 
 
 def test_a_read_is_not_sent_to_the_lane() -> None:

@@ -12,6 +12,9 @@ from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 from engage_sql import Database
 
+ALL_TAGS = PageRequest(per_page=100)
+"""Every tag of a test's workspace: one page."""
+
 MakeContact = Callable[..., Contact]
 
 
@@ -58,7 +61,7 @@ def test_delete_cascades_to_links(
 
     services.contacts.delete(account, contact.id)
 
-    tag = services.tags.list(account)[0]
+    tag = services.tags.list(account, ALL_TAGS).items[0]
     left = (
         tag.contacts_count,
         services.lists.get(account, newsletter.id).contacts_count,

@@ -21,6 +21,9 @@ from engage_core.testing import FakeClock, InMemoryStore
 
 from ..factories import START
 
+ALL_TAGS = PageRequest(per_page=100)
+"""Every tag of a test's workspace: one page."""
+
 NewContact = Callable[..., Contact]
 
 PHONE = "+966501234567"
@@ -172,7 +175,7 @@ def test_create_attaches_tags_creating_missing_ones(services: Services, account_
     """Tags given on create are attached; missing tags are created."""
     contact = services.contacts.create(account_id, ContactInput("Ada", "instagram", tags=["vip", "lead"]))
     assert contact.tags == ("lead", "vip")
-    assert sorted(t.title for t in services.tags.list(account_id)) == ["lead", "vip"]
+    assert sorted(t.title for t in services.tags.list(account_id, ALL_TAGS).items) == ["lead", "vip"]
 
 
 def test_create_reuses_existing_tags_whatever_the_case(services: Services, account_id: int) -> None:
@@ -180,7 +183,7 @@ def test_create_reuses_existing_tags_whatever_the_case(services: Services, accou
     services.tags.create(account_id, "VIP")
     contact = services.contacts.create(account_id, ContactInput("Ada", "instagram", tags=["vip"]))
     assert contact.tags == ("VIP",)
-    assert len(services.tags.list(account_id)) == 1
+    assert len(services.tags.list(account_id, ALL_TAGS).items) == 1
 
 
 def test_create_drops_duplicate_tags_first_spelling_wins(services: Services, account_id: int) -> None:
@@ -243,7 +246,7 @@ def test_failed_create_stores_nothing_and_emits_nothing(
     with pytest.raises(ValidationFailed):
         services.contacts.create(account_id, ContactInput("Eve", "whatsapp", phone=PHONE, tags=["fresh"]))
     assert len(store.events()) == before
-    assert services.tags.list(account_id) == []
+    assert services.tags.list(account_id, ALL_TAGS).items == []
     assert search(services, account_id, search="Eve") == []
 
 
@@ -439,7 +442,7 @@ def test_update_with_empty_tags_removes_all(services: Services, account_id: int,
     """`tags=[]` removes every tag from the contact (the tags themselves remain)."""
     contact = new_contact(tags=["vip"])
     assert services.contacts.update(account_id, contact.id, ContactPatch(tags=[])).tags == ()
-    assert [t.contacts_count for t in services.tags.list(account_id)] == [0]
+    assert [t.contacts_count for t in services.tags.list(account_id, ALL_TAGS).items] == [0]
 
 
 def test_update_moves_updated_at_only(
@@ -557,7 +560,7 @@ def test_delete_removes_tag_links(services: Services, account_id: int, new_conta
     """Deleting a contact unlinks its tags; the tags remain with a lower count."""
     contact = new_contact(tags=["vip"])
     services.contacts.delete(account_id, contact.id)
-    assert [(t.title, t.contacts_count) for t in services.tags.list(account_id)] == [("vip", 0)]
+    assert [(t.title, t.contacts_count) for t in services.tags.list(account_id, ALL_TAGS).items] == [("vip", 0)]
 
 
 def test_delete_removes_list_memberships(services: Services, account_id: int, new_contact: NewContact) -> None:

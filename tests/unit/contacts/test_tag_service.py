@@ -14,10 +14,14 @@ from engage_core.contacts.contact_service import TagAssignment
 from engage_core.contacts.model import Contact, ContactInput
 from engage_core.contacts.tags import title_key
 from engage_core.kernel.errors import NotFound, ValidationFailed
+from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 from engage_core.testing import FakeClock, InMemoryStore, InMemoryUnitOfWorkFactory
 
 from ..factories import START
+
+ALL_TAGS = PageRequest(per_page=100)
+"""Every tag of a test's workspace: one page."""
 
 NewContact = Callable[..., Contact]
 
@@ -71,7 +75,7 @@ def test_list_shows_contacts_count(services: Services, account_id: int, new_cont
     new_contact("A", tags=["vip", "lead"])
     new_contact("B", tags=["vip"])
     services.tags.create(account_id, "unused")
-    assert [(t.title, t.contacts_count) for t in services.tags.list(account_id)] == [
+    assert [(t.title, t.contacts_count) for t in services.tags.list(account_id, ALL_TAGS).items] == [
         ("vip", 2),
         ("lead", 1),
         ("unused", 0),
@@ -83,13 +87,13 @@ def test_list_shows_only_the_accounts_tags(
 ) -> None:
     """Another account's tags are not listed."""
     services.tags.create(new_account("Other"), "theirs")
-    assert services.tags.list(account_id) == []
+    assert services.tags.list(account_id, ALL_TAGS).items == []
 
 
 def test_get_shows_contacts_count(services: Services, account_id: int, new_contact: NewContact) -> None:
     """`get` returns the tag with its contacts_count."""
     new_contact(tags=["vip"])
-    [tag] = services.tags.list(account_id)
+    [tag] = services.tags.list(account_id, ALL_TAGS).items
     assert services.tags.get(account_id, tag.id).contacts_count == 1
 
 
@@ -109,7 +113,7 @@ def test_get_other_accounts_tag_is_not_found(services: Services, new_account: Ca
 def test_rename_shows_everywhere(services: Services, account_id: int, new_contact: NewContact) -> None:
     """After a rename every contact carrying the tag shows the new title."""
     a, b = new_contact("A", tags=["vip"]), new_contact("B", tags=["vip"])
-    [tag] = services.tags.list(account_id)
+    [tag] = services.tags.list(account_id, ALL_TAGS).items
     services.tags.rename(account_id, tag.id, "Gold")
     assert [services.contacts.get(account_id, c.id).tags for c in (a, b)] == [("Gold",), ("Gold",)]
 
@@ -117,7 +121,7 @@ def test_rename_shows_everywhere(services: Services, account_id: int, new_contac
 def test_rename_keeps_the_contacts(services: Services, account_id: int, new_contact: NewContact) -> None:
     """A rename neither adds nor removes contacts: the count is unchanged."""
     new_contact("A", tags=["vip"])
-    [tag] = services.tags.list(account_id)
+    [tag] = services.tags.list(account_id, ALL_TAGS).items
     assert services.tags.rename(account_id, tag.id, "Gold").contacts_count == 1
 
 
@@ -150,7 +154,7 @@ def test_rename_unknown_tag_is_not_found(services: Services, account_id: int) ->
 def test_rename_keeps_segments_on_the_tag(services: Services, account_id: int, new_contact: NewContact) -> None:
     """A segment selecting `tag has vip` still selects the same contacts after `vip` is renamed."""
     new_contact(tags=["vip"])
-    [tag] = services.tags.list(account_id)
+    [tag] = services.tags.list(account_id, ALL_TAGS).items
     segment = services.segments.create(
         account_id, "VIPs", conditions=[{"field": "tag", "operator": "has", "value": "vip"}]
     )
@@ -163,7 +167,7 @@ def test_delete_removes_the_tag_from_every_contact(
 ) -> None:
     """Deleting a tag removes it from all contacts (SPEC 4)."""
     a, b = new_contact("A", tags=["vip", "lead"]), new_contact("B", tags=["vip"])
-    vip = next(t for t in services.tags.list(account_id) if t.title == "vip")
+    vip = next(t for t in services.tags.list(account_id, ALL_TAGS).items if t.title == "vip")
     services.tags.delete(account_id, vip.id)
     assert [services.contacts.get(account_id, c.id).tags for c in (a, b)] == [("lead",), ()]
 
@@ -171,7 +175,7 @@ def test_delete_removes_the_tag_from_every_contact(
 def test_delete_keeps_the_contacts(services: Services, account_id: int, new_contact: NewContact) -> None:
     """Deleting a tag deletes no contact."""
     contact = new_contact(tags=["vip"])
-    [tag] = services.tags.list(account_id)
+    [tag] = services.tags.list(account_id, ALL_TAGS).items
     services.tags.delete(account_id, tag.id)
     assert services.contacts.get(account_id, contact.id).id == contact.id
 
@@ -221,7 +225,7 @@ def test_assign_by_title_reuses_the_tag_in_any_case(
     existing = services.tags.create(account_id, "VIP")
     contact = new_contact()
     assert services.contacts.assign_tag(account_id, contact.id, TagAssignment(title="vip")).id == existing.id
-    assert len(services.tags.list(account_id)) == 1
+    assert len(services.tags.list(account_id, ALL_TAGS).items) == 1
 
 
 def test_assign_by_id_attaches_the_tag(services: Services, account_id: int, new_contact: NewContact) -> None:
@@ -294,13 +298,13 @@ def test_failed_assign_emits_nothing(
     before = len(store.events())
     with pytest.raises(ValidationFailed):
         services.contacts.assign_tag(account_id, contact.id, TagAssignment(title="x" * 101))
-    assert (len(store.events()), services.tags.list(account_id)) == (before, [])
+    assert (len(store.events()), services.tags.list(account_id, ALL_TAGS).items) == (before, [])
 
 
 def test_remove_detaches_the_tag(services: Services, account_id: int, new_contact: NewContact) -> None:
     """Removing a tag from a contact detaches it; the tag remains."""
     contact = new_contact(tags=["vip"])
-    [tag] = services.tags.list(account_id)
+    [tag] = services.tags.list(account_id, ALL_TAGS).items
     services.contacts.remove_tag(account_id, contact.id, tag.id)
     assert services.contacts.get(account_id, contact.id).tags == ()
     assert services.tags.get(account_id, tag.id).contacts_count == 0
@@ -431,13 +435,13 @@ class TagAssignmentMachine(RuleBasedStateMachine):
 
     @invariant()
     def counts_match_the_contacts_carrying_each_tag(self) -> None:
-        listed = {t.id: t.contacts_count for t in self.services.tags.list(self.account)}
+        listed = {t.id: t.contacts_count for t in self.services.tags.list(self.account, ALL_TAGS).items}
         expected = {tid: sum(tid in linked for linked in self.links.values()) for tid in self.titles}
         assert listed == expected
 
     @invariant()
     def titles_are_unique_ignoring_case(self) -> None:
-        keys = [title_key(t.title) for t in self.services.tags.list(self.account)]
+        keys = [title_key(t.title) for t in self.services.tags.list(self.account, ALL_TAGS).items]
         assert len(keys) == len(set(keys))
 
 
