@@ -16,6 +16,9 @@ ID_DIGITS = 18
 Id = Annotated[int, Integer(minimum=1, maximum=MAX_ID)]
 """A reference to a resource by id."""
 
+CountryId = Annotated[int, Integer(minimum=1, maximum=2_147_483_647)]
+"""A country's id: stored in a 32-bit column, so bounded to its range (a larger one is a 422, not a 500)."""
+
 Name = Annotated[str, Text(max_length=255, blank=False)]
 Title = Annotated[str, Text(max_length=TITLE_MAX, blank=False)]
 ShortText = Annotated[str, Text(max_length=255)]

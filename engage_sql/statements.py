@@ -14,15 +14,16 @@ from sqlalchemy.sql.dml import Insert
 from sqlalchemy.sql.functions import FunctionElement
 
 
-def insert_or_ignore(connection: Connection, table: Table, conflict: Sequence[str]) -> Insert:
-    """`INSERT ... ON CONFLICT (conflict) DO NOTHING`: a duplicate is skipped, not an error.
+def insert_or_ignore(connection: Connection, table: Table, conflict: Sequence[str] = ()) -> Insert:
+    """`INSERT ... ON CONFLICT (conflict) DO NOTHING`: a duplicate is skipped, not an error. With
+    no `conflict` columns, a duplicate of any unique index is skipped.
 
     Needed because on PostgreSQL a failed statement poisons the whole transaction; this also
     keeps concurrent inserts of the same key safe (the loser waits, then skips).
     """
     if connection.dialect.name == "postgresql":
-        return postgresql.insert(table).on_conflict_do_nothing(index_elements=list(conflict))
-    return sqlite.insert(table).on_conflict_do_nothing(index_elements=list(conflict))
+        return postgresql.insert(table).on_conflict_do_nothing(index_elements=list(conflict) or None)
+    return sqlite.insert(table).on_conflict_do_nothing(index_elements=list(conflict) or None)
 
 
 def upsert(connection: Connection, table: Table, conflict: Sequence[str], update: Sequence[str]) -> Insert:

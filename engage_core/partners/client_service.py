@@ -205,11 +205,14 @@ class PartnerClientService:
                 raise Forbidden(
                     f"All {partner.client_seats_max} client seats of your plan are in use.", code=SEATS_EXHAUSTED
                 )
-            if uow.clients.email_in_use(draft.primary_user.email):
-                raise Conflict("The admin e-mail address is already in use.")
             key = api_keys.generate_key()  # the workspace's key; its admin regenerates it to see one
             account = uow.accounts.add(draft.company_name, key.digest, key.hint, now)
-            client = uow.clients.add(partner_id, account.id, attrs.evolve(draft, slug=_free_slug(uow, draft.slug)), now)
+            client = None
+            while client is None:  # None: another partner's client took the slug or the address meanwhile
+                if uow.clients.email_in_use(draft.primary_user.email):
+                    raise Conflict("The admin e-mail address is already in use.")
+                free = attrs.evolve(draft, slug=_free_slug(uow, draft.slug))
+                client = uow.clients.add(partner_id, account.id, free, now)
             uow.commit()
         password_hash = self._hasher.hash(secrets.token_urlsafe(32))
         user = draft.primary_user

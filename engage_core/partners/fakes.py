@@ -66,9 +66,9 @@ class PartnerAttempt:
 
 
 class InMemoryPartnerRepository(_Repo):
-    def add(self, draft: PartnerDraft, key_digest: str, key_hint: str, now: datetime) -> Partner:
+    def add(self, draft: PartnerDraft, key_digest: str, key_hint: str, now: datetime) -> Partner | None:
         if self.slug_taken(draft.slug):
-            raise ValueError(f"duplicate partner slug {draft.slug!r}")  # the unique index
+            return None  # the unique index
         partner = Partner(
             self._store.next_id(), draft.company_name, draft.slug, draft.email, draft.plan, "active",
             draft.client_seats_max, key_hint, now, now,
@@ -113,9 +113,9 @@ class InMemoryClientRepository(_Repo):
     def lock_partner(self, partner_id: int) -> None:
         """Nothing to do: the store lock already serialises every transaction."""
 
-    def add(self, partner_id: int, account_id: int, draft: ClientDraft, now: datetime) -> Client:
+    def add(self, partner_id: int, account_id: int, draft: ClientDraft, now: datetime) -> Client | None:
         if self.email_in_use(draft.primary_user.email) or self.slug_taken(draft.slug):
-            raise ValueError("duplicate client e-mail or slug")  # the unique indexes
+            return None  # the unique indexes
         client = Client(
             account_id, partner_id, draft.company_name, draft.slug, "pending_setup",
             ScheduledPlan(draft.plan, now), draft.primary_user, draft.timezone, draft.country_id, now, now,

@@ -90,10 +90,10 @@ class PartnerService:
         assert company is not None and address is not None
         key = api_keys.generate_key(api_keys.PARTNER_PREFIX)
         with self._uow.partners() as uow:
-            slug = _free_slug(uow, company)
-            partner = uow.partners.add(
-                PartnerDraft(company, slug, address, plan, seats), key.digest, key.hint, self._clock.now()
-            )
+            partner = None
+            while partner is None:  # None: a partner of the same slug was created meanwhile; the next is free
+                draft = PartnerDraft(company, _free_slug(uow, company), address, plan, seats)
+                partner = uow.partners.add(draft, key.digest, key.hint, self._clock.now())
             uow.commit()
         return NewPartnerKey(partner, key.plaintext)
 

@@ -16,8 +16,10 @@ class PartnerRepository(Protocol):
     """Every partner (`engage_core.partners`): administration and partner-key authentication.
     Slugs are unique (a unique index); key digests are unique."""
 
-    def add(self, draft: PartnerDraft, key_digest: str, key_hint: str, now: datetime) -> Partner:
-        """Store the partner, status `active`, `created_at` = `updated_at` = `now`."""
+    def add(self, draft: PartnerDraft, key_digest: str, key_hint: str, now: datetime) -> Partner | None:
+        """Store the partner, status `active`, `created_at` = `updated_at` = `now`. None, storing
+        nothing, when the slug is taken, also by a partner created concurrently since the caller
+        looked (the unique index decides)."""
 
     def get(self, partner_id: int) -> Partner | None: ...
 
@@ -57,9 +59,11 @@ class ClientRepository(Protocol):
         Called before `count` when adding a client, so concurrent creates never exceed
         `client_seats_max`."""
 
-    def add(self, partner_id: int, account_id: int, draft: ClientDraft, now: datetime) -> Client:
+    def add(self, partner_id: int, account_id: int, draft: ClientDraft, now: datetime) -> Client | None:
         """Store the client of the new workspace `account_id`: status `pending_setup`, schedule
-        `ScheduledPlan(draft.plan, cycle_anchor=now)`, `created_at` = `updated_at` = `now`."""
+        `ScheduledPlan(draft.plan, cycle_anchor=now)`, `created_at` = `updated_at` = `now`. None,
+        storing nothing, when the slug or the admin's address is taken, also by a client of any
+        partner created concurrently since the caller looked (the unique indexes decide)."""
 
     def get(self, partner_id: int, client_id: int) -> Client | None: ...
 

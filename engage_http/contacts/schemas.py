@@ -11,11 +11,10 @@ from engage_core.contacts import model as domain
 from engage_core.contacts.contact_service import TagAssignment
 from engage_core.contacts.model import ContactInput, ContactPatch
 from engage_core.kernel.unset import UNSET, Unset
-from engage_http.constraints import Doc, Integer, Text
+from engage_http.constraints import Doc, Text
 from engage_http.converter import renders, structures_into
-from engage_http.fields import ContactStatus, ContactType, Email, Id, LongText, Name, Phone, ShortText, Title
+from engage_http.fields import ContactStatus, ContactType, CountryId, Email, Id, LongText, Name, Phone, ShortText, Title
 
-CountryId = Annotated[int, Integer(minimum=1, maximum=2_147_483_647)]
 NoteContent = Annotated[str, Text(max_length=10_000, blank=False)]
 
 _PHONE_REQUIRED = sorted(domain.PHONE_REQUIRED_TYPES)

@@ -29,7 +29,7 @@ from engage_core.plans.usage import WorkspaceUsage
 from engage_http.bookings.setup_schemas import Timezone
 from engage_http.constraints import Doc, Text
 from engage_http.converter import renders, structures_into
-from engage_http.fields import Email, Id, LongText, Phone
+from engage_http.fields import CountryId, Email, LongText, Phone
 
 PlanSlug = Literal["starter", "pro", "business"]
 ClientStatus = Literal["active", "suspended", "pending_setup"]
@@ -251,7 +251,7 @@ class ClientCreate:
     plan: PlanSlug
     admin: AdminCreate
     timezone: Timezone = "UTC"
-    country_id: Id | None = None
+    country_id: CountryId | None = None
     skip_invite: bool = attrs.field(default=False, metadata={"description": "Do not e-mail the admin."})
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Connection, case, delete, exists, func, insert, literal, or_, select, update
+from sqlalchemy import ColumnElement, Connection, case, delete, exists, func, literal, or_, select, update
 
 from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.partners.model import Client, ClientDraft, ClientFilter, PrimaryUser, email_key
@@ -15,6 +15,7 @@ from engage_core.plans.usage import UsageCounts
 from engage_sql.accounts.tables import accounts
 from engage_sql.partners.tables import partner_clients, partners
 from engage_sql.plans.usage import client_counts
+from engage_sql.statements import insert_or_ignore
 from engage_sql.text import fold
 from engage_sql.transaction_memo import forget
 from engage_sql.types import AnyRow
@@ -98,10 +99,13 @@ class SqlClientRepository:
         if self._conn.dialect.name == "postgresql":
             self._conn.execute(select(literal(1)).where(partners.c.id == partner_id).with_for_update())
 
-    def add(self, partner_id: int, account_id: int, draft: ClientDraft, now: datetime) -> Client:
+    def add(self, partner_id: int, account_id: int, draft: ClientDraft, now: datetime) -> Client | None:
         user = draft.primary_user
+        # The unique indexes on the slug and the admin's address decide between concurrent creates
+        # (of any partner): the loser's insert waits for the winner's commit, then is skipped rather
+        # than failed, so a PostgreSQL transaction stays usable.
         row = self._conn.execute(
-            insert(partner_clients)
+            insert_or_ignore(self._conn, partner_clients)
             .values(
                 account_id=account_id,
                 partner_id=partner_id,
@@ -123,8 +127,8 @@ class SqlClientRepository:
                 updated_at=now,
             )
             .returning(*_COLUMNS)
-        ).one()
-        return client_from_row(row)
+        ).one_or_none()
+        return None if row is None else client_from_row(row)
 
     def get(self, partner_id: int, client_id: int) -> Client | None:
         row = self._conn.execute(

@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, exists, insert, select, update
+from sqlalchemy import Connection, bindparam, exists, select, update
 
 from engage_core.partners.model import Branding, Partner, PartnerDraft
 from engage_sql.partners.tables import partners
+from engage_sql.statements import insert_or_ignore
 from engage_sql.types import AnyRow
 
 _COLUMNS = (
@@ -54,9 +55,11 @@ class SqlPartnerRepository:
     def __init__(self, connection: Connection) -> None:
         self._conn = connection
 
-    def add(self, draft: PartnerDraft, key_digest: str, key_hint: str, now: datetime) -> Partner:
+    def add(self, draft: PartnerDraft, key_digest: str, key_hint: str, now: datetime) -> Partner | None:
+        # The unique index on the slug decides between concurrent creates: the loser's insert is
+        # skipped rather than failed, so a PostgreSQL transaction stays usable.
         row = self._conn.execute(
-            insert(partners)
+            insert_or_ignore(self._conn, partners, ("slug",))
             .values(
                 company_name=draft.company_name,
                 slug=draft.slug,
@@ -70,8 +73,8 @@ class SqlPartnerRepository:
                 updated_at=now,
             )
             .returning(*_COLUMNS)
-        ).one()
-        return partner_from_row(row)
+        ).one_or_none()
+        return None if row is None else partner_from_row(row)
 
     def get(self, partner_id: int) -> Partner | None:
         row = self._conn.execute(_BY_ID, {"id": partner_id}).one_or_none()

@@ -46,9 +46,10 @@ def partner(uow: UnitOfWorkFactory, clock: FakeClock) -> PartnerServices:
 
 def _add(uow: UnitOfWorkFactory, draft: PartnerDraft = DRAFT, digest: str = "d" * 64) -> int:
     with uow.partners() as unit:
-        partner_id = unit.partners.add(draft, digest, "enp_abcd…", NOW).id
+        partner = unit.partners.add(draft, digest, "enp_abcd…", NOW)
         unit.commit()
-    return partner_id
+    assert partner is not None
+    return partner.id
 
 
 def test_add_and_get_round_trip(uow: UnitOfWorkFactory) -> None:
@@ -83,6 +84,17 @@ def test_slug_taken_reports_stored_slugs_only(uow: UnitOfWorkFactory) -> None:
 
     with uow.partners(readonly=True) as unit:
         assert (unit.partners.slug_taken("reseller-ltd"), unit.partners.slug_taken("other")) == (True, False)
+
+
+def test_add_of_a_taken_slug_stores_nothing(uow: UnitOfWorkFactory) -> None:
+    """`add` with a stored slug gives None and leaves the partners as they were."""
+    _add(uow)
+
+    with uow.partners() as unit:
+        assert unit.partners.add(DRAFT, "e" * 64, "enp_efgh…", NOW) is None
+        unit.commit()
+    with uow.partners(readonly=True) as unit:
+        assert [p.slug for p in unit.partners.list()] == ["reseller-ltd"]
 
 
 def test_update_stores_status_seats_and_branding(uow: UnitOfWorkFactory) -> None:

@@ -1,9 +1,12 @@
-"""The app against its own OpenAPI document: schemathesis with every default check.
+"""The app against its own OpenAPI document: schemathesis with every default check, over SQLite
+and PostgreSQL (each backend's run has a database of its own).
 
-Each generated case runs on a freshly seeded store (so one case's writes, such as a tag title, cannot
-collide with the next). The seed holds a contact of every type (`CONTACT_TYPES`, linkedin among
-them) with a phone, tags, a list, a segment and a webhook with a failed and a pending delivery, so
-small generated ids resolve. Phones are drawn from
+The database is seeded once per run through the services, and every row of it snapshotted
+(`databases.Snapshot`); each write that succeeds is followed by a restore of that snapshot, so every
+case meets the same seed with the same small ids (one case's writes, such as a tag title, cannot
+collide with the next), for milliseconds instead of a seed. The seed holds a contact of every type
+(`CONTACT_TYPES`, linkedin among them), each with a phone of its own, tags, a list, a segment and a
+webhook with a failed and a pending delivery, so small generated ids resolve. Phones are drawn from
 libphonenumber's example numbers (the `phone` format of the document), which never collide with the
 seeded ones. Webhook targets are not resolved (`AllowAllTargets`): the SSRF guard is a run-time check
 the document cannot state, so generated `https://` URLs must be accepted.
@@ -13,18 +16,27 @@ Catalogue CSV files are drawn as small valid files (the `product-catalog-csv` fo
 that declare 422 in their `errors` (stock, status moves, a delivery that has not failed: rules no
 schema can state) may answer 422 to schema-valid data; every other check applies to them unchanged.
 Team members and support tickets are seeded too; passwords are hashed by the fast fake hasher.
+
+The suite draws a few cases per operation (besides the coverage phase's, which the schema fixes);
+`ENGAGE_SCHEMATHESIS_EXAMPLES=50` makes a longer run (docs/operations.md, "Testing the API contract").
 """
 
 from __future__ import annotations
 
+import os
 import re
 import string
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
+import attrs
 import phonenumbers
 import pytest
 import schemathesis
+from databases import Snapshot
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+from starlette.applications import Starlette
 
 from engage_core.commerce.order_service import OrderInput
 from engage_core.commerce.orders import ItemRequest
@@ -44,8 +56,6 @@ from engage_core.testing import (
     FakeMailer,
     FakePasswordHasher,
     FakeSender,
-    InMemoryDeliveryQueue,
-    InMemoryStore,
     InMemoryUnitOfWorkFactory,
 )
 from engage_core.webhooks.delivery import DeliveryWorker
@@ -55,8 +65,13 @@ from engage_http import create_app
 from engage_http.areas import OPERATIONS, PARTNER_OPERATIONS
 from engage_http.fields import E164_PATTERN
 from engage_http.knowledge.schemas import CSV_FORMAT
+from engage_sql import Database
 
-SEED_PHONES = ("+14155552671", "+442071838750", "+966501234567")
+if TYPE_CHECKING:
+    from databases import TestDatabases
+
+SEED_PHONES = ("+14155552671", "+442071838750", "+966501234567", "+14155552672")
+"""One per seeded contact: a contact whose type changes then meets no other contact of that type and phone."""
 
 
 def _example_phones() -> list[str]:
@@ -97,109 +112,151 @@ CONFIG = schemathesis.Config.from_dict(
     }
 )
 
-UOW = InMemoryUnitOfWorkFactory()
-CLOCK = FakeClock()
-SANDBOX = SandboxGateway(CLOCK)
-SERVICES = Services.build(
-    UOW,
-    CLOCK,
-    cipher=FakeCipher(),
-    guard=AllowAllTargets(),
-    hasher=FakePasswordHasher(),
-    mailer=FakeMailer(),
-    gateway=SANDBOX,
-)
-SANDBOX.attach(SERVICES.inbox)
-APP = create_app(SERVICES)
-schema = schemathesis.openapi.from_asgi("/api/v1/openapi.json", APP, config=CONFIG)
+EXAMPLES = int(os.environ.get("ENGAGE_SCHEMATHESIS_EXAMPLES", "3"))
+"""Generated cases per operation (fuzzing phase); a few in the suite, more for a longer run (docs/operations.md)."""
 
 
-def seed_store() -> str:
-    """Replace the store with a fresh one holding a few resources; return the account's key."""
-    UOW.store = InMemoryStore()
-    issued = SERVICES.accounts.create("Schemathesis")
+@attrs.frozen
+class Seeded:
+    """The app over a seeded database, the keys of its workspace and partner, and the seed to go back to."""
+
+    app: Starlette
+    api_key: str
+    partner_key: str
+    snapshot: Snapshot
+
+
+@pytest.fixture(scope="module")
+def seeded(test_databases: TestDatabases) -> Iterator[Seeded]:
+    """A database of the module's own on each backend, seeded once (so the seeded ids are the small
+    ones cases draw), and the app over it wired as the composition root wires it (short reads,
+    SQLite's write lane)."""
+    clock = FakeClock()
+    url = test_databases.create()
+    database = Database.connect(url, clock)
+    sandbox = SandboxGateway(clock)
+    services = Services.build(
+        database.uow,
+        clock,
+        cipher=FakeCipher(),
+        guard=AllowAllTargets(),
+        hasher=FakePasswordHasher(),
+        mailer=FakeMailer(),
+        gateway=sandbox,
+    )
+    sandbox.attach(services.inbox)
+    api_key = seed_workspace(services, database, clock)
+    partner_key = seed_partner(services)
+    lane = database.write_lane()
+    yield Seeded(
+        create_app(services, short_reads=database.short_reads(), write_lane=lane),
+        api_key,
+        partner_key,
+        Snapshot(database),
+    )
+    if lane is not None:
+        lane.close()
+    database.dispose()
+    test_databases.drop(url)
+
+
+def seed_workspace(services: Services, database: Database, clock: FakeClock) -> str:
+    """A workspace holding a few resources of every kind; return its key."""
+    issued = services.accounts.create("Schemathesis")
     account_id = issued.account.id
     contacts = [
-        SERVICES.contacts.create(
+        services.contacts.create(
             account_id,
-            ContactInput(name=f"Seed {n}", type=kind, phone=SEED_PHONES[n % len(SEED_PHONES)], tags=[f"Seed tag {n}"]),
+            ContactInput(name=f"Seed {n}", type=kind, phone=phone, tags=[f"Seed tag {n}"]),
         )
-        for n, kind in enumerate(CONTACT_TYPES)
+        for n, (kind, phone) in enumerate(zip(CONTACT_TYPES, SEED_PHONES, strict=True))
     ]
-    SERVICES.tags.create(account_id, "Seed spare tag")
-    seeded_list = SERVICES.lists.create(account_id, "Seed list")
-    segment = SERVICES.segments.create(
+    services.tags.create(account_id, "Seed spare tag")
+    seeded_list = services.lists.create(account_id, "Seed list")
+    segment = services.segments.create(
         account_id, "Seed segment", conditions=[{"field": "name", "operator": "contains", "value": "Seed"}]
     )
     for contact in contacts:
-        SERVICES.contacts.add_to_list(account_id, contact.id, seeded_list.id)
-        SERVICES.contacts.add_note(account_id, contact.id, "Seed note")
-    SERVICES.contacts.add_to_segment(account_id, contacts[0].id, segment.id)
-    seed_webhook(account_id)
-    seed_orders(account_id, contacts[0].id)
-    seed_tickets_and_team(account_id)
+        services.contacts.add_to_list(account_id, contact.id, seeded_list.id)
+        services.contacts.add_note(account_id, contact.id, "Seed note")
+    services.contacts.add_to_segment(account_id, contacts[0].id, segment.id)
+    seed_webhook(services, database, clock, account_id)
+    seed_orders(services, account_id, contacts[0].id)
+    seed_tickets_and_team(services, account_id)
     return issued.api_key
 
 
-def seed_partner() -> str:
+def seed_partner(services: Services) -> str:
     """A partner with two clients (one suspended) and a webhook of its own; return its key (X-Partner-Key)."""
-    issued = SERVICES.partners.create("Seed agency", "seed.agency@example.com")
+    issued = services.partners.create("Seed agency", "seed.agency@example.com")
     partner_id = issued.partner.id
     for n in range(2):
         admin = AdminInput("Seed", f"Admin {n}", f"seed.client{n}@example.com")
-        client = SERVICES.partner_clients.create(partner_id, ClientInput(f"Seed client {n}", "pro", admin)).client
+        client = services.partner_clients.create(partner_id, ClientInput(f"Seed client {n}", "pro", admin)).client
         if n:
-            SERVICES.partner_clients.suspend(partner_id, client.id)
-    SERVICES.partners.create_webhook(
+            services.partner_clients.suspend(partner_id, client.id)
+    services.partners.create_webhook(
         partner_id, PartnerWebhookInput("Seed partner hook", "https://hooks.example.com/p")
     )
     return issued.partner_key
 
 
-def seed_tickets_and_team(account_id: int) -> None:
+def seed_tickets_and_team(services: Services, account_id: int) -> None:
     """Two team members and two open tickets (the second assigned to a member), in two departments."""
-    first = SERVICES.team.create(account_id, MemberInput("Seed admin", "seed.admin@example.com", "admin", "password1"))
-    SERVICES.team.create(account_id, MemberInput("Seed agent", "seed.agent@example.com", "agent", "password2"))
-    SERVICES.departments.create(account_id, "Seed department")
-    SERVICES.tickets.create(account_id, TicketInput("Seed ticket", "Seed body"))
-    assigned = SERVICES.tickets.create(account_id, TicketInput("Seed assigned", "Seed body", priority="high"))
-    SERVICES.tickets.update(account_id, assigned.id, TicketPatch(assignee_id=first.member.id))
+    first = services.team.create(account_id, MemberInput("Seed admin", "seed.admin@example.com", "admin", "password1"))
+    services.team.create(account_id, MemberInput("Seed agent", "seed.agent@example.com", "agent", "password2"))
+    services.departments.create(account_id, "Seed department")
+    services.tickets.create(account_id, TicketInput("Seed ticket", "Seed body"))
+    assigned = services.tickets.create(account_id, TicketInput("Seed assigned", "Seed body", priority="high"))
+    services.tickets.update(account_id, assigned.id, TicketPatch(assignee_id=first.member.id))
 
 
-def seed_orders(account_id: int, contact_id: int) -> None:
+def seed_orders(services: Services, account_id: int, contact_id: int) -> None:
     """A catalogue of priced products with plenty of stock, and pending orders of them."""
     products = [ProductInput(f"Seed product {n}", price="9.99", stock_quantity=1_000_000) for n in range(3)]
-    created = SERVICES.knowledge_base.create_catalog(account_id, CatalogInput("Seed catalogue", products=products))
+    created = services.knowledge_base.create_catalog(account_id, CatalogInput("Seed catalogue", products=products))
     first, second, _ = created.products
-    SERVICES.orders.create(account_id, OrderInput(items=[ItemRequest(first.id, 1)], contact_id=contact_id))
-    SERVICES.orders.create(account_id, OrderInput(items=[ItemRequest(second.id, 2)], customer_name="Seed customer"))
+    services.orders.create(account_id, OrderInput(items=[ItemRequest(first.id, 1)], contact_id=contact_id))
+    services.orders.create(account_id, OrderInput(items=[ItemRequest(second.id, 2)], customer_name="Seed customer"))
 
 
-def seed_webhook(account_id: int) -> None:
+def seed_webhook(services: Services, database: Database, clock: FakeClock, account_id: int) -> None:
     """A subscription with one delivery failed for good (every retry answered 500) and one pending."""
-    webhook = SERVICES.webhooks.create(account_id, WebhookInput("Seed hook", "https://hooks.example.com/seed"))
-    SERVICES.webhooks.send_test(account_id, webhook.subscription.id)
+    webhook = services.webhooks.create(account_id, WebhookInput("Seed hook", "https://hooks.example.com/seed"))
+    services.webhooks.send_test(account_id, webhook.subscription.id)
     failing = DeliveryWorker(
-        InMemoryDeliveryQueue(UOW.store), FakeSender(lambda _: Outcome(500, "no", None)), FakeCipher(), CLOCK
+        database.delivery_queue(), FakeSender(lambda _: Outcome(500, "no", None)), FakeCipher(), clock
     )
     for delay in (None, *RETRY_DELAYS):
         if delay is not None:
-            CLOCK.advance(seconds=delay.total_seconds())
+            clock.advance(seconds=delay.total_seconds())
         failing.run_once()
-    SERVICES.webhooks.send_test(account_id, webhook.subscription.id)
+    services.webhooks.send_test(account_id, webhook.subscription.id)
+
+
+def _document_app() -> Starlette:
+    """An app serving the same document (it depends on no storage), to load the schema at import."""
+    services = Services.build(InMemoryUnitOfWorkFactory(), FakeClock(), cipher=FakeCipher(), guard=AllowAllTargets())
+    return create_app(services)
+
+
+schema = schemathesis.openapi.from_asgi("/api/v1/openapi.json", _document_app(), config=CONFIG)
+WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 @pytest.mark.slow
 @schema.parametrize()
 @settings(
-    max_examples=25,
+    max_examples=EXAMPLES,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
 )
-def test_api_conforms_to_its_openapi_document(case: schemathesis.Case) -> None:
+def test_api_conforms_to_its_openapi_document(case: schemathesis.Case, seeded: Seeded) -> None:
     """Every operation answers generated requests as its document says, under every default check."""
-    key = seed_store()
-    headers = {"X-Api-Key": key}
+    headers = {"X-Api-Key": seeded.api_key}
     if case.headers and "X-Partner-Key" in case.headers:  # absent: a negative case leaving the partner key out
-        headers["X-Partner-Key"] = seed_partner()
-    case.call_and_validate(headers=headers)
+        headers["X-Partner-Key"] = seeded.partner_key
+    response = case.call(headers=headers, app=seeded.app)
+    if case.method.upper() in WRITES and response.status_code < 400:  # the seed may have changed: put it back
+        seeded.snapshot.restore()
+    case.validate_response(response, headers=headers, transport_kwargs={"app": seeded.app, "headers": headers})

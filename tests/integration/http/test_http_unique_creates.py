@@ -32,6 +32,7 @@ class Create:
     created: int
     duplicate: int
     partner: bool = False
+    """Sent by two partners, callers taking turns: a partner's creates are locked per partner only."""
     restarts: bool = False
     """A success may repeat: as one after another, a request may restart an attempt still pending."""
 
@@ -78,12 +79,23 @@ CREATES = {
         409,
         partner=True,
     ),
+    "partner client company name (a slug each)": Create(
+        "/partner/clients",
+        lambda n: {
+            "company_name": "Acme Dental",
+            "plan": "pro",
+            "admin": {"first_name": "Ada", "last_name": "L", "email": f"admin{n}@client.example"},
+        },
+        201,
+        201,
+        partner=True,
+    ),
 }
 
 
 @pytest.fixture
-def base_url(database: Database) -> Iterator[tuple[str, dict[str, str], dict[str, str]]]:
-    """The app over `database`, served on 127.0.0.1: its URL, a workspace's headers and a partner's."""
+def base_url(database: Database) -> Iterator[tuple[str, dict[str, str], list[dict[str, str]]]]:
+    """The app over `database`, served on 127.0.0.1: its URL, a workspace's headers and two partners'."""
     clock = FakeClock()
     sandbox = SandboxGateway(clock)
     services = Services.build(
@@ -97,17 +109,17 @@ def base_url(database: Database) -> Iterator[tuple[str, dict[str, str], dict[str
     )
     sandbox.attach(services.inbox)
     key = services.accounts.create("Acme").api_key
-    partner_key = services.partners.create("Agency", "agency@example.com").partner_key
+    partners = [services.partners.create(f"Agency {n}", f"agency{n}@example.com") for n in range(2)]
     with served(create_app(services)) as url:
-        yield url, {"X-Api-Key": key}, {"X-Partner-Key": partner_key}
+        yield url, {"X-Api-Key": key}, [{"X-Partner-Key": partner.partner_key} for partner in partners]
 
 
-def race(url: str, headers: dict[str, str], create: Create) -> list[int]:
-    """Every caller's status, all released together."""
+def race(url: str, headers: list[dict[str, str]], create: Create) -> list[int]:
+    """Every caller's status, all released together; caller `n` sends `headers[n % len(headers)]`."""
     start = threading.Barrier(CALLERS)
 
     def call(n: int) -> int:
-        with httpx.Client(base_url=url + "/api/v1", headers=headers, timeout=60) as client:
+        with httpx.Client(base_url=url + "/api/v1", headers=headers[n % len(headers)], timeout=60) as client:
             start.wait(timeout=30)
             return client.post(create.path, json=create.body(n)).status_code
 
@@ -117,12 +129,12 @@ def race(url: str, headers: dict[str, str], create: Create) -> list[int]:
 
 @pytest.mark.parametrize("name", list(CREATES))
 def test_concurrent_creates_of_one_key_succeed_once(
-    base_url: tuple[str, dict[str, str], dict[str, str]], name: str
+    base_url: tuple[str, dict[str, str], list[dict[str, str]]], name: str
 ) -> None:
     """One caller gets the success status; every other one the duplicate's answer, never a 5xx."""
-    url, workspace, partner = base_url
+    url, workspace, partners = base_url
     create = CREATES[name]
-    statuses = race(url, partner if create.partner else workspace, create)
+    statuses = race(url, partners if create.partner else [workspace], create)
     if create.restarts:
         assert create.created in statuses and set(statuses) <= {create.created, create.duplicate}, statuses
     else:
