@@ -13,7 +13,7 @@ from engage_core.contacts.model import ContactInput, ContactPatch
 from engage_core.kernel.unset import UNSET, Unset
 from engage_http.constraints import Doc, Integer, Text
 from engage_http.converter import renders, structures_into
-from engage_http.fields import ContactStatus, ContactType, Email, Id, LongText, Name, Phone, ShortText, Title
+from engage_http.fields import ContactStatus, ContactType, Email, Id, LongText, Name, Phone, ShortText, Title, Titles
 
 CountryId = Annotated[int, Integer(minimum=1, maximum=2_147_483_647)]
 NoteContent = Annotated[str, Text(max_length=10_000, blank=False)]
@@ -31,7 +31,7 @@ class ContactCreate:
     type: ContactType
     phone: Phone | None = None
     email: Email | None = None
-    tags: tuple[Title, ...] = attrs.field(default=(), metadata={"description": "Tag titles; missing tags are created."})
+    tags: Titles = attrs.field(default=(), metadata={"description": "Tag titles; missing tags are created."})
     status: ContactStatus = "active"
     company: ShortText | None = None
     address: LongText | None = None
@@ -58,7 +58,7 @@ class ContactUpdate:
     type: ContactType | Unset = UNSET
     phone: Phone | Unset | None = UNSET
     email: Email | Unset | None = UNSET
-    tags: tuple[Title, ...] | Unset = UNSET
+    tags: Titles | Unset = UNSET
     status: ContactStatus | Unset = UNSET
     company: ShortText | Unset | None = UNSET
     address: LongText | Unset | None = UNSET
