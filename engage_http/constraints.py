@@ -7,6 +7,9 @@ what the API accepts. Messages carry a `{field}` placeholder that the converter 
 Patterns never use `\\s`/`\\S`/`\\d`/`\\w`: their meaning differs between Python, ECMA-262 and the
 validators that read the published document. `WHITESPACE_CLASS` spells out exactly the characters
 `str.strip()` removes, so "not blank" means the same thing here, in the core and in the schema.
+
+No request string may hold a NUL character (PostgreSQL cannot store one in text): the converter refuses
+it in every string, and every string schema says so, with `NO_NUL` or a pattern that excludes it.
 """
 
 from __future__ import annotations
@@ -19,8 +22,12 @@ import attrs
 WHITESPACE_CLASS = r"\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 """Every character for which `str.isspace()` is true, as a regex character-class body."""
 
-NOT_BLANK = f"[^{WHITESPACE_CLASS}]"
-"""Matches (searched, not anchored) any string with a character `str.strip()` keeps."""
+NO_NUL = "^[^\\u0000]*$"
+"""Matches any string without a NUL character: the pattern of every string schema that has no other."""
+
+NOT_BLANK = f"^[{WHITESPACE_CLASS}]*[^{WHITESPACE_CLASS}\\u0000][^\\u0000]*$"
+"""Matches any string with a character `str.strip()` keeps and no NUL character. The leading class and
+the next character's exclude each other, so matching is linear whatever the text."""
 
 
 def _compile(pattern: str) -> re.Pattern[str]:
@@ -106,6 +113,7 @@ class Items:
     max_items: int | None = None
 
     def check(self, value: list[Any]) -> str | None:
+        """Checked on the raw array before its items are read, so an oversized one costs nothing more."""
         if self.min_items is not None and len(value) < self.min_items:
             return f"The {{field}} must have at least {self.min_items} items."
         if self.max_items is not None and len(value) > self.max_items:

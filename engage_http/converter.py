@@ -5,7 +5,11 @@ Structuring is strict, because a lenient edge accepts data the published schema 
 - primitives are not coerced: `"5"` is not an int, `true` is not an int, `5` is not a string (but
   `5.0` is an int: JSON has one number type and JSON Schema calls an integral number an integer);
   a `float` field takes any JSON number, and an integer stays an `int`;
-- a sequence must be a JSON array (a string is not a list of characters);
+- a sequence must be a JSON array (a string is not a list of characters), and an array's length
+  (`Items`) is checked before its items are read;
+- no string holds a NUL character (PostgreSQL cannot store one), however deep in the body, in an
+  `Any` value too (whose arrays hold at most `FREE_ARRAY_MAX` items); nor does a `str` field hold
+  a lone surrogate;
 - `Annotated[T, Text(...) | Integer(...) | Items(...)]` adds the constraints of `constraints.py`;
 - a field whose default is `UNSET` may be left out (partial updates); `null` is only accepted where
   the type says `| None`;
@@ -54,7 +58,7 @@ from engage_core.kernel.clock import format_timestamp
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.money import as_number
 from engage_core.kernel.unset import UNSET
-from engage_http.constraints import CONSTRAINT_TYPES
+from engage_http.constraints import CONSTRAINT_TYPES, Items
 
 T = TypeVar("T")
 
@@ -62,14 +66,19 @@ BODY = "body"
 """The error key for problems with the request body as a whole."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+NUL_MESSAGE = "The {field} may not contain NUL characters."
+FREE_ARRAY_MAX = 100
+"""Items of an array inside a free-form (`Any`) value: every array a request holds is bounded."""
 
 
 class Invalid(ValueError):
-    """A value broke a rule. `template` names the field as `{field}`; the path is filled in later."""
+    """A value broke a rule. `template` names the field as `{field}`; the path is filled in later,
+    followed by `at`, the steps inside the value (keys and indexes of an `Any` value)."""
 
-    def __init__(self, template: str) -> None:
+    def __init__(self, template: str, at: tuple[str, ...] = ()) -> None:
         super().__init__(template)
         self.template = template
+        self.at = at
 
 
 # -- type predicates ------------------------------------------------------------------------------
@@ -115,6 +124,8 @@ def union_members(tp: Any) -> tuple[list[Any], bool, bool]:
 def _structure_str(value: Any, _: Any) -> str:
     if not isinstance(value, str):
         raise Invalid("The {field} must be a string.")
+    if "\x00" in value:
+        raise Invalid(NUL_MESSAGE)
     if _SURROGATE.search(value):
         raise Invalid("The {field} must be valid Unicode text.")
     return value
@@ -154,7 +165,29 @@ def _structure_bool(value: Any, _: Any) -> bool:
 
 
 def _structure_any(value: Any, _: Any) -> Any:
+    _check_free_json(value, ())
     return value
+
+
+def _check_free_json(value: Any, at: tuple[str, ...]) -> None:
+    """No string of a JSON value (keys included) holds a NUL character, and no array in it has more
+    than `FREE_ARRAY_MAX` items; `at` locates the one that breaks a rule. Iterative, so a deeply nested
+    value cannot exhaust the stack. (Lone surrogates in such values are the field's own rule:
+    `product_attributes` names them.)"""
+    pending: list[tuple[Any, tuple[str, ...]]] = [(value, at)]
+    while pending:
+        node, where = pending.pop()
+        if isinstance(node, str):
+            if "\x00" in node:
+                raise Invalid(NUL_MESSAGE, where)
+        elif isinstance(node, list):
+            if len(node) > FREE_ARRAY_MAX:
+                raise Invalid(f"The {{field}} may not have more than {FREE_ARRAY_MAX} items.", where)
+            pending.extend((item, (*where, str(index))) for index, item in enumerate(node))
+        elif isinstance(node, dict):
+            if any("\x00" in key for key in node):  # named by the object: a path never holds a NUL
+                raise Invalid(NUL_MESSAGE, where)
+            pending.extend((item, (*where, key)) for key, item in node.items())
 
 
 def _literal_factory(tp: Any) -> Callable[[Any, Any], Any]:
@@ -198,9 +231,15 @@ def _constrained_factory(conv: cattrs.Converter) -> Callable[[Any], Callable[[An
     def factory(tp: Any) -> Callable[[Any, Any], Any]:
         base = tp.__origin__
         inner = conv.get_structure_hook(base)
-        checks = [m.check for m in tp.__metadata__ if isinstance(m, CONSTRAINT_TYPES)]
+        checks = [m.check for m in tp.__metadata__ if isinstance(m, CONSTRAINT_TYPES) and not isinstance(m, Items)]
+        counts = [m.check for m in tp.__metadata__ if isinstance(m, Items)]
 
         def structure(value: Any, _: Any) -> Any:
+            if isinstance(value, list):  # the length first: an oversized array is refused unread
+                for count in counts:
+                    message = count(value)
+                    if message is not None:
+                        raise Invalid(message)
             result = inner(value, base)
             for check in checks:
                 message = check(result)
@@ -336,6 +375,12 @@ def _collect(exc: BaseException, path: tuple[str, ...], out: dict[str, list[str]
         for sub in exc.exceptions:
             _collect(sub, (*path, *_step(sub)), out)
         return
+    if isinstance(exc, Invalid):
+        path = (*path, *exc.at)
+    for index, step in enumerate(path):
+        if "\x00" in step:  # a map key holding NUL: the error names the map, so no path holds a NUL
+            path = path[:index]
+            break
     field = ".".join(path) or BODY
     if isinstance(exc, Invalid):
         message = exc.template.replace("{field}", field)
@@ -469,6 +514,7 @@ def renders(*core: type) -> Callable[[type[W]], type[W]]:
 
 __all__ = [
     "BODY",
+    "NUL_MESSAGE",
     "REQUESTS",
     "RESPONSES",
     "Invalid",

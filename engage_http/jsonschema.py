@@ -2,9 +2,10 @@
 
 The same type annotations drive the converter, so the published schema is what the API enforces:
 `Annotated` constraints become keywords, `X | None` becomes nullable, a field defaulting to `UNSET` is
-optional, `Literal[...]` becomes `enum`, an attrs class becomes a `$ref` to a component named after the
-class. A class may refine its generated schema with a `__json_schema__(schema)` classmethod (rules
-that span fields, such as "phone is required for WhatsApp contacts").
+optional, `str` excludes NUL characters (as the converter does), `Literal[...]` becomes `enum`, an
+attrs class becomes a `$ref` to a component named after the class. A class may refine its generated
+schema with a `__json_schema__(schema)` classmethod (rules that span fields, such as "phone is
+required for WhatsApp contacts").
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ from typing import Any, Literal, get_args, get_origin, get_type_hints
 import attrs
 
 from engage_core.kernel.unset import UNSET
-from engage_http.constraints import CONSTRAINT_TYPES
-from engage_http.converter import is_list, is_union, is_unset, union_members
+from engage_http.constraints import CONSTRAINT_TYPES, NO_NUL
+from engage_http.converter import FREE_ARRAY_MAX, is_list, is_union, is_unset, union_members
 
 REF_PREFIX = "#/components/schemas/"
+FREE_JSON = "JsonValue"
+"""The component `Any` refers to."""
 
 _PRIMITIVES: Mapping[Any, dict[str, Any]] = {
-    str: {"type": "string"},
+    str: {"type": "string", "pattern": NO_NUL},  # a constraint's own pattern replaces it, and excludes NUL too
     int: {"type": "integer"},
     bool: {"type": "boolean"},
     float: {"type": "number"},
@@ -60,7 +63,7 @@ class SchemaRegistry:
         if tp in _PRIMITIVES:
             return dict(_PRIMITIVES[tp])
         if tp is Any:
-            return {}
+            return self._free_json()
         if hasattr(tp, "__metadata__"):
             schema = self.schema(tp.__origin__)
             for meta in tp.__metadata__:
@@ -85,10 +88,32 @@ class SchemaRegistry:
             return {"type": "array", "items": self.schema(get_args(tp)[0])}
         origin = get_origin(tp)
         if origin in (dict, Mapping):
-            return {"type": "object", "additionalProperties": self.schema(get_args(tp)[1])}
+            return {
+                "type": "object",
+                "propertyNames": {"pattern": NO_NUL},
+                "additionalProperties": self.schema(get_args(tp)[1]),
+            }
         if isinstance(tp, type) and attrs.has(tp):
             return self.ref(tp)
         raise TypeError(f"No JSON Schema for {tp!r}")
+
+    def _free_json(self) -> dict[str, Any]:
+        """`Any`: any JSON value, under the converter's rules for free-form values (`FREE_ARRAY_MAX`)."""
+        if FREE_JSON not in self.components:
+            ref = {"$ref": REF_PREFIX + FREE_JSON}
+            self.add(
+                FREE_JSON,
+                {
+                    "description": "Any JSON value; no string in it (keys included) holds a NUL character.",
+                    "anyOf": [
+                        {"type": "string", "pattern": NO_NUL},
+                        {"type": ["number", "boolean", "null"]},
+                        {"type": "array", "maxItems": FREE_ARRAY_MAX, "items": ref},
+                        {"type": "object", "propertyNames": {"pattern": NO_NUL}, "additionalProperties": ref},
+                    ],
+                },
+            )
+        return {"$ref": REF_PREFIX + FREE_JSON}
 
     def _class_schema(self, cls: type) -> dict[str, Any]:
         hints = get_type_hints(cls, include_extras=True)

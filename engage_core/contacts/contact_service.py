@@ -17,7 +17,7 @@ from engage_core.contacts.model import (
     apply_patch,
     validate_contact,
 )
-from engage_core.contacts.tags import Tag, clean_title, tag_order, title_key
+from engage_core.contacts.tags import TAGS_MAX, Tag, clean_title, tag_order, title_key
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.kernel.events import DomainEvent
@@ -229,7 +229,9 @@ def _tag_by_title(uow: WorkspaceUnitOfWork, title: str, now: datetime) -> Tag:
 
 
 def _clean_titles(titles: Sequence[str]) -> list[str]:
-    """Valid, trimmed titles with case-insensitive duplicates dropped (first spelling wins)."""
+    """Valid, trimmed titles with case-insensitive duplicates dropped (first spelling wins); at most `TAGS_MAX`."""
+    if len(titles) > TAGS_MAX:
+        raise ValidationFailed.on("tags", f"The tags may not have more than {TAGS_MAX} items.")
     cleaned: dict[str, str] = {}
     for index, title in enumerate(titles):
         try:

@@ -120,6 +120,8 @@ class Note:
 
 NAME_MAX = 255
 NOTE_MAX = 10_000
+CONTACT_IDS_MAX = 500
+"""Contacts one request may name at once (members added, contacts assigned: SPEC 8 says 500)."""
 
 
 @attrs.frozen

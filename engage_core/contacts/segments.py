@@ -22,7 +22,9 @@ from engage_core.kernel.clock import format_timestamp, parse_timestamp
 from engage_core.kernel.errors import ValidationFailed
 
 NAME_MAX = 255
-MAX_CONDITIONS = 20
+MAX_CONDITIONS = 50
+MAX_VALUES = 20
+"""Values one `in`/`not_in` condition may list."""
 MATCH_MODES = ("all", "any")
 
 _TIME_OPS = ("before", "after", "within_days", "older_than_days")
@@ -126,6 +128,8 @@ def _parse_condition(raw: Mapping[str, Any]) -> Condition:
 def _parse_value(field: str, operator: str, value: Any) -> str | bool | int | datetime | tuple[str, ...]:
     if field == "type":
         if operator in ("in", "not_in"):
+            if isinstance(value, list) and len(value) > MAX_VALUES:
+                raise _ConditionError("value", f"The value may not have more than {MAX_VALUES} items.")
             if not isinstance(value, list) or not value or not all(v in CONTACT_TYPES for v in value):
                 raise _ConditionError(
                     "value", "The value must be a non-empty list of: " + ", ".join(CONTACT_TYPES) + "."
@@ -152,7 +156,7 @@ def _parse_value(field: str, operator: str, value: Any) -> str | bool | int | da
     if not isinstance(value, str) or not value.strip():
         raise _ConditionError("value", "The value must be a non-empty string.")
     limit = TITLE_MAX if field == "tag" else 255
-    if len(value.strip()) > limit:
+    if len(value) > limit:  # as given, as the published maxLength counts it
         raise _ConditionError("value", f"The value may not be greater than {limit} characters.")
     return value.strip()
 

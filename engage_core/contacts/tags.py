@@ -8,6 +8,8 @@ from datetime import datetime
 import attrs
 
 TITLE_MAX = 100
+TAGS_MAX = 100
+"""Tags one request may give a contact (or assign at once): each is a lookup and a write."""
 
 
 @attrs.frozen

@@ -60,6 +60,8 @@ CATALOGUE: tuple[str, ...] = (
 """Every workspace event of SPEC 6, in the order the spec lists them."""
 
 TEST_EVENT = "webhook.test"
+EVENTS_MAX = 100
+"""Event names one subscription may list: more than either catalogue holds, fewer than a flood."""
 SUBSCRIBABLE: frozenset[str] = frozenset((*CATALOGUE, TEST_EVENT))
 
 PARTNER_CATALOGUE: tuple[str, ...] = (

@@ -14,7 +14,7 @@ import attrs
 from engage_core.accounts import keys as api_keys
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.errors import NotFound, Unauthenticated, ValidationFailed
-from engage_core.kernel.events import PARTNER_CATALOGUE
+from engage_core.kernel.events import EVENTS_MAX, PARTNER_CATALOGUE
 from engage_core.kernel.unset import UNSET, Unset
 from engage_core.kernel.validation import ErrorCollector, one_of, required_text
 from engage_core.partners.model import (
@@ -174,7 +174,9 @@ class PartnerService:
         if refusal is not None:
             errors.errors["url"] = [refusal]
         unknown = [event for event in data.events if event not in PARTNER_CATALOGUE]
-        if unknown:
+        if len(data.events) > EVENTS_MAX:
+            errors.errors["events"] = [f"The events may not have more than {EVENTS_MAX} items."]
+        elif unknown:
             errors.errors["events"] = ["Unknown events: " + ", ".join(unknown) + "."]
         errors.raise_if_any()
         assert name is not None

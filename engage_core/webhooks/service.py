@@ -9,7 +9,7 @@ import attrs
 
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.errors import NotFound, ValidationFailed
-from engage_core.kernel.events import CATALOGUE, TEST_EVENT
+from engage_core.kernel.events import CATALOGUE, EVENTS_MAX, TEST_EVENT
 from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.kernel.unset import UNSET, Unset, pick
 from engage_core.kernel.validation import ErrorCollector, required_text
@@ -172,6 +172,9 @@ class WebhookService:
             refusal = check_target(clean_url) or self._guard.refusal(clean_url)
             if refusal is not None:
                 errors.errors["url"] = [refusal]
+        if events is not None and len(events) > EVENTS_MAX:
+            errors.errors["events"] = [f"The events may not have more than {EVENTS_MAX} items."]
+            events = None
         for index, event_name in enumerate(events or ()):
             if check_events([event_name]):
                 errors.errors[f"events.{index}"] = [f"Unknown event: {event_name!r}. See GET /webhooks/events."]

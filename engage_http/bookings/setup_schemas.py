@@ -24,7 +24,7 @@ import attrs
 from engage_core.bookings import setup
 from engage_core.bookings import working_hours as hours
 from engage_core.kernel.unset import UNSET, Unset
-from engage_http.constraints import Doc, Integer, Text
+from engage_http.constraints import Doc, Integer, Items, Text
 from engage_http.converter import renders, structures_into, to_core
 
 Name = Annotated[str, Text(max_length=setup.NAME_MAX, blank=False), Doc(example="Consultation")]
@@ -138,7 +138,7 @@ class Opening:
     closes: Clock
 
 
-Openings = tuple[Opening, ...]
+Openings = Annotated[tuple[Opening, ...], Items(max_items=hours.OPENINGS_PER_DAY_MAX)]
 
 
 @structures_into(hours.ExceptionInput)
@@ -148,6 +148,9 @@ class ScheduleException:
 
     date: Date
     openings: Openings = ()
+
+
+Exceptions = Annotated[tuple[ScheduleException, ...], Items(max_items=hours.EXCEPTIONS_MAX)]
 
 
 def _weekly_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -173,7 +176,7 @@ class Schedule:
     """Weekly hours and dated exceptions (a resource's own hours)."""
 
     weekly: Mapping[str, Openings] = attrs.field(factory=dict)
-    exceptions: tuple[ScheduleException, ...] = ()
+    exceptions: Exceptions = ()
 
     @classmethod
     def __json_schema__(cls, schema: dict[str, Any]) -> dict[str, Any]:
@@ -203,7 +206,7 @@ class WorkingHoursUpdate:
 
     timezone: Timezone
     weekly: Mapping[str, Openings] = attrs.field(factory=dict)
-    exceptions: tuple[ScheduleException, ...] = ()
+    exceptions: Exceptions = ()
 
     @classmethod
     def __json_schema__(cls, schema: dict[str, Any]) -> dict[str, Any]:
@@ -223,7 +226,7 @@ class WorkingHours:
 
     timezone: str
     weekly: Mapping[str, Openings]
-    exceptions: tuple[ScheduleException, ...]
+    exceptions: Exceptions
 
     @classmethod
     def from_domain(cls, working_hours: hours.WorkingHours) -> WorkingHours:

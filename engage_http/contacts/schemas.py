@@ -13,7 +13,19 @@ from engage_core.contacts.model import ContactInput, ContactPatch
 from engage_core.kernel.unset import UNSET, Unset
 from engage_http.constraints import Doc, Text
 from engage_http.converter import renders, structures_into
-from engage_http.fields import ContactStatus, ContactType, CountryId, Email, Id, LongText, Name, Phone, ShortText, Title
+from engage_http.fields import (
+    ContactStatus,
+    ContactType,
+    CountryId,
+    Email,
+    Id,
+    LongText,
+    Name,
+    Phone,
+    ShortText,
+    Title,
+    Titles,
+)
 
 NoteContent = Annotated[str, Text(max_length=10_000, blank=False)]
 
@@ -30,7 +42,7 @@ class ContactCreate:
     type: ContactType
     phone: Phone | None = None
     email: Email | None = None
-    tags: tuple[Title, ...] = attrs.field(default=(), metadata={"description": "Tag titles; missing tags are created."})
+    tags: Titles = attrs.field(default=(), metadata={"description": "Tag titles; missing tags are created."})
     status: ContactStatus = "active"
     company: ShortText | None = None
     address: LongText | None = None
@@ -57,7 +69,7 @@ class ContactUpdate:
     type: ContactType | Unset = UNSET
     phone: Phone | Unset | None = UNSET
     email: Email | Unset | None = UNSET
-    tags: tuple[Title, ...] | Unset = UNSET
+    tags: Titles | Unset = UNSET
     status: ContactStatus | Unset = UNSET
     company: ShortText | Unset | None = UNSET
     address: LongText | Unset | None = UNSET

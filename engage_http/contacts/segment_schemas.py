@@ -15,6 +15,7 @@ import attrs
 
 from engage_core.contacts import segments as domain
 from engage_core.contacts.model import CONTACT_STATUSES, CONTACT_TYPES
+from engage_core.contacts.tags import TITLE_MAX
 from engage_core.kernel.unset import UNSET, Unset
 from engage_http.constraints import NOT_BLANK, Items, Text
 from engage_http.converter import as_integer, renders
@@ -44,7 +45,8 @@ def _value_schema(field: str, operator: str) -> dict[str, Any] | None:
         return None
     if field == "type":
         one = {"type": "string", "enum": list(CONTACT_TYPES)}
-        return {"type": "array", "minItems": 1, "items": one} if operator in ("in", "not_in") else one
+        listed = {"type": "array", "minItems": 1, "maxItems": domain.MAX_VALUES, "items": one}
+        return listed if operator in ("in", "not_in") else one
     if field == "status":
         return {"type": "string", "enum": list(CONTACT_STATUSES)}
     if field == "blacklisted":
@@ -53,7 +55,7 @@ def _value_schema(field: str, operator: str) -> dict[str, Any] | None:
         return _TIMESTAMP
     if operator in ("within_days", "older_than_days"):
         return _DAYS
-    return _TEXT
+    return {**_TEXT, "maxLength": TITLE_MAX} if field == "tag" else _TEXT
 
 
 def condition_branches() -> list[dict[str, Any]]:

@@ -11,10 +11,10 @@ from typing import Annotated, Any
 
 import attrs
 
-from engage_core.kernel.events import PARTNER_CATALOGUE
+from engage_core.kernel.events import EVENTS_MAX, PARTNER_CATALOGUE
 from engage_core.kernel.unset import UNSET, Unset
 from engage_core.partners.partner_service import PartnerWebhookInput, PartnerWebhookPatch
-from engage_http.constraints import Doc, Text
+from engage_http.constraints import Doc, Items, Text
 from engage_http.converter import structures_into
 from engage_http.fields import Name
 from engage_http.webhooks.schemas import TargetUrl
@@ -34,7 +34,7 @@ class PartnerWebhookCreate:
 
     name: Name
     url: TargetUrl
-    events: tuple[PartnerEventName, ...] = attrs.field(
+    events: Annotated[tuple[PartnerEventName, ...], Items(max_items=EVENTS_MAX)] = attrs.field(
         default=(), metadata={"description": "Partner event names it receives; empty means every one."}
     )
     is_active: bool = attrs.field(default=True, metadata={"description": "A disabled subscription queues nothing."})

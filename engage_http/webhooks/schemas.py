@@ -15,11 +15,12 @@ from typing import Annotated, Any, Literal
 
 import attrs
 
+from engage_core.kernel.events import EVENTS_MAX
 from engage_core.kernel.unset import UNSET, Unset
 from engage_core.partners.partner_service import RevealedPartnerSecret
 from engage_core.webhooks import model as domain
 from engage_core.webhooks.service import RevealedSecret, WebhookInput, WebhookPatch, WebhookService
-from engage_http.constraints import Doc, Text
+from engage_http.constraints import Doc, Items, Text
 from engage_http.converter import renders, structures_into
 from engage_http.fields import Name
 
@@ -79,6 +80,7 @@ EventName = Annotated[
     Text(pattern=EVENT_NAME_PATTERN, message="The {field} must be an event name listed by GET /webhooks/events."),
     Doc(description="An event name of `GET /webhooks/events`.", example="contact.created"),
 ]
+EventNames = Annotated[tuple[EventName, ...], Items(max_items=EVENTS_MAX)]
 DeliveryStatus = Literal["pending", "delivered", "failed"]
 
 _EVENTS_DESCRIPTION = "Event names the subscription receives (`GET /webhooks/events`); empty means every event."
@@ -100,7 +102,7 @@ class WebhookCreate:
 
     name: Name
     url: TargetUrl
-    events: tuple[EventName, ...] = attrs.field(default=(), metadata={"description": _EVENTS_DESCRIPTION})
+    events: EventNames = attrs.field(default=(), metadata={"description": _EVENTS_DESCRIPTION})
     is_active: bool = attrs.field(default=True, metadata={"description": "A disabled subscription queues nothing."})
 
     @classmethod
@@ -115,7 +117,7 @@ class WebhookUpdate:
 
     name: Name | Unset = UNSET
     url: TargetUrl | Unset = UNSET
-    events: tuple[EventName, ...] | Unset = attrs.field(default=UNSET, metadata={"description": _EVENTS_DESCRIPTION})
+    events: EventNames | Unset = attrs.field(default=UNSET, metadata={"description": _EVENTS_DESCRIPTION})
     is_active: bool | Unset = UNSET
 
     @classmethod

@@ -9,6 +9,7 @@ import pytest
 from http_support import Api
 from openapi_spec_validator import validate
 
+from engage_core.contacts.tags import TITLE_MAX
 from engage_http.areas import OPERATIONS, PARTNER_OPERATIONS
 from engage_http.contacts.schemas import ContactCreate, ContactUpdate
 from engage_http.contacts.segment_schemas import Condition
@@ -91,7 +92,9 @@ def test_validation_errors_document_the_errors_map() -> None:
     """The 422 body has `errors`: field path to an array of messages."""
     errors = SCHEMAS["ValidationError"]["properties"]["errors"]
 
-    assert errors == {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}}
+    assert errors["type"] == "object"
+    assert errors["additionalProperties"]["type"] == "array"
+    assert errors["additionalProperties"]["items"]["type"] == "string"
 
 
 def test_forbidden_documents_the_code() -> None:
@@ -152,6 +155,13 @@ def test_conditions_have_one_branch_per_field_and_value_kind() -> None:
     fields = {b["properties"]["field"]["const"] for b in SCHEMAS[Condition.__name__]["oneOf"]}
 
     assert fields == set(SCHEMAS[Condition.__name__]["properties"]["field"]["enum"])
+
+
+def test_a_tag_conditions_value_is_published_as_long_as_a_tag_title() -> None:
+    """A `tag` condition's value is a tag title: at most `TITLE_MAX` characters, as the core checks."""
+    [tag] = [b for b in SCHEMAS[Condition.__name__]["oneOf"] if b["properties"]["field"]["const"] == "tag"]
+
+    assert tag["properties"]["value"]["maxLength"] == TITLE_MAX
 
 
 def test_assigning_a_tag_takes_exactly_one_of_id_or_title() -> None:

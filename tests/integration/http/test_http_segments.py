@@ -75,11 +75,11 @@ def test_an_integral_number_of_days_is_accepted(api: Api) -> None:
     assert response.json()["data"]["conditions"][0]["value"] == 7
 
 
-def test_more_than_twenty_conditions_is_422(api: Api) -> None:
-    """A segment holds at most 20 conditions."""
-    response = api.post("/contacts/segments", json={"name": "S", "conditions": [TAGGED_VIP] * 21})
+def test_more_than_fifty_conditions_is_422(api: Api) -> None:
+    """A segment holds at most 50 conditions."""
+    response = api.post("/contacts/segments", json={"name": "S", "conditions": [TAGGED_VIP] * 51})
 
-    assert response.json()["errors"] == {"conditions": ["The conditions may not have more than 20 items."]}
+    assert response.json()["errors"] == {"conditions": ["The conditions may not have more than 50 items."]}
 
 
 def test_list_shows_segments_with_counts(

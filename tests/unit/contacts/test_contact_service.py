@@ -12,6 +12,7 @@ import pytest
 from engage_core.contacts.contact_service import TagAssignment
 from engage_core.contacts.fakes import ContactsTables
 from engage_core.contacts.model import Contact, ContactFilter, ContactInput, ContactPatch
+from engage_core.contacts.tags import TAGS_MAX
 from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.pagination import PageRequest
@@ -115,6 +116,20 @@ def test_bad_tag_is_reported_with_other_field_errors(services: Services, account
     """A blank name and a too-long tag are reported together."""
     data = ContactInput(name=" ", type="instagram", tags=["x" * 101])
     assert set(errors_of(lambda: services.contacts.create(account_id, data))) == {"name", "tags.0"}
+
+
+def test_more_tags_than_the_limit_are_refused_on_tags(services: Services, account_id: int) -> None:
+    """A contact given more than `TAGS_MAX` tags is refused on `tags`, and none is created."""
+    data = ContactInput(name="Ada", type="instagram", tags=[f"t{n}" for n in range(TAGS_MAX + 1)])
+    assert list(errors_of(lambda: services.contacts.create(account_id, data))) == ["tags"]
+    assert services.tags.list(account_id) == []
+
+
+def test_an_update_with_more_tags_than_the_limit_is_refused(services: Services, account_id: int) -> None:
+    """Replacing a contact's tags with more than `TAGS_MAX` is refused on `tags`."""
+    contact = services.contacts.create(account_id, ContactInput(name="Ada", type="instagram"))
+    patch = ContactPatch(tags=[f"t{n}" for n in range(TAGS_MAX + 1)])
+    assert list(errors_of(lambda: services.contacts.update(account_id, contact.id, patch))) == ["tags"]
 
 
 def test_duplicate_phone_of_the_same_type_is_refused(services: Services, account_id: int) -> None:

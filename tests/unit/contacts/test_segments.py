@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from engage_core.contacts.segments import (
     MAX_CONDITIONS,
+    MAX_VALUES,
     OPERATORS,
     Condition,
     SegmentRules,
@@ -213,6 +214,12 @@ def test_parse_rejects_too_many_conditions() -> None:
     """More than MAX_CONDITIONS conditions are reported on `conditions`."""
     raw = [{"field": "name", "operator": "contains", "value": "a"}] * (MAX_CONDITIONS + 1)
     assert list(errors_of("all", raw)) == ["conditions"]
+
+
+def test_parse_rejects_a_value_list_over_its_limit() -> None:
+    """An `in` condition listing more than MAX_VALUES values is reported on its `value`."""
+    raw = [{"field": "type", "operator": "in", "value": ["instagram"] * (MAX_VALUES + 1)}]
+    assert list(errors_of("all", raw)) == ["conditions.0.value"]
 
 
 def test_parse_reports_every_bad_path_at_once() -> None:

@@ -13,7 +13,7 @@ from engage_core.accounts import keys as api_keys
 from engage_core.contacts.contact_service import TagAssignment
 from engage_core.contacts.model import ContactFilter, ContactInput
 from engage_core.kernel.errors import Conflict, Forbidden, NotFound, Unauthenticated, ValidationFailed
-from engage_core.kernel.events import PARTNER_CATALOGUE, DomainEvent
+from engage_core.kernel.events import EVENTS_MAX, PARTNER_CATALOGUE, DomainEvent
 from engage_core.kernel.pagination import PageRequest
 from engage_core.messaging.messages import MessageDraft
 from engage_core.partners.client_service import AdminInput, ClientInput, ClientPatch
@@ -766,6 +766,14 @@ def test_a_session_survives_a_plan_change(services: Services, partner: int, new_
 
 
 # -- partner webhooks ------------------------------------------------------------------------------
+
+
+def test_a_partner_webhook_with_more_events_than_the_limit_is_refused(services: Services, partner: int) -> None:
+    """A partner subscription listing more than `EVENTS_MAX` event names is refused on `events`."""
+    data = PartnerWebhookInput("Ops", "https://hooks.example/p", events=["partner.client.created"] * (EVENTS_MAX + 1))
+    with pytest.raises(ValidationFailed) as raised:
+        services.partners.create_webhook(partner, data)
+    assert list(raised.value.errors) == ["events"]
 
 
 def test_partner_events_are_queued_for_the_partners_webhooks(

@@ -11,7 +11,7 @@ import pytest
 
 from engage_core.contacts.model import ContactInput
 from engage_core.kernel.errors import NotFound, ValidationFailed
-from engage_core.kernel.events import CATALOGUE, TEST_EVENT
+from engage_core.kernel.events import CATALOGUE, EVENTS_MAX, TEST_EVENT
 from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 from engage_core.testing import FakeCipher, FakeClock, FakeSender, InMemoryDeliveryQueue, InMemoryStore
@@ -192,6 +192,12 @@ def test_unknown_events_are_refused_by_index(new_webhook: NewWebhook) -> None:
     """Each unknown event name is reported on `events.N`, N its index in the request."""
     errors = errors_of(lambda: new_webhook(events=["contact.created", "contact.exploded", "order.created", "nope"]))
     assert list(errors) == ["events.1", "events.3"]
+
+
+def test_more_events_than_the_limit_are_refused_on_events(new_webhook: NewWebhook) -> None:
+    """A subscription listing more than `EVENTS_MAX` event names is refused on `events` alone."""
+    errors = errors_of(lambda: new_webhook(events=["contact.created"] * (EVENTS_MAX + 1)))
+    assert list(errors) == ["events"]
 
 
 def test_every_error_is_reported_at_once(new_webhook: NewWebhook) -> None:
