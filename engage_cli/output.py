@@ -73,6 +73,19 @@ def account_table(accounts: Sequence[Account]) -> str:
     )
 
 
+def account_document(account: Account) -> dict[str, object]:
+    """An account for `--json`: the table's fields (never the key, only its hint) and when it was made."""
+    return {
+        "id": account.id,
+        "name": account.name,
+        "is_active": account.is_active,
+        "allowed_origins": list(account.allowed_origins),
+        "api_key_hint": account.key_hint,
+        "locale": account.locale,
+        "created_at": account.created_at.isoformat(),
+    }
+
+
 def table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """A plain table: each column as wide as its widest cell, two spaces between, no trailing blanks."""
     lines = [columns, *rows]

@@ -178,6 +178,15 @@ def mailer(settings: Settings) -> SmtpMailer | LoggingMailer:
         raise MailerMisconfigured(f"The SMTP settings are invalid: {exc}") from exc
 
 
+def check_settings(settings: Settings) -> None:
+    """Refuse settings that `build_app` would refuse, touching nothing: for commands that migrate
+    first, so that a mistake in the settings never leaves a database migrated by a server that
+    could not start."""
+    _close_store(store_platform(settings))
+    mailer(settings)
+    channel_wiring(settings).close()
+
+
 def target_guard(settings: Settings) -> DnsTargetGuard:
     """The SSRF guard of webhook targets, with the exemptions of `ENGAGE_WEBHOOK_ALLOWED_HOSTS`."""
     return DnsTargetGuard(AddressPolicy.from_setting(settings.webhook_allowed_hosts))

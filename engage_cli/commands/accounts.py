@@ -5,11 +5,13 @@ Every command applies pending migrations first, so it works on a fresh database.
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from engage_cli.context import CliState, pass_state
 from engage_cli.errors import naming_missing
-from engage_cli.output import ACCOUNT_KEY, account_table, describe_origins, echo_new_key
+from engage_cli.output import ACCOUNT_KEY, account_document, account_table, describe_origins, echo_new_key
 from engage_core.accounts.account_service import NewKey
 from engage_core.accounts.model import Account
 
@@ -32,13 +34,17 @@ def create(state: CliState, name: str, as_json: bool) -> None:
 
 
 @accounts.command(name="list")
+@click.option("--json", "as_json", is_flag=True, help="Print the accounts as a JSON array.")
 @pass_state
-def list_accounts(state: CliState) -> None:
+def list_accounts(state: CliState, as_json: bool) -> None:
     """List accounts: id, name, active, origins, key hint.
 
     The key itself is never stored, so it is never shown; only its first characters are.
     """
     found = state.services().accounts.list()
+    if as_json:
+        click.echo(json.dumps([account_document(account) for account in found]))
+        return
     if not found:
         click.echo("No accounts yet. Create one with: engage accounts create --name NAME")
         return

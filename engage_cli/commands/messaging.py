@@ -41,7 +41,7 @@ class SandboxRemote:
 
     def post(self, path: str, body: dict[str, Any]) -> Any:
         """POST `body` to the sandbox route; its `data`, or a ClickException saying what went wrong."""
-        target = self.url.rstrip("/") + "/api/v1/sandbox" + path
+        target = api_base(self.url) + "/sandbox" + path
         try:
             response = httpx.post(
                 target, json=body, headers={"X-Api-Key": self.api_key}, timeout=TIMEOUT_SECONDS, trust_env=False
@@ -64,6 +64,14 @@ class SandboxRemote:
         return answer.get("data")
 
 
+def api_base(url: str) -> str:
+    """The API's base URL from the server's, given with or without its `/api/v1` suffix."""
+    from engage_http.routing import API_PREFIX  # on first use: `engage --help` imports no web framework
+
+    base = url.rstrip("/")
+    return base if base.endswith(API_PREFIX) else base + API_PREFIX
+
+
 pass_remote = click.make_pass_decorator(SandboxRemote)
 channel_argument = click.argument("channel", type=click.Choice(CHANNEL_TYPES))
 json_option = click.option("--json", "as_json", is_flag=True, help="Print the response's data as JSON.")
@@ -76,7 +84,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print the re
     default=DEFAULT_URL,
     show_default=True,
     show_envvar=True,
-    help="Base URL of the running engage server.",
+    help="Base URL of the running engage server (with or without /api/v1).",
 )
 @click.option("--api-key", envvar="ENGAGE_API_KEY", required=True, show_envvar=True, help="The workspace's API key.")
 @click.pass_context

@@ -6,6 +6,8 @@ A partner key is shown once, when issued (create, rotate-key); it is only accept
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from engage_cli.context import CliState, pass_state
@@ -37,10 +39,14 @@ def create(state: CliState, company: str, email: str, plan: str, seats: int | No
 
 
 @partners.command(name="list")
+@click.option("--json", "as_json", is_flag=True, help="Print the partners as a JSON array.")
 @pass_state
-def list_partners(state: CliState) -> None:
+def list_partners(state: CliState, as_json: bool) -> None:
     """List partners: id, company, e-mail, plan, status, client seats, key hint (never the key)."""
     found = state.services().partners.list()
+    if as_json:
+        click.echo(json.dumps([_document(partner) for partner in found]))
+        return
     if not found:
         click.echo("No partners yet. Create one with: engage partners create --company NAME --email EMAIL")
         return
@@ -87,3 +93,18 @@ def _echo_new_key(issued: NewPartnerKey, *, as_json: bool, headline: str) -> Non
 
 def _label(partner: Partner) -> str:
     return f"{partner.id} ({partner.company_name})"
+
+
+def _document(partner: Partner) -> dict[str, object]:
+    """A partner for `--json`: the table's fields (never the key, only its hint) and when it was made."""
+    return {
+        "id": partner.id,
+        "company_name": partner.company_name,
+        "slug": partner.slug,
+        "email": partner.email,
+        "plan": partner.plan,
+        "status": partner.status,
+        "client_seats_max": partner.client_seats_max,
+        "partner_key_hint": partner.key_hint,
+        "created_at": partner.created_at.isoformat(),
+    }

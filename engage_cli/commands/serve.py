@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 
 import attrs
 import click
@@ -52,6 +53,14 @@ def serve(state: CliState, host: str, port: int, workers: int, no_worker: bool, 
         settings = attrs.evolve(settings, run_worker=False)
     if settings.log_level not in LOG_LEVELS:
         raise click.ClickException(f"ENGAGE_LOG_LEVEL must be one of: {', '.join(LOG_LEVELS)}.")
+    from engage_http.bootstrap import check_settings, secret_cipher
+
+    # Every setting is checked before the first migration: a server that cannot start migrates nothing.
+    check_settings(settings)
+    if workers > 1 or state.database().engine.dialect.name != "sqlite":
+        secret_cipher(settings, state.database())  # fail here, once, not in every worker process
+    if workers > 1 and settings.channels_gateway == "sandbox":
+        click.echo(SANDBOX_PER_PROCESS_WARNING, err=True)
     applied = state.migrate()
     where = redact(state.database_url)
     if applied:
@@ -69,12 +78,8 @@ def serve(state: CliState, host: str, port: int, workers: int, no_worker: bool, 
     import uvicorn
 
     if workers > 1:
-        from engage_http.bootstrap import secret_cipher
-
         if not settings.redis_url:
             click.echo(per_process_limits_warning(workers, settings.rate_limit), err=True)
-
-        secret_cipher(settings, state.database())  # fail here, once, not in every worker process
         state.close()
         uvicorn.run(
             APP_FACTORY,
@@ -91,7 +96,23 @@ def serve(state: CliState, host: str, port: int, workers: int, no_worker: bool, 
 
     app = build_app(settings, migrate=False)
     state.close()
+    _stop_quietly_after_shutdown()
     uvicorn.run(app, host=host, port=port, log_level=settings.log_level, access_log=access_log)
+
+
+def _stop_quietly_after_shutdown() -> None:
+    """After its graceful shutdown, uvicorn raises the SIGTERM or SIGINT it caught again, with the
+    handler that was in place before it ran; a shutdown that finished is a success (exit status 0)
+    for service managers, so that handler does nothing."""
+    for caught in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(caught, lambda number, frame: None)
+
+
+SANDBOX_PER_PROCESS_WARNING = (
+    "Warning: the sandbox channels gateway keeps its state in each process, so with several worker processes "
+    "a scan or an injected message reaches only the process that received it. Run the sandbox with one "
+    "process, or use ENGAGE_CHANNELS_GATEWAY=hosted (docs/channels.md)."
+)
 
 
 def per_process_limits_warning(workers: int, limit: int) -> str:

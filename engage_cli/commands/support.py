@@ -90,17 +90,16 @@ def show(state: CliState, account_id: int, reference: str, as_json: bool) -> Non
 @tickets.command()
 @click.argument("account_id", metavar="ACCOUNT_ID", type=int)
 @click.argument("reference", metavar="TICKET")
-@click.option("--admin", is_flag=True, help="Reply as the service operator (required: the API writes client replies).")
+# Replies from the CLI are always the operator's; `--admin`, once required to say so, is still accepted.
+@click.option("--admin", is_flag=True, hidden=True)
 @click.option("--message", "-m", required=True, help="The reply, at most 10,000 characters.")
 @_JSON
 @pass_state
 def reply(state: CliState, account_id: int, reference: str, admin: bool, message: str, as_json: bool) -> None:
     """Answer a ticket (by reference or id) as the service operator; it becomes `answered`.
 
-    A closed ticket takes no replies.
+    A closed ticket takes no replies. (Clients reply through the API.)
     """
-    if not admin:
-        raise click.UsageError("Replies from the CLI are the operator's: pass --admin.")
     services = state.services()
     require_account(services, account_id)
     posted = services.tickets.reply(account_id, _ticket_id(services, account_id, reference), message, type="admin")

@@ -75,6 +75,24 @@ def test_list_shows_id_name_active_origins_and_hint(run_cli: RunCli, create_acco
     assert row.split() == [str(created["account_id"]), "Acme", "yes", "*", api_keys.key_hint(created["api_key"])]
 
 
+def test_list_json_prints_the_accounts_without_their_keys(run_cli: RunCli, create_account: NewAccount) -> None:
+    """`list --json` is a JSON array of the accounts' fields, with the key's hint and never the key."""
+    created = create_account("Acme")
+
+    result = run_cli("accounts", "list", "--json")
+
+    assert result.exit_code == 0, result.output
+    [account] = json.loads(result.stdout)
+    assert (account["id"], account["name"], account["is_active"], account["allowed_origins"]) == (
+        created["account_id"],
+        "Acme",
+        True,
+        [],
+    )
+    assert account["api_key_hint"] == api_keys.key_hint(created["api_key"])
+    assert created["api_key"] not in result.stdout
+
+
 def test_list_never_prints_a_key(run_cli: RunCli, create_account: NewAccount) -> None:
     """Only the hint is shown, never the key."""
     created = create_account("Acme")

@@ -7,10 +7,11 @@ import logging
 import shutil
 import stat
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import RunCli
+from click.testing import Result
 from receiver import MakeReceiver
 
 from engage_core import verify_signature
@@ -23,6 +24,8 @@ from engage_core.settings import Settings
 from engage_core.webhooks.service import WebhookInput
 from engage_http.bootstrap import build_services, start_worker
 from engage_sql import Database
+
+RunCli = Callable[..., Result]
 
 
 def url_of(path: Path) -> str:
@@ -148,7 +151,7 @@ def test_with_a_secret_key_the_backup_says_the_key_is_not_in_it(run_cli: RunCli,
     assert not Path(f"{backup}.secret-key").exists()
 
 
-def test_an_existing_backup_is_kept_without_force(run_cli: RunCli, tmp_path: Path, one_line_error: object) -> None:
+def test_an_existing_backup_is_kept_without_force(run_cli: RunCli, tmp_path: Path) -> None:
     """A path that exists is refused, and left as it was, unless `--force`."""
     backup = tmp_path / "engage-backup.db"
     backup.write_bytes(b"an older backup")

@@ -115,6 +115,19 @@ def test_list_shows_the_hint_but_never_the_key(run_cli: RunCli) -> None:
     assert created["partner_key"] not in result.stdout
 
 
+def test_list_json_prints_the_partners_without_their_keys(run_cli: RunCli) -> None:
+    """`list --json` is a JSON array of the partners' fields, never their keys."""
+    created = create(run_cli)
+
+    result = run_cli("partners", "list", "--json")
+
+    assert result.exit_code == 0, result.output
+    [partner] = json.loads(result.stdout)
+    assert (partner["id"], partner["status"]) == (created["partner_id"], "active")
+    assert created["partner_key"] not in result.stdout
+    assert created["partner_key"].startswith(partner["partner_key_hint"].rstrip("…"))
+
+
 def test_list_without_partners_says_how_to_create_one(run_cli: RunCli) -> None:
     """An empty list explains the create command."""
     result = run_cli("partners", "list")

@@ -141,3 +141,15 @@ def test_the_api_key_is_required() -> None:
 
     assert result.exit_code == 2
     assert "--api-key" in result.output
+
+
+@pytest.mark.parametrize("suffix", ["/api/v1", "/api/v1/"])
+def test_the_url_may_name_the_api_base(server: Server, suffix: str) -> None:
+    """`--url` given with the `/api/v1` suffix (as the API's base URL) reaches the same routes."""
+    server.services.channels.connect_qr(server.account_id, "whatsapp")
+
+    result = CliRunner().invoke(
+        cli, ["sandbox", "--url", server.url + suffix, "--api-key", server.api_key, "scan", "whatsapp"]
+    )
+
+    assert result.exit_code == 0, result.output
