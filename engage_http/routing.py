@@ -49,12 +49,13 @@ from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.messaging.channels import CHANNEL_TYPES
 from engage_core.plans.model import Plan
 from engage_core.services import Services
-from engage_http import auth, envelope, multipart, pagination, partner_auth
+from engage_http import auth, cors, envelope, multipart, pagination, partner_auth
 from engage_http.converter import core_type, load_json, structure, to_core, unstructure_hook
 from engage_http.envelope_schemas import PageMeta
 from engage_http.errors import (
     StorageErrors,
     engage_error_response,
+    handle_http_exception,
     log_storage_error,
     log_unexpected,
     server_error_response,
@@ -363,12 +364,14 @@ async def read_body(request: Request, limit: int = MAX_BODY_SIZE) -> bytes:
 
 
 class _Dispatcher:
-    """The ASGI app of one path: dispatches on the method to its `BoundOperation`.
+    """The ASGI app of one path: dispatches on the method to its `BoundOperation`, and answers
+    `OPTIONS` and cross-origin requests (`cors.py`).
 
     An ASGI app rather than a request function, which Starlette would wrap (`request_response`) in a
     second exception-handling layer of its own: the app's (`ExceptionMiddleware`) turns the domain
     errors and HTTP exceptions raised here into the same responses, without the extra layer and its
-    wrapper around every `send` of every request."""
+    wrapper around every `send` of every request. A cross-origin request's errors are turned into
+    responses here instead, to carry the CORS headers."""
 
     def __init__(
         self, bound: Mapping[str, BoundOperation], *, debug: bool, storage_errors: StorageErrors | None = None
@@ -376,15 +379,42 @@ class _Dispatcher:
         self._bound = bound
         self._debug = debug
         self._storage_errors = storage_errors
+        methods = list(bound)
+        if "GET" in methods and "HEAD" not in methods:  # Starlette serves HEAD with GET
+            methods.insert(methods.index("GET") + 1, "HEAD")
+        self._methods = tuple(methods)
+        # Browsers may call workspace routes; partner routes are server-to-server (`cors.py`).
+        self._cross_origin = all(b.operation.auth is AuthScheme.WORKSPACE for b in bound.values())
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive, send)
-        response = await self._respond(request)
+        origin = cors.request_origin(scope) if self._cross_origin else None
+        if origin is None:
+            response = await self._respond(request)
+        else:
+            response = await self._respond_cross_origin(request, origin)
         await response(scope, receive, send)
+
+    async def _respond_cross_origin(self, request: Request, origin: str) -> Response:
+        """The answer with the CORS headers of `origin`, errors included, unless the account refuses
+        the origin (that 403 goes out without them, and the browser hides it)."""
+        if request.method == "OPTIONS":
+            return cors.options(self._methods, origin)
+        try:
+            response = await self._respond(request)
+        except EngageError as exc:
+            if cors.refuses(exc):
+                raise
+            response = engage_error_response(exc)
+        except HTTPException as exc:
+            response = await handle_http_exception(request, exc)
+        return cors.allow(response, origin)
 
     async def _respond(self, request: Request) -> Response:
         method = request.method
-        target = self._bound["GET" if method == "HEAD" else method]
+        target = self._bound.get("GET" if method == "HEAD" else method)
+        if target is None:  # the route serves only its methods and OPTIONS
+            return cors.options(self._methods, None)
         raw = await read_body(request, target.body_limit) if target.reads_body else b""
         try:
             if target.lane is not None:
@@ -441,7 +471,7 @@ def build_routes(
             Route(
                 prefix + path,
                 _Dispatcher(bound, debug=debug, storage_errors=storage_errors),
-                methods=list(bound),
+                methods=[*bound, "OPTIONS"],
                 name=name,
             )
         )

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import attrs
 
 from engage_core.accounts import keys as api_keys
-from engage_core.accounts.model import Account, Admission, normalise_origin, origin_allowed
+from engage_core.accounts.model import ORIGIN_NOT_ALLOWED_CODE, Account, Admission, normalise_origin, origin_allowed
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.errors import Forbidden, NotFound, Unauthenticated, ValidationFailed
 from engage_core.kernel.validation import required_text
@@ -108,11 +108,13 @@ class AccountService:
 
 
 def _allowed(account: Account, origin: str | None, referer: str | None) -> Account:
-    """`account`, unless it is inactive or the request comes from an origin it does not allow (403)."""
+    """`account`, unless the request comes from an origin it does not allow or it is inactive (403).
+    The origin comes first: a page the account does not allow learns nothing of the account, and
+    every later refusal went to an allowed origin (the HTTP adapter lets such a page read it)."""
+    if not origin_allowed(account.allowed_origins, origin, referer):
+        raise Forbidden("The request origin is not allowed for this account.", code=ORIGIN_NOT_ALLOWED_CODE)
     if not account.is_active:
         raise Forbidden("This account is inactive.", code="account_inactive")
-    if not origin_allowed(account.allowed_origins, origin, referer):
-        raise Forbidden("The request origin is not allowed for this account.", code="origin_not_allowed")
     return account
 
 

@@ -13,6 +13,8 @@ from engage_core.plans.model import Plan
 
 DEFAULT_LOCALE = "en"
 SUSPENDED_CODE = "workspace_suspended"
+ORIGIN_NOT_ALLOWED_CODE = "origin_not_allowed"
+"""The 403 code of a request from an origin the account does not whitelist (SPEC 5 item 4)."""
 
 
 @attrs.frozen

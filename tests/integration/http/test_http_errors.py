@@ -52,10 +52,10 @@ def test_a_wrong_method_is_an_enveloped_405(api: Api) -> None:
 
 
 def test_a_405_lists_every_method_of_the_path(api: Api) -> None:
-    """`Allow` names all methods the path serves, not only those of one operation."""
+    """`Allow` names all methods the path serves (OPTIONS too), not only those of one operation."""
     response = api.request("PATCH", "/contacts/1")
 
-    assert set(response.headers["allow"].split(", ")) == {"GET", "HEAD", "PUT", "DELETE"}
+    assert set(response.headers["allow"].split(", ")) == {"GET", "HEAD", "PUT", "DELETE", "OPTIONS"}
 
 
 def test_an_id_that_is_not_a_number_is_404(api: Api) -> None:

@@ -185,13 +185,13 @@ def test_set_active_unknown_account_is_not_found(services: Services) -> None:
         services.accounts.set_active(999, False)
 
 
-def test_inactive_is_reported_before_origin(services: Services, issued: Callable[..., tuple[int, str]]) -> None:
-    """An inactive account with a refused origin reports `account_inactive`."""
+def test_origin_is_checked_before_activity(services: Services, issued: Callable[..., tuple[int, str]]) -> None:
+    """An inactive account with a refused origin reports `origin_not_allowed`: that page learns nothing of it."""
     account_id, key = issued(origins=("https://app.example.com",))
     services.accounts.set_active(account_id, False)
     with pytest.raises(Forbidden) as caught:
         services.accounts.authenticate(key, origin="https://evil.example")
-    assert caught.value.code == "account_inactive"
+    assert caught.value.code == "origin_not_allowed"
 
 
 # -- origin whitelist -----------------------------------------------------------------------------
