@@ -122,7 +122,9 @@ def test_enums_list_their_choices() -> None:
     """An unknown enum value names the choices."""
     data = {"name": "Ada", "type": "fax"}
 
-    assert errors_of(data, ContactCreate) == {"type": ['The type must be one of: "whatsapp", "telegram", "instagram".']}
+    assert errors_of(data, ContactCreate) == {
+        "type": ['The type must be one of: "whatsapp", "telegram", "instagram", "linkedin".']
+    }
 
 
 @pytest.mark.parametrize("raw", [b"NaN", b'{"a": Infinity}', b"{", b"[" * 50_000])

@@ -38,8 +38,8 @@ def test_a_paginated_list_adds_meta(api: Api) -> None:
 
 
 def test_an_unpaginated_list_has_no_meta(api: Api) -> None:
-    """`GET /tags` (all tags) carries no `meta`."""
-    assert "meta" not in api.get("/tags").json()
+    """`GET /contacts/lists` (every list) carries no `meta`."""
+    assert "meta" not in api.get("/contacts/lists").json()
 
 
 def test_responses_are_json(api: Api) -> None:

@@ -78,11 +78,11 @@ def test_the_session_cookie_is_sealed_not_readable(browser: TestClient, partner_
 def test_building_the_app_installs_the_access_log_filter(tmp_path: Path) -> None:
     """`build_app` redacts login-link tokens from uvicorn's access log."""
     logger = logging.getLogger(access_log.ACCESS_LOGGER)
-    for existing in [f for f in logger.filters if isinstance(f, access_log.RedactImpersonationTokens)]:
+    for existing in [f for f in logger.filters if isinstance(f, access_log.RedactCredentials)]:
         logger.removeFilter(existing)
     settings = Settings(database_url=f"sqlite:///{tmp_path / 'engage.db'}", run_worker=False)
 
     with TestClient(build_app(settings)):
-        installed = [f for f in logger.filters if isinstance(f, access_log.RedactImpersonationTokens)]
+        installed = [f for f in logger.filters if isinstance(f, access_log.RedactCredentials)]
 
     assert len(installed) == 1
