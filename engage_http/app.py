@@ -14,10 +14,11 @@ from starlette.types import Lifespan
 
 from engage_core.messaging.sandbox_controls import SandboxControls
 from engage_core.services import Services
-from engage_http import dashboard
+from engage_http import dashboard, health
 from engage_http.areas import OPERATIONS, PARTNER_OPERATIONS
 from engage_http.dashboard import SessionCookies
 from engage_http.errors import EXCEPTION_HANDLERS, StorageErrors
+from engage_http.health import Readiness
 from engage_http.messaging import sandbox_routes
 from engage_http.messaging.callbacks import CallbackReader, callback_route
 from engage_http.openapi import build_document, document_endpoint
@@ -37,6 +38,7 @@ def create_app(
     sessions: SessionCookies | None = None,
     write_lane: WriteLane | None = None,
     storage_errors: StorageErrors | None = None,
+    readiness: Readiness | None = None,
 ) -> Starlette:
     """The workspace API under `/api/v1`, with its OpenAPI document at `/api/v1/openapi.json`.
 
@@ -51,7 +53,8 @@ def create_app(
     partner API (`/api/v1/partner/...`) is always served; with `sessions`, so are the impersonation
     landing route and the dashboard page (`dashboard.py`). `storage_errors` names the storage's
     failures a client should retry (disk full, read-only, busy) as domain errors (503 with
-    `Retry-After`); any other unexpected error is a 500.
+    `Retry-After`); any other unexpected error is a 500. `GET /health` and `GET /ready` are served
+    outside `/api/v1` (`health.py`); `readiness` holds the checks of `/ready` (none: always ready).
     """
     operations = (*OPERATIONS, *PARTNER_OPERATIONS)
     if sandbox is not None:
@@ -74,6 +77,7 @@ def create_app(
             name="openapi",
         )
     )
+    routes.extend(health.routes(readiness or Readiness()))
     if provider_callbacks is not None:
         routes.append(callback_route(provider_callbacks, services.inbox))
     if sessions is not None:
