@@ -30,6 +30,9 @@ class Settings:
     log_level: str = "info"
     """`ENGAGE_LOG_LEVEL`: `debug`, `info`, `warning` or `error`."""
 
+    log_format: str = "text"
+    """`ENGAGE_LOG_FORMAT`: `text` (for people) or `json` (one object per line, for collectors)."""
+
     run_worker: bool = True
     """`ENGAGE_RUN_WORKER`: `0` stops `engage serve` from running the delivery worker in-process."""
 
@@ -125,6 +128,7 @@ class Settings:
             database_url=env.get("ENGAGE_DATABASE_URL") or DEFAULT_DATABASE_URL,
             secret_key=env.get("ENGAGE_SECRET_KEY") or None,
             log_level=(env.get("ENGAGE_LOG_LEVEL") or "info").lower(),
+            log_format=(env.get("ENGAGE_LOG_FORMAT") or "text").strip().lower(),
             run_worker=(env.get("ENGAGE_RUN_WORKER") or "1").strip().lower() not in ("0", "false", "no", "off"),
             worker_concurrency=_number(env, "ENGAGE_WORKER_CONCURRENCY", 4, int),
             webhook_allowed_hosts=env.get("ENGAGE_WEBHOOK_ALLOWED_HOSTS") or "",

@@ -10,19 +10,29 @@ from collections.abc import Mapping
 
 from starlette.applications import Starlette
 from starlette.routing import Route
-from starlette.types import Lifespan
+from starlette.types import ASGIApp, Lifespan
 
 from engage_core.messaging.sandbox_controls import SandboxControls
 from engage_core.services import Services
-from engage_http import dashboard
+from engage_http import dashboard, health
 from engage_http.areas import OPERATIONS, PARTNER_OPERATIONS
 from engage_http.dashboard import SessionCookies
 from engage_http.errors import EXCEPTION_HANDLERS, StorageErrors
+from engage_http.health import Readiness
 from engage_http.messaging import sandbox_routes
 from engage_http.messaging.callbacks import CallbackReader, callback_route
 from engage_http.openapi import build_document, document_endpoint
 from engage_http.rate_limit import RequestRateLimiter
+from engage_http.request_id import RequestIdMiddleware
 from engage_http.routing import API_PREFIX, ShortRead, WriteLane, build_routes
+
+
+class EngageApp(Starlette):
+    """Starlette with the request id outermost, outside even its server-error middleware, so that
+    a 500 it answers carries the id in its header, and its traceback in its log line."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return RequestIdMiddleware(super().build_middleware_stack())
 
 
 def create_app(
@@ -37,6 +47,7 @@ def create_app(
     sessions: SessionCookies | None = None,
     write_lane: WriteLane | None = None,
     storage_errors: StorageErrors | None = None,
+    readiness: Readiness | None = None,
 ) -> Starlette:
     """The workspace API under `/api/v1`, with its OpenAPI document at `/api/v1/openapi.json`.
 
@@ -51,7 +62,9 @@ def create_app(
     partner API (`/api/v1/partner/...`) is always served; with `sessions`, so are the impersonation
     landing route and the dashboard page (`dashboard.py`). `storage_errors` names the storage's
     failures a client should retry (disk full, read-only, busy) as domain errors (503 with
-    `Retry-After`); any other unexpected error is a 500.
+    `Retry-After`); any other unexpected error is a 500. Every response carries `X-Request-Id`
+    (`request_id.py`). `GET /health` and `GET /ready` are served
+    outside `/api/v1` (`health.py`); `readiness` holds the checks of `/ready` (none: always ready).
     """
     operations = (*OPERATIONS, *PARTNER_OPERATIONS)
     if sandbox is not None:
@@ -74,11 +87,12 @@ def create_app(
             name="openapi",
         )
     )
+    routes.extend(health.routes(readiness or Readiness()))
     if provider_callbacks is not None:
         routes.append(callback_route(provider_callbacks, services.inbox))
     if sessions is not None:
         routes.extend(dashboard.routes(services, sessions))
-    app = Starlette(
+    app = EngageApp(
         debug=debug,
         routes=routes,
         exception_handlers=EXCEPTION_HANDLERS,

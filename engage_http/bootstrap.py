@@ -67,6 +67,7 @@ from engage_http import access_log
 from engage_http.app import create_app
 from engage_http.dashboard import SessionCookies
 from engage_http.embedding import LifespanCheck, LifespanState
+from engage_http.health import Readiness, database_probe, secret_probe, worker_probe
 from engage_http.rate_limit import RequestRateLimiter
 from engage_http.worker import DeliveryWorkerHandle, start_delivery_worker
 from engage_sql import Database, deployment_name, unavailable
@@ -337,6 +338,9 @@ def delivery_gate(settings: Settings, database: Database) -> Entitlements:
 def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Starlette:
     """Connect the database (applying pending migrations when `migrate`) and build the app on it.
 
+    `GET /ready` checks the database, its migrations, the worker (when this process runs one) and
+    the secret key (`engage_http.health`).
+
     When `settings.run_worker`, the app's lifespan runs the delivery worker; leaving the lifespan stops
     it, closes the store connector's connections and then disposes of the database. Mounted in another
     app, run that lifespan in the host's (`engage_http.embedding`); without it the first request logs a
@@ -373,6 +377,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         # lane. Not with a PostgreSQL read (a network round trip), nor when the rate limiter asks Redis.
         on_loop = database.engine.dialect.name == "sqlite" and not isinstance(limiter.limiter, RedisRateLimiter)
         lane = database.write_lane() if on_loop else None
+        head = database.head_revision()  # read the scripts once, not at every readiness probe
     except BaseException:
         _close_store(store)
         channels.close()
@@ -406,8 +411,21 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             _close_limiter(limiter)
             database.dispose()
 
+    def delivery_worker() -> DeliveryWorkerHandle | None:
+        worker: DeliveryWorkerHandle | None = getattr(app.state, "delivery_worker", None)
+        return worker
+
+    readiness = Readiness(
+        [
+            database_probe(
+                database.stored_revision, head, secret_probe(database.newest_webhook_secret, cipher.decrypt)
+            ),
+            worker_probe(delivery_worker, expected=settings.run_worker),
+        ]
+    )
     app = create_app(
         services,
+        readiness=readiness,
         lifespan=lifespan,
         sandbox=sandbox,
         provider_callbacks=channels.callbacks,

@@ -17,6 +17,7 @@ from engage_sql.registry import ShortRead
 from engage_sql.unit_of_work import SqlUnitOfWorkFactory
 from engage_sql.webhooks import outbox
 from engage_sql.webhooks.delivery_queue import SqlDeliveryQueue
+from engage_sql.webhooks.tables import webhooks
 from engage_sql.write_lane import WriteLane, outbound_guard
 
 P = TypeVar("P")
@@ -37,6 +38,25 @@ class Database:
     def upgrade(self) -> list[str]:
         """Apply pending migrations; the revisions applied, oldest first (empty when up to date)."""
         return migrate.upgrade(self.engine)
+
+    def head_revision(self) -> str:
+        """The latest migration this code knows (reads the scripts: once, at start-up)."""
+        return migrate.head_revision()
+
+    def stored_revision(self) -> str | None:
+        """The migration the database is at (None: never migrated), in one short read-only
+        transaction; raises when the database does not answer."""
+        with self.engine.connect() as connection:
+            readonly_options(connection)
+            return migrate.stored_revision(connection)
+
+    def newest_webhook_secret(self) -> str | None:
+        """The encrypted signing secret of the newest webhook subscription (None: there is none), for
+        a check that the secret key still decrypts what is stored."""
+        with self.engine.connect() as connection:
+            readonly_options(connection)
+            newest = select(webhooks.c.secret_ciphertext).order_by(webhooks.c.id.desc()).limit(1)
+            return connection.execute(newest).scalar_one_or_none()
 
     def is_empty(self) -> bool:
         """No account exists yet (a fresh installation)."""

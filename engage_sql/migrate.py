@@ -8,6 +8,8 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine
 
 SCRIPT_LOCATION = Path(__file__).parent / "migrations"
@@ -22,6 +24,19 @@ def alembic_config(connection: Connection | None = None, script_location: Path =
     if connection is not None:
         config.attributes["connection"] = connection
     return config
+
+
+def head_revision(script_location: Path = SCRIPT_LOCATION) -> str:
+    """The latest revision of our scripts (reads every script: call it once, not per request)."""
+    head = ScriptDirectory.from_config(alembic_config(script_location=script_location)).get_current_head()
+    if head is None:
+        raise RuntimeError(f"no migration scripts in {script_location}")
+    return head
+
+
+def stored_revision(connection: Connection) -> str | None:
+    """The revision the database is at; None when it was never migrated."""
+    return MigrationContext.configure(connection).get_current_revision()
 
 
 def upgrade(engine: Engine, script_location: Path = SCRIPT_LOCATION) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 
@@ -10,11 +11,15 @@ import click
 
 from engage_cli.context import CliState, pass_state
 from engage_cli.errors import redact
+from engage_core.settings import Settings
 
 APP_FACTORY = "engage_http.bootstrap:app_factory"
 """Import string uvicorn's process manager loads in every worker process (`--workers` > 1)."""
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+LOG_FORMATS = ("text", "json")
+
+log = logging.getLogger("engage.serve")
 DEMO_ACCOUNT_NAME = "Demo"
 
 
@@ -51,8 +56,31 @@ def serve(state: CliState, host: str, port: int, workers: int, no_worker: bool, 
     settings = state.settings()
     if no_worker:
         settings = attrs.evolve(settings, run_worker=False)
+    check_logging(settings)
+    from engage_http import logs
+
+    with logs.logging_to(settings.log_level, settings.log_format):
+        _serve(state, settings, host, port, workers, no_worker, access_log, demo)
+
+
+def check_logging(settings: Settings) -> None:
     if settings.log_level not in LOG_LEVELS:
         raise click.ClickException(f"ENGAGE_LOG_LEVEL must be one of: {', '.join(LOG_LEVELS)}.")
+    if settings.log_format not in LOG_FORMATS:
+        raise click.ClickException(f"ENGAGE_LOG_FORMAT must be one of: {', '.join(LOG_FORMATS)}.")
+
+
+def _serve(
+    state: CliState,
+    settings: Settings,
+    host: str,
+    port: int,
+    workers: int,
+    no_worker: bool,
+    access_log: bool,
+    demo: bool,
+) -> None:
+    from engage_http import logs
     from engage_http.bootstrap import check_settings, secret_cipher
 
     # Every setting is checked before the first migration: a server that cannot start migrates nothing.
@@ -60,13 +88,12 @@ def serve(state: CliState, host: str, port: int, workers: int, no_worker: bool, 
     if workers > 1 or state.database().engine.dialect.name != "sqlite":
         secret_cipher(settings, state.database())  # fail here, once, not in every worker process
     if workers > 1 and settings.channels_gateway == "sandbox":
-        click.echo(SANDBOX_PER_PROCESS_WARNING, err=True)
+        _say(settings, SANDBOX_PER_PROCESS_WARNING, warning=True)
     applied = state.migrate()
     where = redact(state.database_url)
-    if applied:
-        click.echo(f"Database {where}: applied {', '.join(applied)}.")
-    else:
-        click.echo(f"Database {where} is up to date.")
+    _say(
+        settings, f"Database {where}: applied {', '.join(applied)}." if applied else f"Database {where} is up to date."
+    )
     if demo and state.database().is_empty():
         _create_demo_account(state, host, port)
 
@@ -79,7 +106,7 @@ def serve(state: CliState, host: str, port: int, workers: int, no_worker: bool, 
 
     if workers > 1:
         if not settings.redis_url:
-            click.echo(per_process_limits_warning(workers, settings.rate_limit), err=True)
+            _say(settings, per_process_limits_warning(workers, settings.rate_limit), warning=True)
         state.close()
         uvicorn.run(
             APP_FACTORY,
@@ -89,6 +116,7 @@ def serve(state: CliState, host: str, port: int, workers: int, no_worker: bool, 
             workers=workers,
             log_level=settings.log_level,
             access_log=access_log,
+            log_config=logs.uvicorn_config(settings.log_level, settings.log_format),  # each process applies it
         )
         return
 
@@ -97,7 +125,16 @@ def serve(state: CliState, host: str, port: int, workers: int, no_worker: bool, 
     app = build_app(settings, migrate=False)
     state.close()
     _stop_quietly_after_shutdown()
-    uvicorn.run(app, host=host, port=port, log_level=settings.log_level, access_log=access_log)
+    # log_config=None: uvicorn keeps the handlers `logs.logging_to` installed in this process.
+    uvicorn.run(app, host=host, port=port, log_level=settings.log_level, access_log=access_log, log_config=None)
+
+
+def _say(settings: Settings, message: str, *, warning: bool = False) -> None:
+    """A start-up message: echoed as it always was, or with JSON logs a log line like every other."""
+    if settings.log_format == "json":  # no plain text among the JSON lines
+        log.log(logging.WARNING if warning else logging.INFO, message)
+    else:
+        click.echo(message, err=warning)
 
 
 def _stop_quietly_after_shutdown() -> None:

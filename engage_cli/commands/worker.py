@@ -25,15 +25,13 @@ from types import FrameType
 import attrs
 import click
 
-from engage_cli.commands.serve import LOG_LEVELS
+from engage_cli.commands.serve import check_logging
 from engage_cli.context import CliState, pass_state
 from engage_cli.errors import redact
 from engage_core.settings import Settings
 
 STOP_MARGIN_SECONDS = 10.0
 """How long past `ENGAGE_WEBHOOK_TIMEOUT` a stop waits for the sends in progress to be recorded."""
-
-LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 log = logging.getLogger("engage.worker")
 
@@ -58,10 +56,11 @@ def worker(state: CliState, concurrency: int | None) -> None:
         settings = attrs.evolve(settings, worker_concurrency=concurrency)
     _check(settings)
 
+    from engage_http import logs
     from engage_http.bootstrap import delivery_gate, secret_cipher
     from engage_http.worker import start_delivery_worker
 
-    with _logging_to_stderr(settings.log_level), _signals_set(threading.Event()) as stop:
+    with logs.logging_to(settings.log_level, settings.log_format), _signals_set(threading.Event()) as stop:
         try:
             cipher = secret_cipher(settings, state.database())
         except ValueError as exc:  # a key too short, or a damaged development key file
@@ -73,9 +72,7 @@ def worker(state: CliState, concurrency: int | None) -> None:
             ) from exc
         applied = state.migrate()
         where = redact(state.database_url)
-        click.echo(
-            f"Database {where}: applied {', '.join(applied)}." if applied else f"Database {where} is up to date."
-        )
+        log.info(f"Database {where}: applied {', '.join(applied)}." if applied else f"Database {where} is up to date.")
         database = state.database()
         handle = start_delivery_worker(
             database.delivery_queue(), cipher, settings, gate=delivery_gate(settings, database)
@@ -103,40 +100,13 @@ def worker(state: CliState, concurrency: int | None) -> None:
 
 
 def _check(settings: Settings) -> None:
-    if settings.log_level not in LOG_LEVELS:
-        raise click.ClickException(f"ENGAGE_LOG_LEVEL must be one of: {', '.join(LOG_LEVELS)}.")
+    check_logging(settings)
     if settings.webhook_lease_seconds <= settings.webhook_timeout_seconds:
         raise click.ClickException(
             f"ENGAGE_WEBHOOK_LEASE ({settings.webhook_lease_seconds:g} s) must be greater than "
             f"ENGAGE_WEBHOOK_TIMEOUT ({settings.webhook_timeout_seconds:g} s): a send must end before its lease "
             "does, or another worker sends the same attempt at the same time."
         )
-
-
-QUIET_LOGGERS = ("alembic", "httpx", "httpcore")
-"""Libraries kept at WARNING: the migrations applied are echoed on stdout, and httpx would log every
-request's URL, which may hold a receiver's token."""
-
-
-@contextlib.contextmanager
-def _logging_to_stderr(level: str) -> Iterator[None]:
-    """Log lines on stderr at `ENGAGE_LOG_LEVEL` (`trace` is `debug` here) while the command runs."""
-    root = logging.getLogger()
-    quiet = [logging.getLogger(name) for name in QUIET_LOGGERS]
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter(LOG_FORMAT))
-    previous = [root.level, *(logger.level for logger in quiet)]
-    numeric = logging.DEBUG if level in ("debug", "trace") else logging.getLevelName(level.upper())
-    root.addHandler(handler)
-    root.setLevel(numeric)
-    for logger in quiet:
-        logger.setLevel(max(numeric, logging.WARNING))
-    try:
-        yield
-    finally:
-        root.removeHandler(handler)
-        for logger, level_before in zip([root, *quiet], previous, strict=True):
-            logger.setLevel(level_before)
 
 
 @contextlib.contextmanager

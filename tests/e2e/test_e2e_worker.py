@@ -81,3 +81,18 @@ def test_each_attempt_is_logged_by_delivery_id_without_secrets_or_body(
     for secret in (outbox.secret, request.header("X-Service-Signature-256"), "/hook", outbox.contact_names[0]):
         assert secret is not None
         assert secret not in output
+
+
+def test_with_json_logs_every_line_of_the_worker_is_a_json_object(
+    make_outbox: MakeOutbox, start_worker: StartWorker
+) -> None:
+    """ENGAGE_LOG_FORMAT=json: the start-up and each delivery attempt are JSON lines (request id `-`)."""
+    outbox = make_outbox()
+    worker = start_worker(outbox.database_url, env={"ENGAGE_LOG_FORMAT": "json"})
+    _wait_until(lambda: "webhook attempt" in worker.output())
+
+    lines = [json.loads(line) for line in worker.output().splitlines() if line.strip()]
+
+    attempts = [line for line in lines if line["logger"] == "engage.delivery"]
+    assert attempts and attempts[0]["message"].startswith("webhook attempt")
+    assert {line["request_id"] for line in lines} == {"-"}

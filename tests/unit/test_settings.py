@@ -25,3 +25,9 @@ def test_the_secrets_are_still_read() -> None:
     settings = Settings.from_env(SECRETS)
 
     assert settings.secret_key == SECRETS["ENGAGE_SECRET_KEY"]
+
+
+def test_the_log_format_is_text_unless_json_is_asked() -> None:
+    """ENGAGE_LOG_FORMAT defaults to `text` and is read case-insensitively."""
+    assert Settings.from_env({}).log_format == "text"
+    assert Settings.from_env({"ENGAGE_LOG_FORMAT": " JSON "}).log_format == "json"

@@ -124,6 +124,15 @@ def test_an_unknown_log_level_is_a_one_line_error(
     assert uvicorn_calls == []
 
 
+def test_an_unknown_log_format_is_a_one_line_error(
+    run_cli: RunCli, uvicorn_calls: list[dict[str, Any]], one_line_error: OneLineError
+) -> None:
+    """ENGAGE_LOG_FORMAT (text or json) is checked before anything starts."""
+    line = one_line_error(run_cli("serve", env={"ENGAGE_LOG_FORMAT": "xml"}))
+    assert "ENGAGE_LOG_FORMAT" in line
+    assert uvicorn_calls == []
+
+
 def test_a_malformed_setting_is_a_one_line_error(
     run_cli: RunCli, uvicorn_calls: list[dict[str, Any]], one_line_error: OneLineError
 ) -> None:

@@ -57,6 +57,12 @@ def test_an_unknown_log_level_is_a_one_line_error(run_cli: RunCli, one_line_erro
     assert "ENGAGE_LOG_LEVEL" in line
 
 
+def test_an_unknown_log_format_is_a_one_line_error(run_cli: RunCli, one_line_error: OneLineError) -> None:
+    """ENGAGE_LOG_FORMAT must be text or json."""
+    line = one_line_error(run_cli("worker", env={"ENGAGE_LOG_FORMAT": "xml"}))
+    assert "ENGAGE_LOG_FORMAT" in line
+
+
 def test_postgresql_without_a_secret_key_is_refused_before_connecting(
     run_cli: RunCli, one_line_error: OneLineError
 ) -> None:
