@@ -29,9 +29,11 @@ closes once `batch_budget` seconds have passed since it began (or `max_batch` jo
 are empty), so a job queued behind a busy key is answered after at most about one budget, one job and
 one COMMIT. A job cannot be interrupted, so the lane refuses those that would exceed the bound
 (`admits`): a body above `max_job_bytes`, and, for `cooldown` seconds, every job of a key whose last
-job on the lane ran longer than `job_budget`. The caller runs those outside the lane, each in its own
-transaction (on SQLite it still waits for the writers' turn between batches: the largest legal
-request must be fast in itself, which is what its storage makes sure of).
+job on the lane used more than `job_budget` of the lane thread's CPU time (not wall time: a machine
+that stalls the lane must not send a busy workspace's small writes off it). The caller runs those
+outside the lane, each in its own transaction (on SQLite it still waits for the writers' turn
+between batches: the largest legal request must be fast in itself, which is what its storage
+makes sure of).
 """
 
 from __future__ import annotations
@@ -140,7 +142,9 @@ class _FairQueue:
 
 class WriteLane:
     """One thread running write jobs in batches over `groups` (the units of work's `WriteGroups`),
-    fairly between keys (see the module docstring). `clock` (seconds, monotonic) is for tests."""
+    fairly between keys (see the module docstring). `clock` (seconds, monotonic) times batches;
+    `job_clock` times jobs: the lane thread's CPU time, so that a job stalled by the machine (another
+    process, the GIL held by request threads) is not taken for a heavy one. Both are for tests."""
 
     def __init__(
         self,
@@ -152,6 +156,7 @@ class WriteLane:
         cooldown: float = COOLDOWN_SECONDS,
         max_job_bytes: int = MAX_JOB_BYTES,
         clock: Callable[[], float] = time.monotonic,
+        job_clock: Callable[[], float] = time.thread_time,
     ) -> None:
         self._groups = groups
         self._max_batch = max_batch
@@ -160,6 +165,7 @@ class WriteLane:
         self._cooldown = cooldown
         self._max_job_bytes = max_job_bytes
         self._clock = clock
+        self._job_clock = job_clock
         self._slow: dict[Hashable, float] = {}  # key -> when its jobs may use the lane again
         self._last_took: dict[Hashable, float] = {}  # key -> how long its last long job ran (lane thread only)
         self._lock = threading.Lock()  # guards the two below, and orders jobs before a close's stop
@@ -235,20 +241,20 @@ class WriteLane:
             _answer(batch)
 
     def _run(self, job: _Job, jobs: _FairQueue) -> None:
-        started = self._clock()
+        started = self._job_clock()
         try:
             job.result = job.context.run(job.fn)
         except BaseException as exc:  # whatever it is, it is the job's answer: the lane goes on
             job.error = exc
         finally:
             jobs.done()
-        took = self._clock() - started
+        took = self._job_clock() - started
         if took > self._batch_budget / 4:  # remembered only for the jobs that matter to a budget
             self._last_took[job.key] = took
         else:
             self._last_took.pop(job.key, None)
         if took > self._job_budget:
-            self._slow[job.key] = started + took + self._cooldown
+            self._slow[job.key] = self._clock() + self._cooldown
             logger.warning(
                 "A write took %.0f ms on the write lane: its workspace's writes run off the lane for %.0f s",
                 took * 1000,

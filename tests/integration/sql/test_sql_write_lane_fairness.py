@@ -46,7 +46,7 @@ def ticks() -> Ticks:
 
 @pytest.fixture
 def lane(groups: WriteGroups, ticks: Ticks) -> Iterator[WriteLane]:
-    lane = WriteLane(groups, batch_budget=0.05, job_budget=0.1, cooldown=10.0, clock=ticks)
+    lane = WriteLane(groups, batch_budget=0.05, job_budget=0.1, cooldown=10.0, clock=ticks, job_clock=ticks)
     yield lane
     lane.close()
 
