@@ -440,3 +440,19 @@ def make_client_workspace(services: Services) -> Callable[..., int]:
         return services.partner_clients.create(partner.partner_id, data).client.id
 
     return make
+
+
+@pytest.fixture
+def disposals(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Records every `engage_sql.Database.dispose()` call (the databases disposed of, in order)."""
+    from engage_sql import Database
+
+    calls: list[Database] = []
+    original = Database.dispose
+
+    def dispose(self: Database) -> None:
+        calls.append(self)
+        original(self)
+
+    monkeypatch.setattr(Database, "dispose", dispose)
+    return calls

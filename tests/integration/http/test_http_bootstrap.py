@@ -37,20 +37,6 @@ def database_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'engage.db'}"
 
 
-@pytest.fixture
-def disposals(monkeypatch: pytest.MonkeyPatch) -> list[Database]:
-    """Records every `Database.dispose()` call."""
-    calls: list[Database] = []
-    original = Database.dispose
-
-    def dispose(self: Database) -> None:
-        calls.append(self)
-        original(self)
-
-    monkeypatch.setattr(Database, "dispose", dispose)
-    return calls
-
-
 def test_build_app_serves_the_api_over_a_migrated_database(database_url: str) -> None:
     """`build_app` migrates the database and serves requests from it."""
     app = build_app(Settings(database_url=database_url))

@@ -60,20 +60,6 @@ def serving(app: Any) -> Iterator[str]:
 
 
 @pytest.fixture
-def disposals(monkeypatch: pytest.MonkeyPatch) -> list[Database]:
-    """Records every `Database.dispose()` call."""
-    calls: list[Database] = []
-    original = Database.dispose
-
-    def dispose(self: Database) -> None:
-        calls.append(self)
-        original(self)
-
-    monkeypatch.setattr(Database, "dispose", dispose)
-    return calls
-
-
-@pytest.fixture
 def engage_settings(make_database_url: Callable[..., str], ca_file: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     """Settings of an engage app that delivers to a receiver on 127.0.0.1 trusted through the test CA."""
     monkeypatch.setenv("SSL_CERT_FILE", str(ca_file))

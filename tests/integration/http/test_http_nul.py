@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import pytest
 from http_support import Api
+from offline_services import offline_services
 from request_schemas import Location, RequestSchemas, is_text
 from starlette.testclient import TestClient
 
-from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
-from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock, FakeMailer, FakePasswordHasher
+from engage_core.testing import FakeClock
 from engage_http import create_app
 from engage_http.areas import OPERATIONS, PARTNER_OPERATIONS
 from engage_http.openapi import build_document
@@ -66,17 +66,7 @@ def test_every_request_string_schema_excludes_nul() -> None:
 def callers(database: Database) -> tuple[Api, Api, Services]:
     """A workspace caller and a partner caller of an app over the test's database, and its services."""
     clock = FakeClock()
-    sandbox = SandboxGateway(clock)
-    services = Services.build(
-        database.uow,
-        clock,
-        cipher=FakeCipher(),
-        guard=AllowAllTargets(),
-        hasher=FakePasswordHasher(),
-        mailer=FakeMailer(),
-        gateway=sandbox,
-    )
-    sandbox.attach(services.inbox)
+    services = offline_services(database.uow, clock)
     client = TestClient(create_app(services))
     workspace = services.accounts.create("Acme").api_key
     partner = services.partners.create("Agency", "agency@example.com").partner_key

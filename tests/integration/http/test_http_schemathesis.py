@@ -36,6 +36,7 @@ import schemathesis
 from databases import Snapshot
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+from offline_services import offline_services
 from starlette.applications import Starlette
 
 from engage_core.commerce.order_service import OrderInput
@@ -43,7 +44,6 @@ from engage_core.commerce.orders import ItemRequest
 from engage_core.commerce.products import ProductInput
 from engage_core.contacts.model import CONTACT_TYPES, ContactInput
 from engage_core.knowledge.service import CatalogInput
-from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.partners.client_service import AdminInput, ClientInput
 from engage_core.partners.partner_service import PartnerWebhookInput
 from engage_core.services import Services
@@ -53,8 +53,6 @@ from engage_core.testing import (
     AllowAllTargets,
     FakeCipher,
     FakeClock,
-    FakeMailer,
-    FakePasswordHasher,
     FakeSender,
     InMemoryUnitOfWorkFactory,
 )
@@ -139,17 +137,7 @@ def seeded(test_databases: TestDatabases) -> Iterator[Seeded]:
     clock = FakeClock()
     url = test_databases.create()
     database = Database.connect(url, clock)
-    sandbox = SandboxGateway(clock)
-    services = Services.build(
-        database.uow,
-        clock,
-        cipher=FakeCipher(),
-        guard=AllowAllTargets(),
-        hasher=FakePasswordHasher(),
-        mailer=FakeMailer(),
-        gateway=sandbox,
-    )
-    sandbox.attach(services.inbox)
+    services = offline_services(database.uow, clock)
     api_key = seed_workspace(services, database, clock)
     partner_key = seed_partner(services)
     lane = database.write_lane()

@@ -12,11 +12,10 @@ from typing import Any
 import attrs
 import httpx
 import pytest
+from offline_services import offline_services
 from served_app import served
 
-from engage_core.messaging.sandbox import SandboxGateway
-from engage_core.services import Services
-from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock, FakeMailer, FakePasswordHasher
+from engage_core.testing import FakeClock
 from engage_http import create_app
 from engage_sql import Database
 
@@ -97,17 +96,7 @@ CREATES = {
 def base_url(database: Database) -> Iterator[tuple[str, dict[str, str], list[dict[str, str]]]]:
     """The app over `database`, served on 127.0.0.1: its URL, a workspace's headers and two partners'."""
     clock = FakeClock()
-    sandbox = SandboxGateway(clock)
-    services = Services.build(
-        database.uow,
-        clock,
-        cipher=FakeCipher(),
-        guard=AllowAllTargets(),
-        hasher=FakePasswordHasher(),
-        mailer=FakeMailer(),
-        gateway=sandbox,
-    )
-    sandbox.attach(services.inbox)
+    services = offline_services(database.uow, clock)
     key = services.accounts.create("Acme").api_key
     partners = [services.partners.create(f"Agency {n}", f"agency{n}@example.com") for n in range(2)]
     with served(create_app(services)) as url:

@@ -1,0 +1,26 @@
+"""The services of an app under test over a real database, with offline stand-ins for the outside
+world (cipher, SSRF guard, password hasher, mailer) and the sandbox channel gateway attached."""
+
+from __future__ import annotations
+
+from engage_core.kernel.clock import Clock
+from engage_core.messaging.sandbox import SandboxGateway
+from engage_core.services import Services
+from engage_core.testing import AllowAllTargets, FakeCipher, FakeMailer, FakePasswordHasher
+from engage_core.unit_of_work import UnitOfWorkFactory
+
+
+def offline_services(uow: UnitOfWorkFactory, clock: Clock) -> Services:
+    """Every service over `uow`, reaching nothing outside the process."""
+    sandbox = SandboxGateway(clock)
+    services = Services.build(
+        uow,
+        clock,
+        cipher=FakeCipher(),
+        guard=AllowAllTargets(),
+        hasher=FakePasswordHasher(),
+        mailer=FakeMailer(),
+        gateway=sandbox,
+    )
+    sandbox.attach(services.inbox)
+    return services
