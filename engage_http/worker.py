@@ -91,6 +91,7 @@ def start_delivery_worker(
     clock: Clock | None = None,
     idle_seconds: float = 0.5,
     outbound: Callable[[WebhookSender, str], WebhookSender] | None = None,
+    on_attempt: Callable[[str], None] | None = None,
 ) -> DeliveryWorkerHandle:
     """Start a daemon thread delivering from `queue` until the handle is stopped, sending up to
     `settings.worker_concurrency` attempts at once.
@@ -101,7 +102,7 @@ def start_delivery_worker(
     retries with a growing pause (`DeliveryWorker.run_until`). `outbound` wraps the sender the
     worker calls (the storage's guard of outbound calls, `Database.outbound_guard`). `gate` says which
     workspaces may receive deliveries (their plan has webhooks: `Entitlements`); the others' attempts
-    are recorded failed, unsent.
+    are recorded failed, unsent. `on_attempt` is told each attempt's outcome (metrics count them).
     """
     owns_sender = sender is None
     if sender is None:
@@ -116,6 +117,7 @@ def start_delivery_worker(
         concurrency=settings.worker_concurrency,
         timeout_seconds=settings.webhook_timeout_seconds,
         gate=gate,
+        on_attempt=on_attempt,
     )
     stop_event = threading.Event()
     thread = threading.Thread(

@@ -26,7 +26,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import attrs
@@ -102,11 +102,15 @@ class DeliveryWorker:
         concurrency: int = 1,
         timeout_seconds: float | None = None,
         gate: DeliveryGate | None = None,
+        on_attempt: Callable[[str], None] | None = None,
     ) -> None:
         """`timeout_seconds`: the longest a send of `sender` takes (its deadline); without it,
         `run_until` claims nothing ahead, since it cannot tell how long a claim may wait. `gate`:
-        which workspaces may receive deliveries (None: every one)."""
+        which workspaces may receive deliveries (None: every one). `on_attempt` is told each
+        attempt's outcome, as logged (`delivered`, `retry`, `failed`, `not-recorded`), whatever the
+        log level (metrics count them)."""
         self._queue = queue
+        self._on_attempt = on_attempt
         self._gate = gate
         self._sender = sender
         self._cipher = cipher
@@ -160,7 +164,7 @@ class DeliveryWorker:
         sent = self._send(claim)
         outcome, step = sent.completion.outcome, sent.completion.step
         recorded = self._queue.complete(claim, outcome, step, self._clock.now())
-        _log_attempt(sent, recorded)
+        self._attempted(sent, recorded)
         return recorded
 
     def _send(self, claim: Claim) -> _Sent:
@@ -282,11 +286,20 @@ class DeliveryWorker:
             )
         except Exception:
             for one in sent:
-                _log_attempt(one, False)
+                self._attempted(one, False)
             raise
         for one, was_recorded in zip(sent, recorded, strict=True):
-            _log_attempt(one, was_recorded)
+            self._attempted(one, was_recorded)
         return claims
+
+    def _attempted(self, sent: _Sent, recorded: bool) -> None:
+        """Log an attempt and tell `on_attempt` its outcome; a failing hook never stops the worker."""
+        result = _log_attempt(sent, recorded)
+        if self._on_attempt is not None:
+            try:
+                self._on_attempt(result)
+            except Exception:
+                log.exception("The attempt hook failed.")
 
     def close(self) -> None:
         """Wait for sends in progress and release the threads."""
@@ -401,8 +414,8 @@ class _Pipeline:
         return sent, stale
 
 
-def _log_attempt(sent: _Sent, recorded: bool) -> None:
-    """One line per attempt: what was sent (by name only) and what came of it. `outcome` is
+def _log_attempt(sent: _Sent, recorded: bool) -> str:
+    """One line per attempt: what was sent (by name only) and what came of it; returns `outcome`:
     `delivered`, `retry` (with `next_attempt_at`), `failed` (the last attempt failed) or
     `not-recorded` (the lease was lost, or the queue failed, before the outcome could be recorded:
     the attempt is sent again once its lease ends)."""
@@ -416,7 +429,7 @@ def _log_attempt(sent: _Sent, recorded: bool) -> None:
     else:
         level, result = logging.WARNING, "failed"
     if not log.isEnabledFor(level):
-        return
+        return result
     details = f"status={'none' if outcome.status_code is None else outcome.status_code}"
     details += f" duration_ms={round(sent.elapsed * 1000)}"
     if outcome.error is not None:
@@ -433,3 +446,4 @@ def _log_attempt(sent: _Sent, recorded: bool) -> None:
         result,
         details,
     )
+    return result

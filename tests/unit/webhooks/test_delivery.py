@@ -712,3 +712,30 @@ def test_the_gate_is_asked_once_per_workspace_and_batch(make_world: Callable[...
     world.worker.run_once()
 
     assert (gate.asked, len(world.sender.sent)) == ([1], 4)
+
+
+def test_each_attempt_outcome_is_reported_whatever_the_log_level(
+    make_world: Callable[..., World], caplog: pytest.LogCaptureFixture
+) -> None:
+    """`on_attempt` hears `retry` then `delivered` even when the attempt lines are not logged."""
+    caplog.set_level(logging.ERROR, "engage.delivery")
+    outcomes: list[str] = []
+    answers = iter((500, 200))
+    world = make_world(lambda _request: Outcome(next(answers), "body", None), on_attempt=outcomes.append)
+    world.emit()
+    world.worker.run_once()
+    world.clock.advance(minutes=2)
+    world.worker.run_once()
+    assert outcomes == ["retry", "delivered"]
+
+
+def test_a_failing_attempt_hook_does_not_stop_the_delivery(make_world: Callable[..., World]) -> None:
+    """An `on_attempt` that raises leaves the attempt recorded as delivered."""
+
+    def broken(_outcome: str) -> None:
+        raise RuntimeError("boom")
+
+    world = make_world(on_attempt=broken)
+    world.emit()
+    world.worker.run_once()
+    assert [attempt.status for attempt in world.attempts()] == ["delivered"]
