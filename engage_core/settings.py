@@ -121,6 +121,13 @@ class Settings:
     password_hash_queue: int = 16
     """`ENGAGE_PASSWORD_HASH_QUEUE`: password hashes that may wait for a turn; more answer 503."""
 
+    metrics: bool = False
+    """`ENGAGE_METRICS`: `on` serves Prometheus metrics at `GET /metrics` (needs the `metrics` extra);
+    `off` (the default) serves nothing and measures nothing."""
+
+    metrics_token: str | None = attrs.field(default=None, repr=False)
+    """`ENGAGE_METRICS_TOKEN`: set, a scrape of `/metrics` must send `Authorization: Bearer <token>`."""
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
@@ -157,6 +164,8 @@ class Settings:
             redis_prefix=(env.get("ENGAGE_REDIS_PREFIX") or "").strip() or None,
             password_hash_concurrency=_number(env, "ENGAGE_PASSWORD_HASH_CONCURRENCY", 0, int) or None,
             password_hash_queue=_number(env, "ENGAGE_PASSWORD_HASH_QUEUE", 16, int),
+            metrics=_switch(env, "ENGAGE_METRICS", default=False),
+            metrics_token=env.get("ENGAGE_METRICS_TOKEN") or None,
         )
 
 
@@ -171,3 +180,14 @@ def _number(env: Mapping[str, str], name: str, default: N, kind: Callable[[str],
     if value <= 0:
         raise ValueError(f"{name} must be greater than 0")
     return value
+
+
+def _switch(env: Mapping[str, str], name: str, *, default: bool) -> bool:
+    raw = (env.get(name) or "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("on", "1", "true", "yes"):
+        return True
+    if raw in ("off", "0", "false", "no"):
+        return False
+    raise ValueError(f"{name} must be on or off, not {raw!r}")

@@ -7,6 +7,7 @@ the in-memory fakes (`engage_core.testing`, as the tests do).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.routing import Route
@@ -25,6 +26,9 @@ from engage_http.openapi import build_document, document_endpoint
 from engage_http.rate_limit import RequestRateLimiter
 from engage_http.request_id import RequestIdMiddleware
 from engage_http.routing import API_PREFIX, ShortRead, WriteLane, build_routes
+
+if TYPE_CHECKING:  # imported only when metrics are on: `prometheus_client` is an optional extra
+    from engage_http.metrics import Metrics
 
 
 class EngageApp(Starlette):
@@ -48,6 +52,7 @@ def create_app(
     write_lane: WriteLane | None = None,
     storage_errors: StorageErrors | None = None,
     readiness: Readiness | None = None,
+    metrics: Metrics | None = None,
 ) -> Starlette:
     """The workspace API under `/api/v1`, with its OpenAPI document at `/api/v1/openapi.json`.
 
@@ -65,6 +70,8 @@ def create_app(
     `Retry-After`); any other unexpected error is a 500. Every response carries `X-Request-Id`
     (`request_id.py`). `GET /health` and `GET /ready` are served
     outside `/api/v1` (`health.py`); `readiness` holds the checks of `/ready` (none: always ready).
+    With `metrics`, `GET /metrics` is served there too and every request is counted (`metrics.py`);
+    without, neither costs anything.
     """
     operations = (*OPERATIONS, *PARTNER_OPERATIONS)
     if sandbox is not None:
@@ -88,6 +95,10 @@ def create_app(
         )
     )
     routes.extend(health.routes(readiness or Readiness()))
+    if metrics is not None:
+        from engage_http import metrics as metrics_module
+
+        routes.extend(metrics_module.routes(metrics))
     if provider_callbacks is not None:
         routes.append(callback_route(provider_callbacks, services.inbox))
     if sessions is not None:
@@ -100,6 +111,8 @@ def create_app(
     )
     # `/contacts/` is not `/contacts`: an API answers 404 rather than redirecting.
     app.router.redirect_slashes = False
+    if metrics is not None:
+        app.add_middleware(metrics_module.MetricsMiddleware, metrics=metrics)
     app.state.services = services
     app.state.rate_limiter = rate_limiter
     return app

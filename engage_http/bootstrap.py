@@ -40,6 +40,7 @@ import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 from starlette.applications import Starlette
@@ -71,6 +72,9 @@ from engage_http.health import Readiness, database_probe, secret_probe, worker_p
 from engage_http.rate_limit import RequestRateLimiter
 from engage_http.worker import DeliveryWorkerHandle, start_delivery_worker
 from engage_sql import Database, deployment_name, unavailable
+
+if TYPE_CHECKING:  # imported only when metrics are on: `prometheus_client` is an optional extra
+    from engage_http.metrics import Metrics
 
 logger = logging.getLogger("engage.bootstrap")
 
@@ -339,7 +343,8 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
     """Connect the database (applying pending migrations when `migrate`) and build the app on it.
 
     `GET /ready` checks the database, its migrations, the worker (when this process runs one) and
-    the secret key (`engage_http.health`).
+    the secret key (`engage_http.health`). With `settings.metrics`, `GET /metrics` serves
+    Prometheus metrics (`engage_http.metrics`).
 
     When `settings.run_worker`, the app's lifespan runs the delivery worker; leaving the lifespan stops
     it, closes the store connector's connections and then disposes of the database. Mounted in another
@@ -347,6 +352,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
     warning.
     """
     settings = settings or Settings.from_env()
+    metrics = build_metrics(settings)  # before anything is touched: a missing extra is refused first
     access_log.install()  # keys, secrets and login-link tokens never reach the access log
     mail = mailer(settings)  # a misconfigured mail server or store is refused before anything is touched
     store = store_platform(settings)
@@ -395,7 +401,12 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         try:
             if settings.run_worker:
                 worker = start_delivery_worker(
-                    database.delivery_queue(), cipher, settings, gate=services.entitlements, outbound=outbound
+                    database.delivery_queue(),
+                    cipher,
+                    settings,
+                    gate=services.entitlements,
+                    outbound=outbound,
+                    on_attempt=None if metrics is None else metrics.delivery_outcome,
                 )
             app.state.delivery_worker = worker
             yield
@@ -434,9 +445,26 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         rate_limiter=limiter,
         write_lane=lane,
         storage_errors=unavailable,
+        metrics=metrics,
     )
+    if metrics is not None:
+        metrics.watch_backlog(database.webhook_backlog)
     app.add_middleware(LifespanCheck, state=state)  # mounted without its lifespan, it says so
     return app
+
+
+def build_metrics(settings: Settings) -> Metrics | None:
+    """The app's metrics when `ENGAGE_METRICS` is on (None when off: `prometheus_client` is then
+    never imported, and need not be installed)."""
+    if not settings.metrics:
+        return None
+    try:
+        from engage_http.metrics import Metrics
+    except ImportError as exc:
+        raise RuntimeError(
+            "ENGAGE_METRICS=on needs the prometheus-client package: pip install 'engage-platform[metrics]'"
+        ) from exc
+    return Metrics(token=settings.metrics_token)
 
 
 def _close_store(store: HttpStorePlatform | NoStorePlatform) -> None:

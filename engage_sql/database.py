@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import TypeVar
 
-from sqlalchemy import Engine, exists, select
+from sqlalchemy import Engine, exists, func, select
 
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.events import DomainEvent
@@ -17,7 +18,7 @@ from engage_sql.registry import ShortRead
 from engage_sql.unit_of_work import SqlUnitOfWorkFactory
 from engage_sql.webhooks import outbox
 from engage_sql.webhooks.delivery_queue import SqlDeliveryQueue
-from engage_sql.webhooks.tables import webhooks
+from engage_sql.webhooks.tables import webhook_attempts, webhooks
 from engage_sql.write_lane import WriteLane, outbound_guard
 
 P = TypeVar("P")
@@ -57,6 +58,17 @@ class Database:
             readonly_options(connection)
             newest = select(webhooks.c.secret_ciphertext).order_by(webhooks.c.id.desc()).limit(1)
             return connection.execute(newest).scalar_one_or_none()
+
+    def webhook_backlog(self) -> tuple[int, datetime | None]:
+        """The webhook attempts waiting to be sent (`pending`, leased or not) and the earliest moment
+        one of them is due (None: none waits), in one read over the claim's index (metrics)."""
+        with self.engine.connect() as connection:
+            readonly_options(connection)
+            pending = select(func.count(), func.min(webhook_attempts.c.due_at)).where(
+                webhook_attempts.c.status == "pending"
+            )
+            depth, earliest = connection.execute(pending).one()
+            return int(depth), earliest
 
     def is_empty(self) -> bool:
         """No account exists yet (a fresh installation)."""

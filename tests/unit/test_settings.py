@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from engage_core.settings import Settings
 
 SECRETS = {
@@ -10,6 +12,7 @@ SECRETS = {
     "ENGAGE_SMTP_PASSWORD": "smtp-password-value-0003",
     "ENGAGE_CHANNELS_PROVIDER_KEY": "provider-key-value-0004",
     "ENGAGE_CHANNELS_WEBHOOK_SECRET": "webhook-secret-value-0005",
+    "ENGAGE_METRICS_TOKEN": "metrics-token-value-0006",
 }
 
 
@@ -31,3 +34,11 @@ def test_the_log_format_is_text_unless_json_is_asked() -> None:
     """ENGAGE_LOG_FORMAT defaults to `text` and is read case-insensitively."""
     assert Settings.from_env({}).log_format == "text"
     assert Settings.from_env({"ENGAGE_LOG_FORMAT": " JSON "}).log_format == "json"
+
+
+def test_the_metrics_setting_reads_on_and_off() -> None:
+    """`ENGAGE_METRICS=on` turns metrics on, `off` leaves them off, anything else is refused."""
+    assert Settings.from_env({"ENGAGE_METRICS": "on"}).metrics is True
+    assert Settings.from_env({"ENGAGE_METRICS": "off"}).metrics is False
+    with pytest.raises(ValueError, match="ENGAGE_METRICS"):
+        Settings.from_env({"ENGAGE_METRICS": "maybe"})
