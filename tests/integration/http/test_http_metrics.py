@@ -3,9 +3,11 @@ the webhook queue's depth from the database, and the app without `prometheus_cli
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -121,8 +123,45 @@ def test_delivery_outcomes_are_counted() -> None:
     assert sample(text, "engage_webhook_deliveries_total", outcome="retry") == 2.0
 
 
+def test_the_in_process_worker_counts_its_deliveries(settings: Settings) -> None:
+    """An attempt the worker of `engage serve` sends to a closed port is counted as a `retry`."""
+    running = attrs.evolve(settings, run_worker=True, webhook_allowed_hosts="127.0.0.1", webhook_timeout_seconds=2.0)
+    app = build_app(running)
+    headers = {"X-Api-Key": app.state.services.accounts.create("Acme").api_key}
+
+    with TestClient(app) as client:
+        url = f"https://127.0.0.1:{closed_port()}/hook"
+        hook = client.post("/api/v1/webhooks", json={"name": "Down", "url": url}, headers=headers).json()["data"]
+        client.post(f"/api/v1/webhooks/{hook['id']}/test", headers=headers)
+
+        def retries() -> float | None:
+            return sample(client.get("/metrics").text, "engage_webhook_deliveries_total", outcome="retry")
+
+        wait_for(lambda: retries() == 1.0)
+        text = client.get("/metrics").text
+
+    assert sample(text, "engage_webhook_queue_depth") == 1.0  # the retry, due later
+
+
+def test_metrics_on_without_prometheus_client_are_refused(tmp_path: Path) -> None:
+    """`ENGAGE_METRICS=on` without the extra stops start-up with an error naming the extra."""
+    result = _run_without_prometheus_client(tmp_path, metrics=True)
+
+    assert result.returncode != 0
+    assert "engage-platform[metrics]" in result.stderr
+
+
 def test_the_app_runs_without_prometheus_client(tmp_path: Path) -> None:
     """With metrics off, the app imports, starts and answers when `prometheus_client` is not installed."""
+    result = _run_without_prometheus_client(tmp_path, metrics=False)
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["200", "404"]
+
+
+def _run_without_prometheus_client(tmp_path: Path, *, metrics: bool) -> subprocess.CompletedProcess[str]:
+    """Build the app and ask `/health` and `/metrics` in a process where `prometheus_client` cannot be
+    imported (a process of its own: this one has imported it already)."""
     script = textwrap.dedent(
         f"""
         import sys
@@ -130,14 +169,27 @@ def test_the_app_runs_without_prometheus_client(tmp_path: Path) -> None:
         from starlette.testclient import TestClient
         from engage_core.settings import Settings
         from engage_http.bootstrap import build_app
-        settings = Settings(database_url="sqlite:///{tmp_path / "engage.db"}", secret_key="k" * 32, run_worker=False)
+        settings = Settings(
+            database_url="sqlite:///{tmp_path / "engage.db"}", secret_key="k" * 32, run_worker=False, metrics={metrics}
+        )
         with TestClient(build_app(settings)) as client:
             print(client.get("/health").status_code, client.get("/metrics").status_code)
         """
     )
-    result = subprocess.run(  # a process of its own: this one has imported prometheus_client already
+    return subprocess.run(
         [sys.executable, "-c", script], cwd=ROOT, env={"PYTHONPATH": str(ROOT)}, capture_output=True, text=True
     )
 
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["200", "404"]
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition was not met in time"
+        time.sleep(0.05)
