@@ -109,24 +109,43 @@ def secret_cipher(settings: Settings, database: Database) -> FernetCipher:
 
 def development_key(path: Path) -> str:
     """The key kept in `path`, generated (mode 0600) on first use. Safe against concurrent first starts:
-    the key is written to a private temporary file and linked into place, so a reader never sees a
-    partial key and the first writer wins."""
+    a reader never sees a partial key, and the first writer wins."""
     try:
         return _read_key(path)
     except FileNotFoundError:
         pass
-    temporary = path.with_name(f"{path.name}.{secrets.token_hex(8)}.tmp")
+    _write_private(path, (secrets.token_urlsafe(48) + "\n").encode("ascii"), replace=False)
+    return _read_key(path)
+
+
+def copy_development_key(database: Database, target: Path) -> Path | None:
+    """Copy the development key of `database` (SQLite) beside `target` as its key file, readable by its
+    owner only; the copy's path, or None when the database has no key file."""
+    source = Path(str(database.engine.url.database) + KEY_FILE_SUFFIX)
+    if not source.exists():
+        return None
+    copy = target.with_name(target.name + KEY_FILE_SUFFIX)
+    _write_private(copy, source.read_bytes(), replace=True)
+    return copy
+
+
+def _write_private(path: Path, data: bytes, *, replace: bool) -> None:
+    """`data` in `path`, mode 0600, whole or not at all: written to a private temporary file beside it,
+    then renamed over it (`replace`) or linked into place, where an existing file wins."""
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        with os.fdopen(descriptor, "w", encoding="ascii") as handle:
-            handle.write(secrets.token_urlsafe(48) + "\n")
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        with contextlib.suppress(FileExistsError):  # another process created it first: use theirs
-            os.link(temporary, path)
+        if replace:
+            os.replace(temporary, path)
+        else:
+            with contextlib.suppress(FileExistsError):  # another process created it first: use theirs
+                os.link(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
-    return _read_key(path)
 
 
 def _read_key(path: Path) -> str:

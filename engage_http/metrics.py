@@ -26,11 +26,11 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engage_http import envelope
+from engage_http.health import NO_STORE
 
 logger = logging.getLogger("engage.metrics")
 
 UNMATCHED = "unmatched"
-NO_STORE = {"Cache-Control": "no-store"}
 CHALLENGE = {**NO_STORE, "WWW-Authenticate": "Bearer"}
 
 Backlog = Callable[[], tuple[int, datetime | None]]

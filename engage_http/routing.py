@@ -114,7 +114,7 @@ class WriteLane(Protocol):
     async def run(self, fn: Callable[[], R], *, key: Hashable = None) -> R: ...
 
 
-_CREDENTIALS = (b"x-api-key", b"authorization", b"x-partner-key")
+_CREDENTIALS = (auth.API_KEY_HEADER.encode(), b"authorization", partner_auth.PARTNER_KEY_HEADER.encode())
 
 
 def lane_key(scope: Scope) -> bytes:

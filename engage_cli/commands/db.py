@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
@@ -38,11 +37,10 @@ def backup(state: CliState, path: Path, force: bool) -> None:
     database; it is copied to PATH.secret-key, since a copy without it can deliver no webhook. With
     ENGAGE_SECRET_KEY, the key is not in the backup: keep it, a restore needs it. PostgreSQL: pg_dump.
     """
-    from engage_http.bootstrap import KEY_FILE_SUFFIX
+    from engage_http.bootstrap import KEY_FILE_SUFFIX, copy_development_key
     from engage_sql.backup import BackupUnsupported, backup_sqlite
 
-    key_copy = path.with_name(path.name + KEY_FILE_SUFFIX)
-    if not force and (path.exists() or key_copy.exists()):
+    if not force and (path.exists() or path.with_name(path.name + KEY_FILE_SUFFIX).exists()):
         raise click.ClickException(f"{path} already exists; pass --force to replace it.")
     database = state.database()
     try:
@@ -53,19 +51,6 @@ def backup(state: CliState, path: Path, force: bool) -> None:
     if state.settings().secret_key:
         click.echo("Secrets are encrypted with ENGAGE_SECRET_KEY, which is not in the backup: a restore needs it.")
         return
-    key_file = Path(str(database.engine.url.database) + KEY_FILE_SUFFIX)
-    if key_file.exists():
-        _copy_private(key_file, key_copy)
+    key_copy = copy_development_key(database, path)
+    if key_copy is not None:
         click.echo(f"Copied the development key to {key_copy}: restore it beside the database as its .secret-key.")
-
-
-def _copy_private(source: Path, target: Path) -> None:
-    """Copy a key file to `target`, readable by its owner only, replacing it atomically."""
-    partial = target.with_name(f".{target.name}.partial")
-    partial.unlink(missing_ok=True)
-    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(source.read_bytes())
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(partial, target)
