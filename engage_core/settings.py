@@ -128,6 +128,11 @@ class Settings:
     metrics_token: str | None = attrs.field(default=None, repr=False)
     """`ENGAGE_METRICS_TOKEN`: set, a scrape of `/metrics` must send `Authorization: Bearer <token>`."""
 
+    tracing: bool = False
+    """`ENGAGE_TRACING`: `on` sends OpenTelemetry spans of requests, SQL statements and webhook
+    attempts (needs the `tracing` extra; where they go is set by the standard `OTEL_*` variables);
+    `off` (the default) imports nothing of OpenTelemetry."""
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
@@ -166,6 +171,7 @@ class Settings:
             password_hash_queue=_number(env, "ENGAGE_PASSWORD_HASH_QUEUE", 16, int),
             metrics=_switch(env, "ENGAGE_METRICS", default=False),
             metrics_token=env.get("ENGAGE_METRICS_TOKEN") or None,
+            tracing=_switch(env, "ENGAGE_TRACING", default=False),
         )
 
 

@@ -27,16 +27,23 @@ from engage_http.rate_limit import RequestRateLimiter
 from engage_http.request_id import RequestIdMiddleware
 from engage_http.routing import API_PREFIX, ShortRead, WriteLane, build_routes
 
-if TYPE_CHECKING:  # imported only when metrics are on: `prometheus_client` is an optional extra
+if TYPE_CHECKING:  # imported only when on: `prometheus_client` and OpenTelemetry are optional extras
     from engage_http.metrics import Metrics
+    from engage_http.tracing import Tracing
 
 
 class EngageApp(Starlette):
     """Starlette with the request id outermost, outside even its server-error middleware, so that
-    a 500 it answers carries the id in its header, and its traceback in its log line."""
+    a 500 it answers carries the id in its header, and its traceback in its log line. With tracing,
+    the request's span sits just inside it: it sees the id, and the 500 too."""
+
+    tracing: Tracing | None = None
 
     def build_middleware_stack(self) -> ASGIApp:
-        return RequestIdMiddleware(super().build_middleware_stack())
+        stack = super().build_middleware_stack()
+        if self.tracing is not None:
+            stack = self.tracing.asgi(stack, self.router)
+        return RequestIdMiddleware(stack)
 
 
 def create_app(
@@ -53,6 +60,7 @@ def create_app(
     storage_errors: StorageErrors | None = None,
     readiness: Readiness | None = None,
     metrics: Metrics | None = None,
+    tracing: Tracing | None = None,
 ) -> Starlette:
     """The workspace API under `/api/v1`, with its OpenAPI document at `/api/v1/openapi.json`.
 
@@ -71,7 +79,7 @@ def create_app(
     (`request_id.py`). `GET /health` and `GET /ready` are served
     outside `/api/v1` (`health.py`); `readiness` holds the checks of `/ready` (none: always ready).
     With `metrics`, `GET /metrics` is served there too and every request is counted (`metrics.py`);
-    without, neither costs anything.
+    without, neither costs anything. With `tracing`, each request is an OpenTelemetry span (`tracing.py`).
     """
     operations = (*OPERATIONS, *PARTNER_OPERATIONS)
     if sandbox is not None:
@@ -111,6 +119,7 @@ def create_app(
     )
     # `/contacts/` is not `/contacts`: an API answers 404 rather than redirecting.
     app.router.redirect_slashes = False
+    app.tracing = tracing
     if metrics is not None:
         app.add_middleware(metrics_module.MetricsMiddleware, metrics=metrics)
     app.state.services = services

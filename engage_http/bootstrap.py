@@ -37,7 +37,7 @@ import contextlib
 import logging
 import os
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,6 +64,7 @@ from engage_core.messaging.sandbox_controls import SandboxControls
 from engage_core.plans.entitlements import Entitlements
 from engage_core.services import Services
 from engage_core.settings import Settings
+from engage_core.webhooks.ports import WebhookSender
 from engage_http import access_log
 from engage_http.app import create_app
 from engage_http.dashboard import SessionCookies
@@ -73,8 +74,9 @@ from engage_http.rate_limit import RequestRateLimiter
 from engage_http.worker import DeliveryWorkerHandle, start_delivery_worker
 from engage_sql import Database, deployment_name, unavailable
 
-if TYPE_CHECKING:  # imported only when metrics are on: `prometheus_client` is an optional extra
+if TYPE_CHECKING:  # imported only when on: `prometheus_client` and OpenTelemetry are optional extras
     from engage_http.metrics import Metrics
+    from engage_http.tracing import Tracing
 
 logger = logging.getLogger("engage.bootstrap")
 
@@ -363,7 +365,8 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
 
     `GET /ready` checks the database, its migrations, the worker (when this process runs one) and
     the secret key (`engage_http.health`). With `settings.metrics`, `GET /metrics` serves
-    Prometheus metrics (`engage_http.metrics`).
+    Prometheus metrics (`engage_http.metrics`); with `settings.tracing`, requests, SQL statements and
+    webhook attempts are OpenTelemetry spans (`engage_http.tracing`).
 
     When `settings.run_worker`, the app's lifespan runs the delivery worker; leaving the lifespan stops
     it, closes the store connector's connections and then disposes of the database. Mounted in another
@@ -372,11 +375,14 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
     """
     settings = settings or Settings.from_env()
     metrics = build_metrics(settings)  # before anything is touched: a missing extra is refused first
+    tracing = build_tracing(settings)
     access_log.install()  # keys, secrets and login-link tokens never reach the access log
     mail = mailer(settings)  # a misconfigured mail server or store is refused before anything is touched
     store = store_platform(settings)
     channels = channel_wiring(settings)
     database = Database.connect(settings.database_url)
+    if tracing is not None:
+        tracing.engine(database.engine)
     try:
         cipher = secret_cipher(settings, database)  # before migrating: a missing key touches nothing
         if migrate:
@@ -424,7 +430,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
                     cipher,
                     settings,
                     gate=services.entitlements,
-                    outbound=outbound,
+                    outbound=outbound if tracing is None else traced(tracing, outbound),
                     on_attempt=None if metrics is None else metrics.delivery_outcome,
                 )
             app.state.delivery_worker = worker
@@ -465,6 +471,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         write_lane=lane,
         storage_errors=unavailable,
         metrics=metrics,
+        tracing=tracing,
     )
     if metrics is not None:
         metrics.watch_backlog(database.webhook_backlog)
@@ -483,7 +490,30 @@ def build_metrics(settings: Settings) -> Metrics | None:
         raise RuntimeError(
             "ENGAGE_METRICS=on needs the prometheus-client package: pip install 'engage-platform[metrics]'"
         ) from exc
-    return Metrics(token=settings.metrics_token)
+    return Metrics.from_environment(token=settings.metrics_token)
+
+
+def build_tracing(settings: Settings) -> Tracing | None:
+    """OpenTelemetry tracing when `ENGAGE_TRACING` is on (None when off: nothing of OpenTelemetry is
+    then imported, and it need not be installed)."""
+    if not settings.tracing:
+        return None
+    try:
+        from engage_http.tracing import Tracing
+    except ImportError as exc:
+        raise RuntimeError(
+            "ENGAGE_TRACING=on needs the OpenTelemetry packages: pip install 'engage-platform[tracing]'"
+        ) from exc
+    return Tracing()
+
+
+SenderWrapper = Callable[[WebhookSender, str], WebhookSender]
+"""What the delivery worker wraps its sender in (`start_delivery_worker`'s `outbound`)."""
+
+
+def traced(tracing: Tracing, outbound: SenderWrapper) -> SenderWrapper:
+    """`outbound` with a span around each webhook attempt (the worker's sender is the only port it wraps)."""
+    return lambda sender, name: outbound(tracing.sender(sender), name)
 
 
 def _close_store(store: HttpStorePlatform | NoStorePlatform) -> None:

@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import hmac
 import logging
+import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
+from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
@@ -31,6 +35,7 @@ from engage_http.health import NO_STORE
 logger = logging.getLogger("engage.metrics")
 
 UNMATCHED = "unmatched"
+SHARED_DIRECTORY_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
 CHALLENGE = {**NO_STORE, "WWW-Authenticate": "Bearer"}
 
 Backlog = Callable[[], tuple[int, datetime | None]]
@@ -46,9 +51,15 @@ class Metrics:
         token: str | None = None,
         backlog: Backlog | None = None,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        shared_directory: str | None = None,
     ) -> None:
         self.token = token
         self.registry = CollectorRegistry(auto_describe=True)
+        # With a shared directory (`PROMETHEUS_MULTIPROC_DIR`, read by prometheus_client when it is
+        # first imported), the values live in files there and a scrape reads every process's.
+        self._shared = None if shared_directory is None else CollectorRegistry()
+        if self._shared is not None:
+            MultiProcessCollector(self._shared, path=shared_directory)  # type: ignore[no-untyped-call]
         self.requests = Counter(
             "engage_http_requests",
             "HTTP requests answered, by method, route template and status code.",
@@ -73,7 +84,7 @@ class Metrics:
 
     def watch_backlog(self, backlog: Backlog) -> None:
         """Read the webhook queue's depth and oldest due age through `backlog` at each scrape."""
-        self.registry.register(QueueCollector(backlog, self._now))
+        (self._shared or self.registry).register(QueueCollector(backlog, self._now))
 
     def delivery_outcome(self, outcome: str) -> None:
         """Count one attempt's outcome (the delivery worker's `on_attempt`; any thread)."""
@@ -81,7 +92,12 @@ class Metrics:
 
     def exposition(self) -> bytes:
         """The metrics in Prometheus's text format (blocking: the queue's metrics read the database)."""
-        return generate_latest(self.registry)
+        return generate_latest(self._shared or self.registry)
+
+    @classmethod
+    def from_environment(cls, *, token: str | None = None) -> Metrics:
+        """Metrics shared through `PROMETHEUS_MULTIPROC_DIR` when it is set, else this process's own."""
+        return cls(token=token, shared_directory=os.environ.get(SHARED_DIRECTORY_VARIABLE) or None)
 
 
 class QueueCollector(Collector):
@@ -156,3 +172,32 @@ def routes(metrics: Metrics) -> list[Route]:
 def _bearer_matches(request: Request, token: str) -> bool:
     scheme, _, given = request.headers.get("authorization", "").partition(" ")
     return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
+
+
+class MetricsServer:
+    """`GET /metrics` on a port of its own, for a process that serves no API (`engage worker`):
+    uvicorn on a thread, answering nothing else (404)."""
+
+    START_TIMEOUT_SECONDS = 30.0
+
+    def __init__(self, metrics: Metrics, host: str, port: int) -> None:
+        import uvicorn
+
+        app = Starlette(routes=routes(metrics))
+        config = uvicorn.Config(app, host=host, port=port, lifespan="off", access_log=False, log_config=None)
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, name="engage-metrics-server", daemon=True)
+        self.address = f"{host}:{port}"
+
+    def start(self) -> None:
+        """Listen; raises `OSError` when the address cannot be bound (uvicorn logs why)."""
+        self._thread.start()
+        deadline = time.monotonic() + self.START_TIMEOUT_SECONDS
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise OSError(f"The metrics server could not listen on {self.address}.")
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10.0)

@@ -19,8 +19,9 @@ what SQLite takes to run any of them. A `DriverStatement` keeps what matters of 
 - it runs on the connection's own DBAPI connection, inside its open transaction (beginning one,
   as `Connection.execute` does, when none is open);
 - the `before_cursor_execute` and `after_cursor_execute` listeners of the connection and its engine
-  see it (with no execution context), and a `retval=True` listener may rewrite it, as for
-  `Connection.execute`.
+  see it, and a `retval=True` listener may rewrite it, as for `Connection.execute`. In place of an
+  execution context they get a `ListenerContext`, the same object before and after, on which they
+  may keep what they carry from one to the other (OpenTelemetry's SQLAlchemy tracing keeps its span).
 
 Every parameter is named with a `bindparam` (or is a value written into the statement); one left
 out of `params` is an error, not a NULL. Expanding (`IN` over a list) and literal-execute parameters
@@ -38,6 +39,13 @@ from sqlalchemy.exc import DBAPIError, StatementError
 from sqlalchemy.sql.expression import Delete, Insert, Select, Update
 
 Row = tuple[Any, ...]
+
+
+class ListenerContext:
+    """What the cursor listeners of a `DriverStatement` get as its execution context: an object of no
+    attributes, one per execution, on which a listener may set its own."""
+
+
 Params = Mapping[str, Any]
 Processor = Callable[[Any], Any]
 
@@ -145,10 +153,11 @@ class DriverStatement:
                     sql, arguments, exc, dialect.loaded_dbapi.Error, dialect=dialect, ismulti=many
                 ) from exc
         cursor = dbapi_connection.cursor()
+        context = ListenerContext() if events else None
         try:
             if events:
                 for listener in connection.dispatch.before_cursor_execute:
-                    sql, arguments = listener(connection, cursor, sql, arguments, None, many)
+                    sql, arguments = listener(connection, cursor, sql, arguments, context, many)
             if many:
                 cursor.executemany(sql, arguments)
             else:
@@ -157,7 +166,7 @@ class DriverStatement:
             rowcount: int = cursor.rowcount
             inserted: int | None = cursor.lastrowid if last_id else None
             if events:
-                connection.dispatch.after_cursor_execute(connection, cursor, sql, arguments, None, many)
+                connection.dispatch.after_cursor_execute(connection, cursor, sql, arguments, context, many)
         except dialect.loaded_dbapi.Error as exc:
             raise DBAPIError.instance(
                 sql, arguments, exc, dialect.loaded_dbapi.Error, dialect=dialect, ismulti=many

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import shutil
 import signal
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
 import attrs
 import click
@@ -108,16 +113,17 @@ def _serve(
         if not settings.redis_url:
             _say(settings, per_process_limits_warning(workers, settings.rate_limit), warning=True)
         state.close()
-        uvicorn.run(
-            APP_FACTORY,
-            factory=True,
-            host=host,
-            port=port,
-            workers=workers,
-            log_level=settings.log_level,
-            access_log=access_log,
-            log_config=logs.uvicorn_config(settings.log_level, settings.log_format),  # each process applies it
-        )
+        with _shared_metrics(settings):
+            uvicorn.run(
+                APP_FACTORY,
+                factory=True,
+                host=host,
+                port=port,
+                workers=workers,
+                log_level=settings.log_level,
+                access_log=access_log,
+                log_config=logs.uvicorn_config(settings.log_level, settings.log_format),  # each process applies it
+            )
         return
 
     from engage_http.bootstrap import build_app
@@ -127,6 +133,30 @@ def _serve(
     _stop_quietly_after_shutdown()
     # log_config=None: uvicorn keeps the handlers `logs.logging_to` installed in this process.
     uvicorn.run(app, host=host, port=port, log_level=settings.log_level, access_log=access_log, log_config=None)
+
+
+@contextlib.contextmanager
+def _shared_metrics(settings: Settings) -> Iterator[None]:
+    """With metrics on, the worker processes count into one directory (prometheus_client's
+    multiprocess mode), so a scrape of any of them reports them all: `PROMETHEUS_MULTIPROC_DIR` when
+    it is set, else a temporary directory removed afterwards. Emptied first: the values of an earlier
+    run would be added to this one's."""
+    if not settings.metrics:
+        yield
+        return
+    from engage_http.metrics import SHARED_DIRECTORY_VARIABLE
+
+    given = os.environ.get(SHARED_DIRECTORY_VARIABLE)
+    directory = Path(given) if given else Path(tempfile.mkdtemp(prefix="engage-metrics-"))
+    directory.mkdir(parents=True, exist_ok=True)
+    for stale in directory.glob("*.db"):
+        stale.unlink()
+    os.environ[SHARED_DIRECTORY_VARIABLE] = str(directory)
+    try:
+        yield
+    finally:
+        if not given:
+            shutil.rmtree(directory, ignore_errors=True)
 
 
 def _say(settings: Settings, message: str, *, warning: bool = False) -> None:

@@ -8,7 +8,9 @@ them, then exits 0. A second signal exits at once, with status 1: what was in fl
 lease, which expires, and is sent again by the next worker (at least once, same `delivery_id`).
 
 Each attempt is logged on one line of stderr (`engage_core.webhooks.delivery`), without URL, secret,
-signature or body.
+signature or body. With `ENGAGE_METRICS=on` and `--metrics-port`, the worker serves `GET /metrics`
+(its delivery outcomes and the queue's depth); with `ENGAGE_TRACING=on`, its SQL statements and
+attempts are OpenTelemetry spans.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import attrs
 import click
@@ -29,6 +32,10 @@ from engage_cli.commands.serve import check_logging
 from engage_cli.context import CliState, pass_state
 from engage_cli.errors import redact
 from engage_core.settings import Settings
+from engage_core.webhooks.ports import WebhookSender
+
+if TYPE_CHECKING:  # imported only when metrics are on: `prometheus_client` is an optional extra
+    from engage_http.metrics import Metrics, MetricsServer
 
 STOP_MARGIN_SECONDS = 10.0
 """How long past `ENGAGE_WEBHOOK_TIMEOUT` a stop waits for the sends in progress to be recorded."""
@@ -44,8 +51,23 @@ log = logging.getLogger("engage.worker")
     metavar="N",
     help="Deliveries sent at once. [default: ENGAGE_WORKER_CONCURRENCY, else 4]",
 )
+@click.option(
+    "--metrics-port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    envvar="ENGAGE_WORKER_METRICS_PORT",
+    metavar="PORT",
+    help="With ENGAGE_METRICS=on, serve GET /metrics on this port. [env: ENGAGE_WORKER_METRICS_PORT]",
+)
+@click.option(
+    "--metrics-host",
+    default="127.0.0.1",
+    show_default=True,
+    envvar="ENGAGE_WORKER_METRICS_HOST",
+    help="Interface the metrics port binds. [env: ENGAGE_WORKER_METRICS_HOST]",
+)
 @pass_state
-def worker(state: CliState, concurrency: int | None) -> None:
+def worker(state: CliState, concurrency: int | None, metrics_port: int | None, metrics_host: str) -> None:
     """Apply pending migrations, then deliver webhooks.
 
     Runs until SIGTERM or SIGINT, then finishes the deliveries in progress and exits. Run it next to
@@ -55,10 +77,18 @@ def worker(state: CliState, concurrency: int | None) -> None:
     if concurrency is not None:
         settings = attrs.evolve(settings, worker_concurrency=concurrency)
     _check(settings)
+    if metrics_port is not None and not settings.metrics:
+        raise click.ClickException("--metrics-port needs ENGAGE_METRICS=on.")
 
     from engage_http import logs
-    from engage_http.bootstrap import delivery_gate, secret_cipher
+    from engage_http.bootstrap import build_metrics, build_tracing, delivery_gate, secret_cipher, traced
     from engage_http.worker import start_delivery_worker
+
+    try:
+        metrics = build_metrics(settings)
+        tracing = build_tracing(settings)
+    except RuntimeError as exc:  # an optional extra that is not installed
+        raise click.ClickException(str(exc)) from exc
 
     with logs.logging_to(settings.log_level, settings.log_format), _signals_set(threading.Event()) as stop:
         try:
@@ -74,8 +104,22 @@ def worker(state: CliState, concurrency: int | None) -> None:
         where = redact(state.database_url)
         log.info(f"Database {where}: applied {', '.join(applied)}." if applied else f"Database {where} is up to date.")
         database = state.database()
+        if tracing is not None:
+            tracing.engine(database.engine)
+        metrics_server = None
+        if metrics is not None:
+            metrics.watch_backlog(database.webhook_backlog)
+            if metrics_port is None:
+                log.warning("ENGAGE_METRICS=on but no --metrics-port: this worker's metrics are not served.")
+            else:
+                metrics_server = _serve_metrics(metrics, metrics_host, metrics_port)
         handle = start_delivery_worker(
-            database.delivery_queue(), cipher, settings, gate=delivery_gate(settings, database)
+            database.delivery_queue(),
+            cipher,
+            settings,
+            gate=delivery_gate(settings, database),
+            outbound=None if tracing is None else traced(tracing, _as_is),
+            on_attempt=None if metrics is None else metrics.delivery_outcome,
         )
         try:
             log.info(
@@ -91,12 +135,30 @@ def worker(state: CliState, concurrency: int | None) -> None:
         finally:
             grace = settings.webhook_timeout_seconds + STOP_MARGIN_SECONDS
             stopped = handle.stop(timeout=grace)
+            if metrics_server is not None:
+                metrics_server.stop()
         if not stopped:
             raise click.ClickException(
                 f"The worker did not stop within {grace:g} s; "
                 "the attempts in flight will be sent again when their lease ends."
             )
         log.info("Stopped.")
+
+
+def _serve_metrics(metrics: Metrics, host: str, port: int) -> MetricsServer:
+    from engage_http.metrics import MetricsServer
+
+    server = MetricsServer(metrics, host, port)
+    try:
+        server.start()
+    except OSError as exc:
+        raise click.ClickException(str(exc)) from exc
+    log.info("Serving metrics on http://%s/metrics.", server.address)
+    return server
+
+
+def _as_is(sender: WebhookSender, _name: str) -> WebhookSender:
+    return sender
 
 
 def _check(settings: Settings) -> None:

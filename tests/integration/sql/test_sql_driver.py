@@ -189,6 +189,30 @@ def test_engine_cursor_listeners_see_each_execution(database: Database, account:
     ]
 
 
+def test_cursor_listeners_share_one_context_per_execution(database: Database, account: int) -> None:
+    """The before listener may keep something on the context, and the after listener finds it there."""
+    carried: list[object] = []
+
+    def before(_conn: Any, _cursor: Any, _statement: str, _params: Any, context: Any, _many: bool) -> None:
+        context.started = object()
+        carried.append(context.started)
+
+    def after(_conn: Any, _cursor: Any, _statement: str, _params: Any, context: Any, _many: bool) -> None:
+        carried.append(context.started)
+
+    event.listen(database.engine, "before_cursor_execute", before)
+    event.listen(database.engine, "after_cursor_execute", after)
+    try:
+        with database.uow.workspace(account) as uow:
+            ADD.execute(uow.connection, {"account": account, "delta": 1})
+            ADD.execute(uow.connection, {"account": account, "delta": 1})
+    finally:
+        event.remove(database.engine, "before_cursor_execute", before)
+        event.remove(database.engine, "after_cursor_execute", after)
+
+    assert carried[0] is carried[1] and carried[2] is carried[3] and carried[0] is not carried[2]
+
+
 def test_a_connections_own_listeners_see_the_statement(database: Database, account: int) -> None:
     """A listener of one connection sees the statements run on it, as it would through `Connection.execute`."""
     seen: list[str] = []
