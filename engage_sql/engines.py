@@ -83,14 +83,22 @@ def deployment_name(url: str) -> str:
     return hashlib.sha256(identity.encode()).hexdigest()[:12]
 
 
+POSTGRES_CONNECT_TIMEOUT_SECONDS = 10
+"""How long opening a PostgreSQL connection may take before it fails."""
+
+
 def create_engine(url: str) -> Engine:
     """An engine for `url`, safe to share between threads (each unit of work checks out its own connection)."""
     parsed = database_url(url)
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(parsed)
     # pool_pre_ping: a connection dropped by a PostgreSQL restart or failover is replaced, not reported.
+    # connect_timeout: an unreachable server fails a request (503) in seconds, not after the TCP
+    # stack's minutes; a `connect_timeout` in the URL's query wins.
+    connect_args = {} if "connect_timeout" in parsed.query else {"connect_timeout": POSTGRES_CONNECT_TIMEOUT_SECONDS}
     return sqlalchemy.create_engine(
         parsed,
+        connect_args=connect_args,
         json_serializer=json_text,
         pool_pre_ping=True,
         pool_size=POSTGRES_POOL_SIZE,

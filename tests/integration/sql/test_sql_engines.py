@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from sqlalchemy import insert, select, text
+from sqlalchemy import event, insert, select, text
 from sqlalchemy.exc import DBAPIError
 
 from engage_sql import Database
-from engage_sql.engines import database_url, json_text
+from engage_sql.engines import POSTGRES_CONNECT_TIMEOUT_SECONDS, create_engine, database_url, json_text
 from engage_sql.webhooks.tables import events
 
 from .conftest import START
@@ -31,6 +31,34 @@ def test_postgresql_url_uses_psycopg() -> None:
 def test_postgres_scheme_is_accepted() -> None:
     """The `postgres://` spelling many hosts hand out works too."""
     assert database_url("postgres://app@db.internal/engage").drivername == "postgresql+psycopg"
+
+
+class Connecting(Exception):
+    """Raised instead of opening a connection: the test only wants the arguments."""
+
+
+def connect_arguments(url: str, want: str) -> object:
+    """The driver argument `want` the engine for `url` would connect with (nothing is opened)."""
+    engine = create_engine(url)
+
+    def capture(_dialect: object, _record: object, _args: object, params: dict[str, object]) -> None:
+        raise Connecting(params.get(want))
+
+    event.listen(engine, "do_connect", capture)
+    with pytest.raises(Connecting) as caught:
+        engine.connect()
+    return caught.value.args[0]
+
+
+def test_postgresql_connections_give_up_after_a_connect_timeout() -> None:
+    """An unreachable PostgreSQL fails in seconds: the engine connects with a `connect_timeout`."""
+    url = "postgresql://app@db.invalid/engage"
+    assert connect_arguments(url, "connect_timeout") == POSTGRES_CONNECT_TIMEOUT_SECONDS
+
+
+def test_a_connect_timeout_in_the_url_wins() -> None:
+    """`?connect_timeout=3` in the URL is the one used."""
+    assert connect_arguments("postgresql://app@db.invalid/engage?connect_timeout=3", "connect_timeout") == "3"
 
 
 def test_unsupported_database_is_refused() -> None:
