@@ -12,7 +12,9 @@ seconds are the `Retry-After`):
   (read-only SQL transaction: `default_transaction_read_only`, a hot standby);
 - too busy (5 s): `SQLITE_BUSY` ("database is locked", after `busy_timeout`); `53300` too many
   connections, `57P03` cannot connect now (or a connection refused for either reason, which
-  carries only the server's message); no pooled connection free in time.
+  carries only the server's message); no pooled connection free in time;
+- unreachable (5 s): PostgreSQL refused the connection, or did not answer within
+  `connect_timeout` (a restart, a failover, a network partition).
 
 Anything else is None: an unexpected error stays a 500.
 """
@@ -28,6 +30,7 @@ from engage_core.kernel.errors import Unavailable
 
 STORE_FULL_OR_READONLY = "The database cannot store changes right now. Retry later."
 BUSY = "The database is busy. Retry shortly."
+UNREACHABLE = "The database cannot be reached. Retry shortly."
 FULL_OR_READONLY_RETRY_AFTER = 30
 BUSY_RETRY_AFTER = 5
 
@@ -41,6 +44,8 @@ _BUSY_SQLSTATES = frozenset({"53300", "57P03"})
 _BUSY_AT_CONNECT = ("too many connections", "the database system is")
 """A refused connection carries no SQLSTATE, only the server's message: too many connections (for
 the server, database or role), or a server starting up, shutting down or recovering."""
+_UNREACHABLE_AT_CONNECT = ("connection failed:", "connection timeout expired")
+"""psycopg's messages when no server answered: refused, unreachable, or silent past `connect_timeout`."""
 
 
 def unavailable(exc: BaseException) -> Unavailable | None:
@@ -55,6 +60,8 @@ def unavailable(exc: BaseException) -> Unavailable | None:
             return _postgres(sqlstate)
         if type(error).__module__.startswith("psycopg") and any(text in str(error) for text in _BUSY_AT_CONNECT):
             return Unavailable(BUSY, retry_after=BUSY_RETRY_AFTER)
+        if type(error).__module__.startswith("psycopg") and str(error).startswith(_UNREACHABLE_AT_CONNECT):
+            return Unavailable(UNREACHABLE, retry_after=BUSY_RETRY_AFTER)
     return None
 
 

@@ -3,12 +3,24 @@ on SQLite and PostgreSQL; any other failure is not one."""
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 import sqlalchemy
 from sqlalchemy import exc as sa_exc
 
 from engage_core.kernel.errors import Unavailable
 from engage_sql import Database, unavailable
+from engage_sql.engines import create_engine
+from engage_sql.retryable import UNREACHABLE
+
+
+def closed_port() -> int:
+    """A port of 127.0.0.1 that nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
 
 
 def _failure(database: Database, *setup: str) -> sa_exc.DBAPIError:
@@ -58,3 +70,16 @@ def test_other_failures_are_not_unavailable(database: Database) -> None:
         connection.execute(sqlalchemy.text("SELEC 1"))
 
     assert unavailable(failed.value) is None
+
+
+def test_a_postgresql_server_that_refuses_connections_is_unavailable() -> None:
+    """No server listening (a restart, a failover) reads as Unavailable, not as a bug."""
+    pytest.importorskip("psycopg")
+    engine = create_engine(f"postgresql://postgres@127.0.0.1:{closed_port()}/test")
+    with pytest.raises(sa_exc.OperationalError) as failed:
+        engine.connect()
+    engine.dispose()
+
+    found = unavailable(failed.value)
+
+    assert isinstance(found, Unavailable) and found.message == UNREACHABLE
