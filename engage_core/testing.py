@@ -23,6 +23,8 @@ from engage_core.bookings import fakes as bookings
 from engage_core.commerce import fakes as commerce
 from engage_core.commerce.fakes import FakeStorePlatform, StorePush
 from engage_core.contacts import fakes as contacts
+from engage_core.jobs import fakes as jobs
+from engage_core.jobs.fakes import InMemoryJobQueue
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.fakes import FakeClock, FakeMailer
 from engage_core.kernel.memory import FakeArea, MemoryStore, State
@@ -58,6 +60,7 @@ AREAS: tuple[FakeArea, ...] = (
     webhooks.AREA,
     plans.AREA,
     partners.AREA,
+    jobs.AREA,
 )
 """Every area's fakes: its tables and the repositories it hands to each kind of unit of work."""
 
@@ -205,6 +208,7 @@ __all__ = [
     "FakeSender",
     "FakeStorePlatform",
     "InMemoryDeliveryQueue",
+    "InMemoryJobQueue",
     "InMemoryStore",
     "InMemoryUnitOfWorkFactory",
     "SentRequest",

@@ -14,6 +14,7 @@ from engage_core.accounts.ports import AccountsRepositories
 from engage_core.bookings.ports import BookingsRepositories
 from engage_core.commerce.ports import CommerceRepositories
 from engage_core.contacts.ports import ContactsRepositories
+from engage_core.jobs.ports import JobsRepositories
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.units import UnitOfWork
 from engage_core.knowledge.ports import KnowledgeRepositories
@@ -35,6 +36,7 @@ class WorkspaceUnitOfWork(
     TeamRepositories,
     WebhooksRepositories,
     UsageRepositories,
+    JobsRepositories,
     UnitOfWork,
     Protocol,
 ):

@@ -14,6 +14,7 @@ from engage_sql import migrate
 from engage_sql.accounts.tables import accounts
 from engage_sql.areas import SHORT_READS
 from engage_sql.engines import create_engine, readonly_options
+from engage_sql.jobs.queue import SqlJobQueue
 from engage_sql.registry import ShortRead
 from engage_sql.unit_of_work import SqlUnitOfWorkFactory
 from engage_sql.webhooks import outbox
@@ -85,6 +86,10 @@ class Database:
     def delivery_queue(self) -> SqlDeliveryQueue:
         """The webhook delivery log as the worker's queue (`engage_core.webhooks.ports.DeliveryQueue`)."""
         return SqlDeliveryQueue(self.engine, groups=self.uow.write_groups)
+
+    def job_queue(self) -> SqlJobQueue:
+        """The jobs of every account as the worker's queue (`engage_core.jobs.ports.JobQueue`)."""
+        return SqlJobQueue(self.engine, groups=self.uow.write_groups)
 
     def write_lane(self) -> WriteLane | None:
         """A new write lane over this database's write groups (SQLite; None on PostgreSQL, whose

@@ -1,15 +1,10 @@
 """The delivery log seen as a queue: `engage_core.webhooks.ports.DeliveryQueue` over `webhook_attempts`.
 
-A claim is a lease: `leased_until` and a random `lease_token` per attempt, written by one atomic
-statement. Another worker skips a leased attempt until the lease ends, so a worker that dies
-mid-send loses nothing: its attempts are claimed again (and sent again with the same
-`delivery_id`, for the receiver to deduplicate on). A completion counts only if it still holds
-the lease: the UPDATE matches the attempt's id *and* its token, and stays `pending`.
-
-- PostgreSQL: `UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED)`, so workers on any
-  number of machines claim disjoint batches without waiting for each other.
-- SQLite: the same UPDATE with RETURNING (SQLite 3.35 or later) in a `BEGIN IMMEDIATE` transaction,
-  which holds the database's single write lock: claims are serialised by construction.
+A claim is a lease (`engage_sql.leases`, shared with the jobs): another worker skips a leased
+attempt until the lease ends, so a worker that dies mid-send loses nothing: its attempts are
+claimed again (and sent again with the same `delivery_id`, for the receiver to deduplicate on). A
+completion counts only if it still holds the lease: the UPDATE matches the attempt's id *and* its
+token, and stays `pending`.
 
 A worker's loop records what it sent and claims the next attempts in one transaction
 (`complete_and_claim`): with `synchronous=FULL` every SQLite COMMIT waits for an fsync (milliseconds
@@ -31,9 +26,7 @@ need no change here.
 from __future__ import annotations
 
 import operator
-import sqlite3
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -42,9 +35,7 @@ from sqlalchemy import (
     Connection,
     Engine,
     Select,
-    String,
     bindparam,
-    func,
     insert,
     literal,
     or_,
@@ -57,11 +48,9 @@ from sqlalchemy.sql.elements import BindParameter
 from engage_core.webhooks.model import Claim, Completion, NextStep, Outcome, excerpt
 from engage_sql.driver import DriverStatement, Row
 from engage_sql.group_commit import WriteGroups
+from engage_sql.leases import LeaseTransactions, claiming, random_token
 from engage_sql.types import UTCDateTime
 from engage_sql.webhooks.tables import webhook_attempts, webhooks
-
-MIN_SQLITE_VERSION = (3, 35, 0)
-"""UPDATE ... RETURNING."""
 
 _a = webhook_attempts
 
@@ -105,40 +94,12 @@ def _claim_from_row(row: Row) -> Claim:
     )
 
 
-def _random_token(dialect: str) -> ColumnElement[str]:
-    """32 random hex digits, drawn by the database for each row the statement touches."""
-    if dialect == "postgresql":
-        return func.replace(func.gen_random_uuid().cast(String()), "-", "", type_=String())
-    return func.lower(func.hex(func.randomblob(16)), type_=String())
-
-
 class SqlDeliveryQueue:
     """`engage_core.webhooks.ports.DeliveryQueue` over one engine. Thread-safe: every call has its own connection."""
 
     def __init__(self, engine: Engine, *, groups: WriteGroups | None = None) -> None:
         """`groups`: the write groups (SQLite) of the units of work over the same engine, to commit with."""
-        if engine.dialect.name == "sqlite" and sqlite3.sqlite_version_info < MIN_SQLITE_VERSION:
-            raise RuntimeError(
-                f"the delivery queue needs SQLite {'.'.join(map(str, MIN_SQLITE_VERSION))} or later "
-                f"(UPDATE ... RETURNING); this Python has {sqlite3.sqlite_version}"
-            )
-        self._engine = engine
-        self._groups = groups
-
-    @contextmanager
-    def _transaction(self) -> Iterator[Connection]:
-        """One write transaction: of its own, or a savepoint in the open write group."""
-        if self._groups is None:
-            with self._engine.begin() as connection:  # SQLite: BEGIN IMMEDIATE (engage_sql.engines)
-                yield connection
-            return
-        member = self._groups.enter()
-        try:
-            yield member.connection
-        except BaseException:
-            self._groups.leave(member, commit=False)
-            raise
-        self._groups.leave(member, commit=True)
+        self._transactions = LeaseTransactions(engine, groups, what="delivery queue")
 
     def claim(self, now: datetime, lease_seconds: float, limit: int) -> Sequence[Claim]:
         """Lease up to `limit` due `pending` attempts of active subscriptions whose lease is free or
@@ -167,7 +128,7 @@ class SqlDeliveryQueue:
         was recorded, in order, and the claims."""
         if not completions and not release and limit < 1:
             return [], []
-        with self._transaction() as connection:
+        with self._transactions.write() as connection:
             recorded = _record(connection, completions, now) if completions else []
             if release:
                 _RELEASE.execute_many(
@@ -236,12 +197,10 @@ def _claim_statement(dialect: str) -> ReturningUpdate[Any]:
         .order_by(_a.c.due_at, _a.c.id)
         .limit(bindparam("limit"))
     )
-    if dialect == "postgresql":
-        due = due.with_for_update(skip_locked=True)
     return (
         update(_a)
-        .where(_a.c.id.in_(due))
-        .values(leased_until=bindparam("lease_until", type_=UTCDateTime()), lease_token=_random_token(dialect))
+        .where(_a.c.id.in_(claiming(due, dialect)))
+        .values(leased_until=bindparam("lease_until", type_=UTCDateTime()), lease_token=random_token(dialect))
         .returning(*_CLAIMED)
     )
 

@@ -4,8 +4,8 @@
 `postgres` (the SQL adapter; PostgreSQL skipped, with its reason, unless ENGAGE_TEST_POSTGRES_URL is
 set). `uow` is a `UnitOfWorkFactory` over an empty storage of that kind; `services` every use case
 over it, with fakes for the outbound ports (`sandbox`, the messaging networks, and `mailer` among
-them). `outbox_events` and `delivery_queue` are what each adapter offers next to its units of work:
-the events committed to the outbox, and the delivery log as the worker's queue. A contract test uses
+them). `outbox_events`, `delivery_queue` and `job_queue` are what each adapter offers next to its units of work:
+the events committed to the outbox, the delivery log and the jobs as the worker's queues. A contract test uses
 only these, never an engine or a store's internals: what it asserts, every adapter must do. Helpers
 shared by several suites are in `support.py`.
 """
@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from engage_core.contacts.model import Contact, ContactInput
+from engage_core.jobs.ports import JobQueue
 from engage_core.kernel.events import DomainEvent
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
@@ -30,6 +31,7 @@ from engage_core.testing import (
     FakePasswordHasher,
     FakeStorePlatform,
     InMemoryDeliveryQueue,
+    InMemoryJobQueue,
     InMemoryUnitOfWorkFactory,
 )
 from engage_core.unit_of_work import UnitOfWorkFactory
@@ -117,6 +119,14 @@ def outbox_events(storage: str, _adapter: Any) -> Callable[..., list[DomainEvent
 def delivery_queue(storage: str, _adapter: Any) -> Iterator[DeliveryQueue]:
     """The delivery log of `uow` as the worker's queue, closed after the test."""
     queue: DeliveryQueue = InMemoryDeliveryQueue(_adapter.store) if storage == "memory" else _adapter.delivery_queue()
+    yield queue
+    queue.close()
+
+
+@pytest.fixture
+def job_queue(storage: str, _adapter: Any) -> Iterator[JobQueue]:
+    """The jobs of `uow`, every account's, as the worker's queue; closed after the test."""
+    queue: JobQueue = InMemoryJobQueue(_adapter.store) if storage == "memory" else _adapter.job_queue()
     yield queue
     queue.close()
 
