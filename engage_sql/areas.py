@@ -14,6 +14,7 @@ from engage_sql import (
     bookings,
     commerce,
     contacts,
+    idempotency,
     knowledge,
     messaging,
     partners,
@@ -37,6 +38,7 @@ AREAS: tuple[SqlArea, ...] = (
     webhooks.AREA,
     plans.AREA,
     partners.AREA,
+    idempotency.AREA,
 )
 
 

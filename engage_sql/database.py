@@ -14,6 +14,7 @@ from engage_sql import migrate
 from engage_sql.accounts.tables import accounts
 from engage_sql.areas import SHORT_READS
 from engage_sql.engines import create_engine, readonly_options
+from engage_sql.idempotency.store import SqlIdempotencyStore
 from engage_sql.registry import ShortRead
 from engage_sql.unit_of_work import SqlUnitOfWorkFactory
 from engage_sql.webhooks import outbox
@@ -85,6 +86,11 @@ class Database:
     def delivery_queue(self) -> SqlDeliveryQueue:
         """The webhook delivery log as the worker's queue (`engage_core.webhooks.ports.DeliveryQueue`)."""
         return SqlDeliveryQueue(self.engine, groups=self.uow.write_groups)
+
+    def idempotency_store(self) -> SqlIdempotencyStore:
+        """The idempotency keys of the HTTP API (`engage_core.kernel.idempotency.IdempotencyStore`),
+        committing with the units of work's write groups on SQLite."""
+        return SqlIdempotencyStore(self.engine, groups=self.uow.write_groups)
 
     def write_lane(self) -> WriteLane | None:
         """A new write lane over this database's write groups (SQLite; None on PostgreSQL, whose
