@@ -4,7 +4,8 @@
 over it with the same scoping and transaction semantics as the SQL adapter: changes are applied
 to a private copy and become visible only on `commit()`, and a workspace's events are queued for
 its webhook subscriptions in the same commit (the outbox). `FakeClock` is a clock tests can move;
-`FakeStorePlatform` is a connected store that accepts status changes until told to `reject()`.
+`FakeStorePlatform` is a connected store that accepts status changes until told to `reject()`;
+`InMemoryIdempotencyStore` keeps the HTTP API's idempotency keys.
 
 Each area keeps its fakes in `engage_core.<area>.fakes`; `AREAS` below is where they are
 registered. Contract tests (`tests/contract`) run every port family against these fakes and the
@@ -27,6 +28,7 @@ from engage_core.jobs import fakes as jobs
 from engage_core.jobs.fakes import InMemoryJobQueue
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.fakes import FakeClock, FakeMailer
+from engage_core.kernel.idempotency import InMemoryIdempotencyStore
 from engage_core.kernel.memory import FakeArea, MemoryStore, State
 from engage_core.knowledge import fakes as knowledge
 from engage_core.messaging import fakes as messaging
@@ -208,6 +210,7 @@ __all__ = [
     "FakeSender",
     "FakeStorePlatform",
     "InMemoryDeliveryQueue",
+    "InMemoryIdempotencyStore",
     "InMemoryJobQueue",
     "InMemoryStore",
     "InMemoryUnitOfWorkFactory",

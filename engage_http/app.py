@@ -13,6 +13,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.types import ASGIApp, Lifespan
 
+from engage_core.kernel.idempotency import InMemoryIdempotencyStore
 from engage_core.messaging.sandbox_controls import SandboxControls
 from engage_core.services import Services
 from engage_http import dashboard, health
@@ -20,6 +21,7 @@ from engage_http.areas import OPERATIONS, PARTNER_OPERATIONS
 from engage_http.dashboard import SessionCookies
 from engage_http.errors import EXCEPTION_HANDLERS, StorageErrors
 from engage_http.health import Readiness
+from engage_http.idempotency import IdempotentRequests
 from engage_http.messaging import sandbox_routes
 from engage_http.messaging.callbacks import CallbackReader, callback_route
 from engage_http.openapi import build_document, document_endpoint
@@ -61,6 +63,7 @@ def create_app(
     readiness: Readiness | None = None,
     metrics: Metrics | None = None,
     tracing: Tracing | None = None,
+    idempotency: IdempotentRequests | None = None,
 ) -> Starlette:
     """The workspace API under `/api/v1`, with its OpenAPI document at `/api/v1/openapi.json`.
 
@@ -79,7 +82,10 @@ def create_app(
     (`request_id.py`). `GET /health` and `GET /ready` are served
     outside `/api/v1` (`health.py`); `readiness` holds the checks of `/ready` (none: always ready).
     With `metrics`, `GET /metrics` is served there too and every request is counted (`metrics.py`);
-    without, neither costs anything. With `tracing`, each request is an OpenTelemetry span (`tracing.py`).
+    without, neither costs anything. With `tracing`, each request is an OpenTelemetry span
+    (`tracing.py`). A POST with an `Idempotency-Key` header runs once per key
+    (`idempotency.py`): the keys are kept by `idempotency` (the composition root's are in the
+    database), by default in this process's memory, on the services' clock.
     """
     operations = (*OPERATIONS, *PARTNER_OPERATIONS)
     if sandbox is not None:
@@ -93,6 +99,7 @@ def create_app(
         rate_limiter=rate_limiter,
         write_lane=write_lane,
         storage_errors=storage_errors,
+        idempotency=idempotency or IdempotentRequests(InMemoryIdempotencyStore(), services.dependencies.clock),
     )
     routes.append(
         Route(

@@ -18,6 +18,9 @@ Team members' passwords are hashed with argon2id, a bounded number at once
 `ENGAGE_APP_URL`) goes to the SMTP server of `ENGAGE_SMTP_HOST`; without it, each message is only
 logged (recipient and subject).
 
+The idempotency keys of `POST` requests (`Idempotency-Key`) are kept in the database, so every
+process answers a retry alike (`engage_http.idempotency`).
+
 Each workspace key and partner key may make `ENGAGE_RATE_LIMIT` requests (120) per
 `ENGAGE_RATE_LIMIT_WINDOW` seconds (60), counted in this process or, with `ENGAGE_REDIS_URL`, in
 Redis for every process (its keys start with `ENGAGE_REDIS_PREFIX`, by default one named after the
@@ -70,6 +73,7 @@ from engage_http.app import create_app
 from engage_http.dashboard import SessionCookies
 from engage_http.embedding import LifespanCheck, LifespanState
 from engage_http.health import Readiness, database_probe, secret_probe, worker_probe
+from engage_http.idempotency import IdempotentRequests
 from engage_http.rate_limit import RequestRateLimiter
 from engage_http.worker import DeliveryWorkerHandle, start_delivery_worker
 from engage_sql import Database, deployment_name, unavailable
@@ -472,6 +476,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         storage_errors=unavailable,
         metrics=metrics,
         tracing=tracing,
+        idempotency=IdempotentRequests(database.idempotency_store(), SystemClock()),
     )
     if metrics is not None:
         metrics.watch_backlog(database.webhook_backlog)

@@ -29,7 +29,9 @@ from engage_core.kernel.errors import EngageError, Forbidden
 ALLOWED_HEADERS = "X-Api-Key, Authorization, Content-Type, Idempotency-Key"
 """The request headers a preflight allows: the key (either header), a JSON body, a retry's key."""
 
-EXPOSED_HEADERS = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, WWW-Authenticate"
+EXPOSED_HEADERS = (
+    "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, WWW-Authenticate, Idempotent-Replayed"
+)
 """The response headers beyond the CORS-safelisted ones that a page may read."""
 
 MAX_AGE = 7200

@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from engage_core import DISTRIBUTION_NAME
+from engage_core.kernel.idempotency import KEY_MAX_LENGTH
 from engage_core.messaging.channels import CHANNEL_TYPES
 from engage_http import multipart, pagination
 from engage_http.envelope import JSON, dumps
@@ -52,6 +53,17 @@ PARTNER_SECURITY_SCHEME: Mapping[str, Any] = {
 }
 PARTNER_SECURITY: list[dict[str, list[str]]] = [{"PartnerKeyAuth": []}]
 
+IDEMPOTENCY_KEY_PARAMETER: Mapping[str, Any] = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": KEY_MAX_LENGTH},
+    "description": "Run this request once: a retry with the same key and the same request within 24 hours gets "
+    "the first response again, with `Idempotent-Replayed: true`; the key with another request is a 422. "
+    "Keys are the caller's own (a UUID is a good key).",
+}
+"""Declared on every POST (`engage_http.idempotency`)."""
+
 RATE_LIMIT_HEADERS: Mapping[str, Any] = {
     "X-RateLimit-Limit": {"schema": {"type": "integer"}, "description": "Requests allowed per window."},
     "X-RateLimit-Remaining": {"schema": {"type": "integer"}, "description": "Requests left in this window."},
@@ -71,7 +83,12 @@ _ERRORS: Mapping[int, tuple[str, type, str]] = {
     ),
     404: ("NotFound", Error, "The resource does not exist in this account."),
     405: ("MethodNotAllowed", Error, "The path does not serve this method; `Allow` lists those it does."),
-    409: ("Conflict", Error, "The request collides with the current state."),
+    409: (
+        "Conflict",
+        Error,
+        "The request collides with the current state, or another request with its `Idempotency-Key` is still "
+        "running (retry after `Retry-After` seconds).",
+    ),
     413: ("PayloadTooLarge", Error, "The request body is larger than 1 MiB."),
     422: ("ValidationFailed", ValidationError, "The request is invalid; `errors` names each field."),
     429: ("TooManyRequests", Error, "Too many requests; retry after `Retry-After` seconds."),
@@ -148,6 +165,8 @@ def _operation(op: Operation, registry: SchemaRegistry) -> dict[str, Any]:
         parameters += [p.openapi() for p in QueryParser(op.query).parameters]
     if op.page is not None:
         parameters += [p.openapi() for p in pagination.parameters(op.page)]
+    if op.idempotent:
+        parameters.append(dict(IDEMPOTENCY_KEY_PARAMETER))
     if parameters:
         spec["parameters"] = parameters
     if op.body is not None:

@@ -163,7 +163,15 @@ class Operation:
             found.add(422)
         if self.body is not None:
             found.add(413)
+        if self.idempotent:  # another request with the key (422), or the same one still running (409)
+            found |= {409, 422}
         return tuple(sorted(found))
+
+    @property
+    def idempotent(self) -> bool:
+        """Whether the operation honours `Idempotency-Key` (`engage_http.idempotency`): every POST
+        of a caller."""
+        return self.method == "POST" and self.secured
 
 
 READ_METHODS = frozenset({"GET", "HEAD"})

@@ -25,6 +25,10 @@ Where the storage has a write lane (`WriteLane`: SQLite's, `engage_sql.write_lan
 that declare `write_lane` run there instead of in a worker thread each: one thread that handles the
 writes of many requests, authentication included, in one transaction, and answers them together
 once it is durable. Two threads (the event loop and the lane) then share the GIL, not dozens.
+
+A POST with an `Idempotency-Key` header takes neither shortcut: it runs in a worker thread, where
+its key is claimed and its response kept in transactions of their own around the handler's
+(`idempotency.py`). Looking for the header is all it costs a POST without one.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.messaging.channels import CHANNEL_TYPES
 from engage_core.plans.model import Plan
 from engage_core.services import Services
-from engage_http import auth, cors, envelope, multipart, pagination, partner_auth
+from engage_http import auth, cors, envelope, idempotency, multipart, pagination, partner_auth
 from engage_http.converter import core_type, load_json, structure, to_core, unstructure_hook
 from engage_http.envelope_schemas import PageMeta
 from engage_http.errors import (
@@ -61,6 +65,7 @@ from engage_http.errors import (
     server_error_response,
 )
 from engage_http.fields import ID_DIGITS
+from engage_http.idempotency import IdempotentRequests
 from engage_http.operations import AuthScheme, Call, Operation, Reply, Shape, WithPage
 from engage_http.query import QueryParser
 from engage_http.rate_limit import RequestRateLimiter, limited, partner_bucket, workspace_bucket
@@ -208,6 +213,27 @@ class BoundOperation:
         return limited(
             self.rate_limiter, bucket, lambda: self._handle(request, headers, raw_body, admission, partner_id)
         )
+
+    def respond_once(self, request: Request, raw_body: bytes, key: str, requests: IdempotentRequests) -> Response:
+        """`respond`, run once per idempotency `key` of the caller (`idempotency.py`). Runs in a worker
+        thread. The key is claimed once the request is authenticated, admitted and parsed: a request
+        refused before its handler runs keeps nothing on its key."""
+        headers = plain_headers(request)
+        admission, partner_id = self._authenticate(headers)
+        if admission is None:
+            scope, bucket = f"partner:{partner_id}", partner_bucket(partner_id)
+        else:
+            scope, bucket = f"account:{admission.account.id}", workspace_bucket(admission.account.id)
+
+        def handle() -> Response:
+            idempotency.check_key(key)
+            call = self._call(request, headers, raw_body, admission, partner_id)
+            request_print = idempotency.fingerprint(
+                request.method, request.scope["path"], request.scope.get("query_string", b""), raw_body
+            )
+            return requests.respond(scope, key, request_print, lambda: self._render(self.operation.handler(call)))
+
+        return limited(self.rate_limiter, bucket, handle)
 
     def _handle(
         self, request: Request, headers: Headers, raw_body: bytes, admission: Admission | None, partner_id: int
@@ -374,7 +400,12 @@ class _Dispatcher:
     responses here instead, to carry the CORS headers."""
 
     def __init__(
-        self, bound: Mapping[str, BoundOperation], *, debug: bool, storage_errors: StorageErrors | None = None
+        self,
+        bound: Mapping[str, BoundOperation],
+        *,
+        debug: bool,
+        storage_errors: StorageErrors | None = None,
+        idempotency: IdempotentRequests | None = None,
     ) -> None:
         self._bound = bound
         self._debug = debug
@@ -385,6 +416,9 @@ class _Dispatcher:
         self._methods = tuple(methods)
         # Browsers may call workspace routes; partner routes are server-to-server (`cors.py`).
         self._cross_origin = all(b.operation.auth is AuthScheme.WORKSPACE for b in bound.values())
+        # Only a path with an idempotent operation (its POST) looks for the header.
+        post = bound.get("POST")
+        self._idempotency = idempotency if post is not None and post.operation.idempotent else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive, send)
@@ -417,6 +451,10 @@ class _Dispatcher:
             return cors.options(self._methods, None)
         raw = await read_body(request, target.body_limit) if target.reads_body else b""
         try:
+            if self._idempotency is not None and method == "POST":
+                idempotency_key = idempotency.requested_key(request.scope)
+                if idempotency_key is not None:  # never on the lane: its claim and response commit apart
+                    return await in_worker_thread(target.respond_once, request, raw, idempotency_key, self._idempotency)
             if target.lane is not None:
                 key = lane_key(request.scope)
                 if target.lane.admits(key, len(raw)):
@@ -449,13 +487,15 @@ def build_routes(
     rate_limiter: RequestRateLimiter | None = None,
     write_lane: WriteLane | None = None,
     storage_errors: StorageErrors | None = None,
+    idempotency: IdempotentRequests | None = None,
 ) -> list[Route]:
     """One route per path, in the order paths first appear in the table. With `debug`, unexpected
     exceptions propagate (to Starlette's traceback page) instead of becoming a generic 500. With
     `short_reads`, the reads the storage says are always short run on the event loop (see the module docstring);
     with `write_lane`, the operations that may run their writes on the lane do.
     With `rate_limiter`, each key's requests are limited (`engage_http.rate_limit`). With
-    `storage_errors`, the storage failures it names become their domain errors (503) instead of 500."""
+    `storage_errors`, the storage failures it names become their domain errors (503) instead of 500.
+    With `idempotency`, a POST with an `Idempotency-Key` runs once per key (`idempotency.py`)."""
     by_path: dict[str, dict[str, BoundOperation]] = {}
     for operation in operations:
         methods = by_path.setdefault(operation.path, {})
@@ -470,7 +510,7 @@ def build_routes(
         routes.append(
             Route(
                 prefix + path,
-                _Dispatcher(bound, debug=debug, storage_errors=storage_errors),
+                _Dispatcher(bound, debug=debug, storage_errors=storage_errors, idempotency=idempotency),
                 methods=[*bound, "OPTIONS"],
                 name=name,
             )

@@ -14,6 +14,7 @@ from engage_sql import (
     bookings,
     commerce,
     contacts,
+    idempotency,
     jobs,
     knowledge,
     messaging,
@@ -39,6 +40,7 @@ AREAS: tuple[SqlArea, ...] = (
     plans.AREA,
     partners.AREA,
     jobs.AREA,
+    idempotency.AREA,
 )
 
 

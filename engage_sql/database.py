@@ -14,6 +14,7 @@ from engage_sql import migrate
 from engage_sql.accounts.tables import accounts
 from engage_sql.areas import SHORT_READS
 from engage_sql.engines import create_engine, readonly_options
+from engage_sql.idempotency.store import SqlIdempotencyStore
 from engage_sql.jobs.queue import SqlJobQueue
 from engage_sql.registry import ShortRead
 from engage_sql.unit_of_work import SqlUnitOfWorkFactory
@@ -90,6 +91,11 @@ class Database:
     def job_queue(self) -> SqlJobQueue:
         """The jobs of every account as the worker's queue (`engage_core.jobs.ports.JobQueue`)."""
         return SqlJobQueue(self.engine, groups=self.uow.write_groups)
+
+    def idempotency_store(self) -> SqlIdempotencyStore:
+        """The idempotency keys of the HTTP API (`engage_core.kernel.idempotency.IdempotencyStore`),
+        committing with the units of work's write groups on SQLite."""
+        return SqlIdempotencyStore(self.engine, groups=self.uow.write_groups)
 
     def write_lane(self) -> WriteLane | None:
         """A new write lane over this database's write groups (SQLite; None on PostgreSQL, whose

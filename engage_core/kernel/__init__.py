@@ -1,2 +1,3 @@
 """The shared kernel: what every area uses and no area owns (time, errors, domain events,
-pagination, validation, money, phone numbers, mail, rate limits). It imports no area."""
+pagination, validation, money, phone numbers, mail, rate limits, idempotency keys). It imports no
+area."""

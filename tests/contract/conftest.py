@@ -4,10 +4,11 @@
 `postgres` (the SQL adapter; PostgreSQL skipped, with its reason, unless ENGAGE_TEST_POSTGRES_URL is
 set). `uow` is a `UnitOfWorkFactory` over an empty storage of that kind; `services` every use case
 over it, with fakes for the outbound ports (`sandbox`, the messaging networks, and `mailer` among
-them). `outbox_events`, `delivery_queue` and `job_queue` are what each adapter offers next to its units of work:
-the events committed to the outbox, the delivery log and the jobs as the worker's queues. A contract test uses
-only these, never an engine or a store's internals: what it asserts, every adapter must do. Helpers
-shared by several suites are in `support.py`.
+them). `outbox_events`, `delivery_queue`, `job_queue` and `idempotency_store` are what each adapter
+offers next to its units of work: the events committed to the outbox, the delivery log and the jobs
+as the worker's queues, and the idempotency keys of the HTTP API. A contract test uses only these,
+never an engine or a store's internals: what it asserts, every adapter must do. Helpers shared by
+several suites are in `support.py`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 from engage_core.contacts.model import Contact, ContactInput
 from engage_core.jobs.ports import JobQueue
 from engage_core.kernel.events import DomainEvent
+from engage_core.kernel.idempotency import IdempotencyStore, InMemoryIdempotencyStore
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
 from engage_core.testing import (
@@ -129,6 +131,15 @@ def job_queue(storage: str, _adapter: Any) -> Iterator[JobQueue]:
     queue: JobQueue = InMemoryJobQueue(_adapter.store) if storage == "memory" else _adapter.job_queue()
     yield queue
     queue.close()
+
+
+@pytest.fixture
+def idempotency_store(storage: str, _adapter: Any) -> IdempotencyStore:
+    """The idempotency keys of the storage under test, none kept yet."""
+    if storage == "memory":
+        return InMemoryIdempotencyStore()
+    store: IdempotencyStore = _adapter.idempotency_store()
+    return store
 
 
 @pytest.fixture

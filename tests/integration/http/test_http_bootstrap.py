@@ -50,6 +50,22 @@ def test_build_app_serves_the_api_over_a_migrated_database(database_url: str) ->
     assert [t["title"] for t in listed.json()["data"]] == ["VIP"]
 
 
+def test_build_app_keeps_idempotency_keys_in_the_database(database_url: str) -> None:
+    """A retry with an `Idempotency-Key` is answered from the database, even by another app over it."""
+    settings = Settings.from_env({"ENGAGE_DATABASE_URL": database_url, "ENGAGE_RUN_WORKER": "0"})
+    first_app = build_app(settings)
+    headers = {"X-Api-Key": first_app.state.services.accounts.create("Acme").api_key, "Idempotency-Key": "k-1"}
+    with running(first_app) as client:
+        first = client.post("/api/v1/tags", json={"title": "VIP"}, headers=headers)
+
+    with running(build_app(settings)) as client:
+        retry = client.post("/api/v1/tags", json={"title": "VIP"}, headers=headers)
+
+    assert (first.status_code, retry.status_code) == (201, 201)
+    assert retry.content == first.content
+    assert retry.headers["idempotent-replayed"] == "true"
+
+
 def test_the_database_is_disposed_when_the_app_stops(database_url: str, disposals: list[Database]) -> None:
     """Leaving the app's lifespan disposes of the database's connections."""
     app = build_app(Settings(database_url=database_url))

@@ -83,7 +83,8 @@ def test_only_create_and_regenerate_responses_carry_the_secret() -> None:
 
 def test_the_delivery_id_path_parameter_is_a_uuid() -> None:
     """Redelivery names the delivery by its UUID, the webhook by its integer id."""
-    parameters = operation("post", "/webhooks/{id}/deliveries/{delivery_id}/redeliver")["parameters"]
+    declared = operation("post", "/webhooks/{id}/deliveries/{delivery_id}/redeliver")["parameters"]
+    parameters = [p for p in declared if p["in"] == "path"]
 
     assert [(p["name"], p["schema"]["type"]) for p in parameters] == [("id", "integer"), ("delivery_id", "string")]
     assert parameters[1]["schema"]["format"] == "uuid"
