@@ -2,7 +2,8 @@
 #
 #   make run    create .venv, install engage, migrate, create a demo account on a new database
 #               (its API key is printed once), serve on http://127.0.0.1:8000
-#   make test   create .venv with the dev tools, then lint-imports, ruff, mypy and pytest
+#   make test   create .venv with the dev tools, then lint-imports, ruff, mypy, the library
+#               reference (make docs) and pytest
 #
 # Only Python 3.11+ and make are needed; everything else is installed into .venv.
 
@@ -17,12 +18,16 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 # Two pytest-xdist workers (one per core here) halve the wall time of the suite; override with PYTEST_ARGS=.
 PYTEST_ARGS ?= -n auto
+# The library reference: Sphinx, every warning an error. -E rereads every page, so a warning is
+# reported by every build, not only by the one that first met it.
+DOCS_OUT ?= build/docs/reference
+SPHINX_BUILD = $(BIN)/sphinx-build -E -W --keep-going -q -b html docs/reference $(DOCS_OUT)
 
 # Stamp files: an install step runs again only when pyproject.toml is newer than its stamp.
 INSTALLED_ALL := $(VENV)/.installed-all
 INSTALLED_DEV := $(VENV)/.installed-dev
 
-.PHONY: help run install dev migrate test lint typecheck pytest format clean distclean
+.PHONY: help run install dev migrate test lint typecheck docs pytest format clean distclean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -53,11 +58,12 @@ run: $(INSTALLED_ALL) ## Migrate, create a demo account on a new database, serve
 migrate: $(INSTALLED_ALL) ## Apply pending database migrations
 	$(BIN)/engage db upgrade
 
-test: $(INSTALLED_DEV) ## Every check CI runs: import contracts, lint, format, types, tests
+test: $(INSTALLED_DEV) ## Every check CI runs: import contracts, lint, format, types, docs, tests
 	$(BIN)/lint-imports
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(SPHINX_BUILD)
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 lint: $(INSTALLED_DEV) ## Import contracts, ruff lint and format check
@@ -67,6 +73,10 @@ lint: $(INSTALLED_DEV) ## Import contracts, ruff lint and format check
 
 typecheck: $(INSTALLED_DEV) ## mypy, strict on all five packages
 	$(BIN)/mypy
+
+docs: $(INSTALLED_DEV) ## Build the library reference into build/docs/reference (warnings fail it)
+	$(SPHINX_BUILD)
+	@echo "Open $(DOCS_OUT)/index.html"
 
 pytest: $(INSTALLED_DEV) ## Only the tests (PYTEST_ARGS="-m 'not e2e'" to narrow)
 	$(BIN)/pytest $(PYTEST_ARGS)

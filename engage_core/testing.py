@@ -121,6 +121,9 @@ class _InMemoryUnitOfWork:
 
 
 class InMemoryWorkspaceUnitOfWork(_InMemoryUnitOfWork):
+    """:class:`.WorkspaceUnitOfWork` over an :class:`InMemoryStore`: one account's repositories, with the
+    webhook outbox written on commit."""
+
     KIND = "workspace"
 
     def __enter__(self) -> Self:
@@ -128,9 +131,12 @@ class InMemoryWorkspaceUnitOfWork(_InMemoryUnitOfWork):
         return super().__enter__()
 
     def emit(self, event: DomainEvent) -> None:
+        """Hold `event` until :meth:`commit` (:meth:`.WorkspaceUnitOfWork.emit`)."""
         self._pending.append(event)
 
     def commit(self) -> None:
+        """Record the held events, queue one delivery attempt per active subscription that wants each, and
+        make the state the store's."""
         assert self._state is not None, "the unit of work is not open: use it in a `with` block"
         self._state.of(WebhooksTables).events.extend(RecordedEvent(self.account_id, e) for e in self._pending)
         repository = webhooks.InMemoryWebhookRepository(self.store, self._state, self.account_id)
@@ -151,13 +157,19 @@ class InMemoryWorkspaceUnitOfWork(_InMemoryUnitOfWork):
 
 
 class InMemoryAdminUnitOfWork(_InMemoryUnitOfWork):
+    """:class:`.AdminUnitOfWork` over an :class:`InMemoryStore`: the repositories across accounts."""
+
     KIND = "admin"
 
     def commit(self) -> None:
+        """Make the state the store's."""
         self._commit_state()
 
 
 class InMemoryPartnerUnitOfWork(_InMemoryUnitOfWork):
+    """:class:`.PartnerUnitOfWork` over an :class:`InMemoryStore`, with the partner outbox written on
+    commit."""
+
     KIND = "partners"
 
     def __enter__(self) -> Self:
@@ -165,9 +177,12 @@ class InMemoryPartnerUnitOfWork(_InMemoryUnitOfWork):
         return super().__enter__()
 
     def emit(self, partner_id: int, event: DomainEvent) -> None:
+        """Hold `event` of partner `partner_id` until :meth:`commit` (:meth:`.PartnerUnitOfWork.emit`)."""
         self._pending.append((partner_id, event))
 
     def commit(self) -> None:
+        """Record the held partner events, queue one attempt per subscription of the partner that wants
+        each, and make the state the store's."""
         assert self._state is not None, "the unit of work is not open: use it in a `with` block"
         tables = self._state.of(PartnersTables)
         subscriptions = partners.InMemoryPartnerWebhookRepository(self.store, self._state)
@@ -191,12 +206,16 @@ class InMemoryUnitOfWorkFactory:
         self.store = store or InMemoryStore()
 
     def workspace(self, account_id: int, *, readonly: bool = False) -> WorkspaceUnitOfWork:
+        """An :class:`InMemoryWorkspaceUnitOfWork` of account `account_id` (`readonly` changes nothing
+        here)."""
         return InMemoryWorkspaceUnitOfWork(self.store, account_id)
 
     def admin(self, *, readonly: bool = False) -> AdminUnitOfWork:
+        """An :class:`InMemoryAdminUnitOfWork` (`readonly` changes nothing here)."""
         return InMemoryAdminUnitOfWork(self.store)
 
     def partners(self, *, readonly: bool = False) -> PartnerUnitOfWork:
+        """An :class:`InMemoryPartnerUnitOfWork` (`readonly` changes nothing here)."""
         return InMemoryPartnerUnitOfWork(self.store)
 
 

@@ -43,7 +43,8 @@ class WorkspaceUnitOfWork(
     """One transaction inside one account: every repository it hands out sees that account only."""
 
     @property
-    def account_id(self) -> int: ...
+    def account_id(self) -> int:
+        """The account every repository of this unit of work is scoped to."""
 
     def emit(self, event: DomainEvent) -> None:
         """Record an event. `commit()` writes it to the outbox and queues one delivery attempt for
@@ -66,8 +67,11 @@ class PartnerUnitOfWork(PartnersRepositories, PlansRepositories, AccountsReposit
 class UnitOfWorkFactory(Protocol):
     """Opens units of work. `readonly` lets the adapter skip write locks for pure reads."""
 
-    def workspace(self, account_id: int, *, readonly: bool = False) -> WorkspaceUnitOfWork: ...
+    def workspace(self, account_id: int, *, readonly: bool = False) -> WorkspaceUnitOfWork:
+        """A unit of work inside account `account_id`; open it with `with`."""
 
-    def admin(self, *, readonly: bool = False) -> AdminUnitOfWork: ...
+    def admin(self, *, readonly: bool = False) -> AdminUnitOfWork:
+        """A unit of work across accounts, for administration and authentication."""
 
-    def partners(self, *, readonly: bool = False) -> PartnerUnitOfWork: ...
+    def partners(self, *, readonly: bool = False) -> PartnerUnitOfWork:
+        """A unit of work across partners, their clients, plans and accounts."""

@@ -24,12 +24,17 @@ class NewKey:
 
 
 class AccountService:
+    """Administration of accounts (workspaces) and authentication of the requests that act for them."""
+
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock, default_plan: str = DEFAULT_PLAN) -> None:
         self._uow = uow
         self._clock = clock
         self._default_plan = default_plan  # of a workspace without a partner, as `Entitlements`'
 
     def create(self, name: str) -> NewKey:
+        """Create an active account on the default plan and issue its first API key.
+
+        Raises :class:`.ValidationFailed` when `name` is blank or longer than 255 characters."""
         name = required_text("name", name, max_length=255)
         key = api_keys.generate_key()
         with self._uow.admin() as uow:
@@ -38,15 +43,21 @@ class AccountService:
         return NewKey(account=account, api_key=key.plaintext)
 
     def list(self) -> Sequence[Account]:
+        """Every account, oldest first."""
         with self._uow.admin(readonly=True) as uow:
             return uow.accounts.list()
 
     def get(self, account_id: int) -> Account:
+        """The account `account_id`.
+
+        Raises :class:`.NotFound` when there is none."""
         with self._uow.admin(readonly=True) as uow:
             return _require(uow, account_id)
 
     def rotate_key(self, account_id: int) -> NewKey:
-        """Issue a new key; the old one stops working when this returns."""
+        """Issue a new key; the old one stops working when this returns.
+
+        Raises :class:`.NotFound` when there is no such account."""
         key = api_keys.generate_key()
         with self._uow.admin() as uow:
             _require(uow, account_id)
@@ -56,6 +67,9 @@ class AccountService:
         return NewKey(account=account, api_key=key.plaintext)
 
     def set_active(self, account_id: int, is_active: bool) -> Account:
+        """Activate or deactivate the account; an inactive one is refused with 403 `account_inactive`.
+
+        Raises :class:`.NotFound` when there is no such account."""
         with self._uow.admin() as uow:
             _require(uow, account_id)
             uow.accounts.set_active(account_id, is_active, self._clock.now())
@@ -64,7 +78,10 @@ class AccountService:
         return account
 
     def set_origins(self, account_id: int, origins: Sequence[str]) -> Account:
-        """Replace the whitelist. `*` or no origins allows every origin."""
+        """Replace the whitelist. `*` or no origins allows every origin.
+
+        Raises :class:`.ValidationFailed` naming each origin that is not valid (`origins.<index>`);
+        :class:`.NotFound` when there is no such account."""
         cleaned: list[str] = []
         errors: dict[str, list[str]] = {}
         for index, origin in enumerate(origins):
@@ -82,7 +99,11 @@ class AccountService:
         return account
 
     def authenticate(self, raw_key: str | None, *, origin: str | None = None, referer: str | None = None) -> Account:
-        """The account a request acts for (SPEC 5). Every kind of bad key raises the same error."""
+        """The account a request acts for (SPEC 5).
+
+        Raises :class:`.Unauthenticated` for a missing, malformed or unknown key (the same error for
+        each); :class:`.Forbidden` for an origin the account does not allow (`origin_not_allowed`) or
+        an inactive account (`account_inactive`)."""
         if not raw_key or not api_keys.is_well_formed(raw_key):
             raise Unauthenticated()
         digest = api_keys.digest_key(raw_key)
@@ -95,7 +116,9 @@ class AccountService:
     def admit(self, raw_key: str | None, *, origin: str | None = None, referer: str | None = None) -> Admission:
         """`authenticate`, with what else a workspace request needs in the same read: whether the
         workspace is suspended, and the plan in force (`Entitlements.plan_of`'s). The caller refuses
-        with `Admission.plan_to_run_on`."""
+        with `Admission.plan_to_run_on`.
+
+        Raises as :meth:`authenticate` does."""
         if not raw_key or not api_keys.is_well_formed(raw_key):  # refused before storage is asked
             raise Unauthenticated()
         digest = api_keys.digest_key(raw_key)

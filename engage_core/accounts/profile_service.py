@@ -24,6 +24,8 @@ NAME_MAX = 255
 
 @attrs.frozen
 class AccountProfile:
+    """A workspace's profile: its account (name, locale) and the timezone its working hours are read in."""
+
     account: Account
     timezone: str
 
@@ -38,11 +40,17 @@ class ProfilePatch:
 
 
 class AccountProfileService:
+    """The workspace's own profile: name, timezone and locale (`GET`/`PATCH /account`)."""
+
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock) -> None:
         self._uow = uow
         self._clock = clock
 
     def get(self, account_id: int) -> AccountProfile:
+        """The profile of account `account_id`; the timezone is the default one until working hours are
+        set.
+
+        Raises :class:`.NotFound` when there is no such account."""
         with self._uow.admin(readonly=True) as admin:
             account = admin.accounts.get(account_id)
         if account is None:

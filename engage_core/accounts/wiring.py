@@ -12,9 +12,12 @@ if TYPE_CHECKING:
 
 
 class AccountsServices:
+    """The accounts area's services: administration and authentication, and the workspace profile."""
+
     accounts: AccountService
     account_profile: AccountProfileService
 
     def wire(self, deps: Dependencies) -> None:
+        """Build this area's services from `deps` (called once by :class:`.Services`)."""
         self.accounts = AccountService(deps.uow, deps.clock, deps.default_plan)
         self.account_profile = AccountProfileService(deps.uow, deps.clock)

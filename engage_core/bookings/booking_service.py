@@ -124,6 +124,15 @@ class _Calendars:
 
 
 class BookingService:
+    """Bookings: listing, availability, creating, rescheduling and the status moves (pending, confirmed,
+    completed, cancelled), with no double booking of a calendar.
+
+    Methods that name a booking raise :class:`.NotFound` when it is not in the account. Invalid input,
+    a time outside the working hours or taken by another live booking, and a status move the state
+    machine does not have (:mod:`engage_core.bookings.model`) raise :class:`.ValidationFailed` naming
+    the field, and nothing is written. Changes emit `booking.created`, `booking.updated`,
+    `booking.confirmed`, `booking.completed` or `booking.cancelled`."""
+
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock) -> None:
         self._uow = uow
         self._clock = clock
@@ -145,6 +154,9 @@ class BookingService:
             return uow.bookings.find(filters, page)
 
     def get(self, account_id: int, booking_id: int) -> Booking:
+        """The booking `booking_id`.
+
+        Raises :class:`.NotFound` when it is not in the account."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             return _booking(uow, booking_id)
 

@@ -48,10 +48,12 @@ class InMemoryBookingRepository(_Repo):
         return sorted(found, key=lambda b: (b.starts_at, b.id))
 
     def lock_resource(self, resource_id: int | None) -> None:
+        """In memory, as :meth:`.BookingRepository.lock_resource`."""
         if resource_id not in self.locked:
             self.locked.append(resource_id)
 
     def add(self, draft: BookingDraft, now: datetime) -> Booking:
+        """In memory, as :meth:`.BookingRepository.add`."""
         booking = Booking(
             id=self._store.next_id(),
             contact_id=draft.contact_id,
@@ -69,13 +71,16 @@ class InMemoryBookingRepository(_Repo):
         return booking
 
     def get(self, booking_id: int) -> Booking | None:
+        """In memory, as :meth:`.BookingRepository.get`."""
         row = self._t.bookings.get(booking_id)
         return None if row is None or row[0] != self._account else row[1]
 
     def find(self, filters: BookingFilter, page: PageRequest) -> Page[Booking]:
+        """In memory, as :meth:`.BookingRepository.find`."""
         return paginate([b for b in self._mine() if filters.matches(b)], page)
 
     def update(self, booking: Booking) -> None:
+        """In memory, as :meth:`.BookingRepository.update`."""
         current = self.get(booking.id)
         if current is not None:
             self._t.bookings[booking.id] = (
@@ -96,6 +101,7 @@ class InMemoryBookingRepository(_Repo):
     def overlapping(
         self, resource_id: int | None, starts_at: datetime, ends_at: datetime, exclude_id: int | None = None
     ) -> Sequence[Booking]:
+        """In memory, as :meth:`.BookingRepository.overlapping`."""
         if resource_id not in self.locked:
             raise RuntimeError(f"overlapping({resource_id}) before lock_resource({resource_id}) in this transaction")
         return [
@@ -109,11 +115,15 @@ class InMemoryBookingRepository(_Repo):
         ]
 
     def live_between(self, starts_at: datetime, ends_at: datetime) -> Sequence[Booking]:
+        """In memory, as :meth:`.BookingRepository.live_between`."""
         return [b for b in self._mine() if b.is_live and b.starts_at < ends_at and starts_at < b.ends_at]
 
 
 class InMemoryBookingTypeRepository(_Repo):
+    """The in-memory :class:`.BookingTypeRepository`."""
+
     def add(self, draft: BookingTypeDraft, now: datetime) -> BookingType:
+        """In memory, as :meth:`.BookingTypeRepository.add`."""
         booking_type = BookingType(
             self._store.next_id(), draft.name, draft.duration_minutes, draft.description, draft.is_active, now, now
         )
@@ -121,13 +131,16 @@ class InMemoryBookingTypeRepository(_Repo):
         return booking_type
 
     def get(self, booking_type_id: int) -> BookingType | None:
+        """In memory, as :meth:`.BookingTypeRepository.get`."""
         row = self._t.booking_types.get(booking_type_id)
         return None if row is None or row[0] != self._account else row[1]
 
     def list(self) -> Sequence[BookingType]:
+        """In memory, as :meth:`.BookingTypeRepository.list`."""
         return sorted((t for (a, t) in self._t.booking_types.values() if a == self._account), key=lambda t: t.id)
 
     def update(self, booking_type: BookingType) -> None:
+        """In memory, as :meth:`.BookingTypeRepository.update`."""
         current = self.get(booking_type.id)
         if current is not None:
             self._t.booking_types[booking_type.id] = (
@@ -137,38 +150,51 @@ class InMemoryBookingTypeRepository(_Repo):
 
 
 class InMemoryResourceRepository(_Repo):
+    """The in-memory :class:`.ResourceRepository`."""
+
     def add(self, draft: ResourceDraft, now: datetime) -> Resource:
+        """In memory, as :meth:`.ResourceRepository.add`."""
         resource = Resource(self._store.next_id(), draft.name, draft.type, draft.is_active, now, now)
         self._t.resources[resource.id] = (self._account, resource)
         return resource
 
     def get(self, resource_id: int) -> Resource | None:
+        """In memory, as :meth:`.ResourceRepository.get`."""
         row = self._t.resources.get(resource_id)
         return None if row is None or row[0] != self._account else row[1]
 
     def list(self) -> Sequence[Resource]:
+        """In memory, as :meth:`.ResourceRepository.list`."""
         return sorted((r for (a, r) in self._t.resources.values() if a == self._account), key=lambda r: r.id)
 
     def update(self, resource: Resource) -> None:
+        """In memory, as :meth:`.ResourceRepository.update`."""
         current = self.get(resource.id)
         if current is not None:
             self._t.resources[resource.id] = (self._account, attrs.evolve(resource, created_at=current.created_at))
 
 
 class InMemoryWorkingHoursRepository(_Repo):
+    """The in-memory :class:`.WorkingHoursRepository`."""
+
     def get(self) -> WorkingHours | None:
+        """In memory, as :meth:`.WorkingHoursRepository.get`."""
         return self._t.working_hours.get(self._account)
 
     def put(self, hours: WorkingHours) -> None:
+        """In memory, as :meth:`.WorkingHoursRepository.put`."""
         self._t.working_hours[self._account] = hours
 
     def resource_schedules(self) -> Mapping[int, Schedule]:
+        """In memory, as :meth:`.WorkingHoursRepository.resource_schedules`."""
         return {rid: schedule for rid, (a, schedule) in self._t.resource_hours.items() if a == self._account}
 
     def put_resource(self, resource_id: int, schedule: Schedule) -> None:
+        """In memory, as :meth:`.WorkingHoursRepository.put_resource`."""
         self._t.resource_hours[resource_id] = (self._account, schedule)
 
     def clear_resource(self, resource_id: int) -> bool:
+        """In memory, as :meth:`.WorkingHoursRepository.clear_resource`."""
         row = self._t.resource_hours.get(resource_id)
         if row is None or row[0] != self._account:
             return False

@@ -42,7 +42,8 @@ class BookingRepository(Protocol):
         """Store the booking; `created_at` = `updated_at` = `now`, `cancelled_at` and
         `cancellation_reason` None."""
 
-    def get(self, booking_id: int) -> Booking | None: ...
+    def get(self, booking_id: int) -> Booking | None:
+        """The booking `booking_id`, or None."""
 
     def find(self, filters: BookingFilter, page: PageRequest) -> Page[Booking]:
         """`filters.matches` semantics; ordered by `starts_at`, then `id`, ascending."""
@@ -71,7 +72,8 @@ class BookingTypeRepository(Protocol):
     def add(self, draft: BookingTypeDraft, now: datetime) -> BookingType:
         """Store the type; `created_at` = `updated_at` = `now`."""
 
-    def get(self, booking_type_id: int) -> BookingType | None: ...
+    def get(self, booking_type_id: int) -> BookingType | None:
+        """The booking type `booking_type_id`, or None."""
 
     def list(self) -> Sequence[BookingType]:
         """Every type, active or not, ascending id."""
@@ -86,7 +88,8 @@ class ResourceRepository(Protocol):
     def add(self, draft: ResourceDraft, now: datetime) -> Resource:
         """Store the resource; `created_at` = `updated_at` = `now`."""
 
-    def get(self, resource_id: int) -> Resource | None: ...
+    def get(self, resource_id: int) -> Resource | None:
+        """The resource `resource_id`, or None."""
 
     def list(self) -> Sequence[Resource]:
         """Every resource, active or not, ascending id."""
@@ -121,13 +124,17 @@ class BookingsRepositories(Protocol):
     """The bookings area's repositories, as a workspace unit of work hands them out."""
 
     @property
-    def bookings(self) -> BookingRepository: ...
+    def bookings(self) -> BookingRepository:
+        """The bookings."""
 
     @property
-    def booking_types(self) -> BookingTypeRepository: ...
+    def booking_types(self) -> BookingTypeRepository:
+        """The booking types."""
 
     @property
-    def resources(self) -> ResourceRepository: ...
+    def resources(self) -> ResourceRepository:
+        """The resources."""
 
     @property
-    def working_hours(self) -> WorkingHoursRepository: ...
+    def working_hours(self) -> WorkingHoursRepository:
+        """The timezone, working hours and resource schedules."""

@@ -37,6 +37,12 @@ from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
 
 
 class BookingSetupService:
+    """A workspace's booking setup: booking types, resources, the timezone, working hours and the
+    resources' own schedules.
+
+    Methods that name a type or resource raise :class:`.NotFound` when it is not in the account;
+    invalid input raises :class:`.ValidationFailed` naming each bad field, and nothing is written."""
+
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock) -> None:
         self._uow = uow
         self._clock = clock
@@ -49,10 +55,16 @@ class BookingSetupService:
             return [t for t in uow.booking_types.list() if t.is_active or not active_only]
 
     def get_type(self, account_id: int, booking_type_id: int) -> BookingType:
+        """The booking type `booking_type_id`.
+
+        Raises :class:`.NotFound` when it is not in the account."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             return _booking_type(uow, booking_type_id)
 
     def create_type(self, account_id: int, data: BookingTypeInput) -> BookingType:
+        """Create a booking type.
+
+        Raises :class:`.ValidationFailed` naming each invalid field."""
         draft = validate_booking_type(data)
         with self._uow.workspace(account_id) as uow:
             created = uow.booking_types.add(draft, self._clock.now())
@@ -81,6 +93,9 @@ class BookingSetupService:
             return [r for r in uow.resources.list() if r.is_active or not active_only]
 
     def get_resource(self, account_id: int, resource_id: int) -> Resource:
+        """The resource `resource_id`.
+
+        Raises :class:`.NotFound` when it is not in the account."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             return _resource(uow, resource_id)
 
@@ -93,6 +108,11 @@ class BookingSetupService:
         return created
 
     def update_resource(self, account_id: int, resource_id: int, patch: ResourcePatch) -> Resource:
+        """Change the given fields of the resource (`UNSET` leaves one alone); nothing is written when
+        nothing changes.
+
+        Raises :class:`.NotFound` when it is not in the account; :class:`.ValidationFailed` naming each
+        invalid field."""
         with self._uow.workspace(account_id) as uow:
             current = _resource(uow, resource_id)
             changed = patched_resource(current, patch, self._clock.now())

@@ -12,9 +12,12 @@ if TYPE_CHECKING:
 
 
 class BookingsServices:
+    """The bookings area's services: bookings, and the booking setup."""
+
     bookings: BookingService
     booking_setup: BookingSetupService
 
     def wire(self, deps: Dependencies) -> None:
+        """Build this area's services from `deps` (called once by :class:`.Services`)."""
         self.bookings = BookingService(deps.uow, deps.clock)
         self.booking_setup = BookingSetupService(deps.uow, deps.clock)

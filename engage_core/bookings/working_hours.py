@@ -81,10 +81,12 @@ class Schedule:
         return self.weekly[day.weekday()]
 
     def document(self) -> dict[str, Any]:
-        """The JSON form, as the API takes and gives it and storage keeps it::
+        """The schedule as JSON.
 
-        {"weekly": {"monday": [{"opens": "09:00", "closes": "12:00"}, ...], ..., "sunday": []},
-         "exceptions": [{"date": "2026-12-25", "openings": []}, ...]}
+        This is the form the API takes and gives, and storage keeps::
+
+            {"weekly": {"monday": [{"opens": "09:00", "closes": "12:00"}, ...], ..., "sunday": []},
+             "exceptions": [{"date": "2026-12-25", "openings": []}, ...]}
         """
         return {
             "weekly": {name: _openings_document(self.weekly[index]) for index, name in enumerate(WEEKDAYS)},

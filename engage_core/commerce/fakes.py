@@ -38,6 +38,7 @@ class InMemoryProductRepository(_Repo):
         return sorted((p for (a, p) in self._t.products.values() if a == self._account), key=lambda p: p.id)
 
     def add_many(self, knowledge_base_id: int, drafts: Sequence[ProductDraft], now: datetime) -> Sequence[Product]:
+        """In memory, as :meth:`.ProductRepository.add_many`."""
         added = []
         for draft in drafts:
             product = Product(
@@ -62,13 +63,17 @@ class InMemoryProductRepository(_Repo):
         return added
 
     def get(self, product_id: int) -> Product | None:
+        """In memory, as :meth:`.ProductRepository.get`."""
         row = self._t.products.get(product_id)
         return None if row is None or row[0] != self._account else row[1]
 
     def get_many(self, product_ids: Collection[int]) -> Mapping[int, Product]:
+        """In memory, as :meth:`.ProductRepository.get_many`."""
         return {pid: product for pid in product_ids if (product := self.get(pid)) is not None}
 
     def find(self, filters: ProductFilter, page: PageRequest) -> Page[Product]:
+        """In memory, as :meth:`.ProductRepository.find`."""
+
         def keep(p: Product) -> bool:
             if filters.category is not None and (p.category or "").casefold() != filters.category.casefold():
                 return False
@@ -80,13 +85,16 @@ class InMemoryProductRepository(_Repo):
         return paginate([p for p in self._mine() if keep(p)], page)
 
     def for_catalog(self, knowledge_base_id: int) -> Sequence[Product]:
+        """In memory, as :meth:`.ProductRepository.for_catalog`."""
         return [p for p in self._mine() if p.knowledge_base_id == knowledge_base_id]
 
     def delete(self, product_id: int) -> None:
+        """In memory, as :meth:`.ProductRepository.delete`."""
         if self.get(product_id) is not None:
             del self._t.products[product_id]
 
     def take_stock(self, product_id: int, quantity: int) -> bool:
+        """In memory, as :meth:`.ProductRepository.take_stock`."""
         product = self.get(product_id)
         if product is None:
             return False
@@ -101,6 +109,7 @@ class InMemoryProductRepository(_Repo):
         return True
 
     def restore_stock(self, product_id: int, quantity: int) -> bool:
+        """In memory, as :meth:`.ProductRepository.restore_stock`."""
         product = self.get(product_id)
         if product is None:
             return False
@@ -116,6 +125,8 @@ class InMemoryProductRepository(_Repo):
 
 
 class InMemoryOrderRepository(_Repo):
+    """The in-memory :class:`.OrderRepository`."""
+
     def _mine(self) -> list[Order]:
         return [o for (a, o) in self._t.orders.values() if a == self._account]
 
@@ -129,6 +140,7 @@ class InMemoryOrderRepository(_Repo):
         )  # fmt: skip
 
     def add(self, draft: OrderDraft, now: datetime) -> Order:
+        """In memory, as :meth:`.OrderRepository.add`."""
         if draft.external_reference is not None and self.by_external_reference(draft.external_reference):
             raise ValidationFailed.on("external_reference", "An order with this external reference already exists.")
         order = Order(
@@ -156,28 +168,34 @@ class InMemoryOrderRepository(_Repo):
         return order
 
     def get(self, order_id: int) -> Order | None:
+        """In memory, as :meth:`.OrderRepository.get`."""
         row = self._t.orders.get(order_id)
         return None if row is None or row[0] != self._account else row[1]
 
     def find(self, filters: OrderFilter, page: PageRequest) -> Page[Order]:
+        """In memory, as :meth:`.OrderRepository.find`."""
         found = sorted(
             (o for o in self._mine() if filters.matches(o)), key=lambda o: (o.created_at, o.id), reverse=True
         )
         return paginate(found, page)
 
     def find_duplicate(self, key: str, since: datetime) -> Order | None:
+        """In memory, as :meth:`.OrderRepository.find_duplicate`."""
         found = [o for o in self._mine() if o.duplicate_key == key and o.created_at > since and o.status != "cancelled"]
         return max(found, key=lambda o: (o.created_at, o.id), default=None)
 
     def by_external_reference(self, reference: str) -> Order | None:
+        """In memory, as :meth:`.OrderRepository.by_external_reference`."""
         return next((o for o in self._mine() if o.external_reference == reference), None)
 
     def update(self, order: Order) -> None:
+        """In memory, as :meth:`.OrderRepository.update`."""
         current = self.get(order.id)
         if current is not None:
             self._t.orders[order.id] = (self._account, attrs.evolve(order, items=current.items))
 
     def replace_items(self, order_id: int, items: Sequence[OrderItemDraft]) -> tuple[OrderItem, ...]:
+        """In memory, as :meth:`.OrderRepository.replace_items`."""
         current = self.get(order_id)
         if current is None:
             return ()
@@ -207,9 +225,11 @@ class FakeStorePlatform:
         self.rejecting = message
 
     def accept(self) -> None:
+        """Accept status changes again: undo :meth:`reject`."""
         self.rejecting = None
 
     def push_status(self, account_id: int, order: Order, slug: str) -> None:
+        """In memory, as :meth:`.StorePlatform.push_status`."""
         if self.rejecting is not None:
             raise StoreRejected(self.rejecting)
         self.pushes.append(StorePush(order.id, order.external_reference, slug))

@@ -140,6 +140,16 @@ class _Customer:
 
 
 class OrderService:
+    """Orders: placing them (taking stock), importing them from the connected store, and changing them
+    through the order state machine (:mod:`engage_core.commerce.orders`).
+
+    Methods that name an order raise :class:`.NotFound` when it is not in the account. Invalid input,
+    too little stock and a status move the state machine does not have raise :class:`.ValidationFailed`
+    naming the field, and nothing changes. A status change of a store-sourced order is pushed to the
+    store first: a refusal is a :class:`.ValidationFailed` on `status`, and an order that moved
+    meanwhile a :class:`.Conflict`. Changes emit `order.created`, `order.updated`, and also
+    `order.cancelled` or `order.delivered` for those moves."""
+
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock, store: StorePlatform) -> None:
         self._uow = uow
         self._clock = clock
@@ -148,7 +158,10 @@ class OrderService:
     # -- reading ------------------------------------------------------------------------------
 
     def find(self, account_id: int, filters: OrderFilter, page: PageRequest) -> Page[Order]:
-        """`GET /orders`, newest first."""
+        """`GET /orders`, newest first.
+
+        Raises :class:`.ValidationFailed` for an unknown status or source, or `date_to` before
+        `date_from`."""
         errors = ErrorCollector()
         if filters.status is not None:
             errors.run(lambda: one_of("status", filters.status or "", ORDER_STATUSES))
@@ -161,6 +174,9 @@ class OrderService:
             return uow.orders.find(filters, page)
 
     def get(self, account_id: int, order_id: int) -> Order:
+        """The order `order_id`, with its items.
+
+        Raises :class:`.NotFound` when it is not in the account."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             return _order(uow, order_id)
 

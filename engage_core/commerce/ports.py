@@ -21,7 +21,8 @@ class ProductRepository(Protocol):
     def add_many(self, knowledge_base_id: int, drafts: Sequence[ProductDraft], now: datetime) -> Sequence[Product]:
         """Store the products in the catalog entry; ids ascend in the order given."""
 
-    def get(self, product_id: int) -> Product | None: ...
+    def get(self, product_id: int) -> Product | None:
+        """The product `product_id`, or None."""
 
     def get_many(self, product_ids: Collection[int]) -> Mapping[int, Product]:
         """The products among `product_ids` that exist, by id (one query; unknown ids are left out)."""
@@ -63,7 +64,8 @@ class OrderRepository(Protocol):
         """Store the order and its items (item ids ascend in the order given); `created_at` =
         `updated_at` = `now`."""
 
-    def get(self, order_id: int) -> Order | None: ...
+    def get(self, order_id: int) -> Order | None:
+        """The order `order_id` with its items, or None."""
 
     def find(self, filters: OrderFilter, page: PageRequest) -> Page[Order]:
         """Newest first (`created_at`, then `id`, descending)."""
@@ -111,7 +113,9 @@ class CommerceRepositories(Protocol):
     """Commerce's repositories, as a workspace unit of work hands them out."""
 
     @property
-    def products(self) -> ProductRepository: ...
+    def products(self) -> ProductRepository:
+        """The products."""
 
     @property
-    def orders(self) -> OrderRepository: ...
+    def orders(self) -> OrderRepository:
+        """The orders."""

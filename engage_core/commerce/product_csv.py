@@ -2,14 +2,14 @@
 
 The file is UTF-8 (a byte-order mark, as spreadsheets write it, is skipped), comma-separated, with
 a header row. Header names are matched case-insensitively, spaces read as underscores
-(`Product Name` is `product_name`). Columns:
+(`Product Name` is `product_name`). Columns::
 
-| column | aliases | product field |
-|---|---|---|
-| `product_name` | `name` | product_name (required in every row) |
-| `description` | `product_description` | product_description |
-| `sku`, `price`, `currency`, `category`, `image_url` | | the same |
-| `stock` | `stock_quantity` | stock_quantity (blank: stock not tracked) |
+    | column | aliases | product field |
+    |---|---|---|
+    | `product_name` | `name` | product_name (required in every row) |
+    | `description` | `product_description` | product_description |
+    | `sku`, `price`, `currency`, `category`, `image_url` | | the same |
+    | `stock` | `stock_quantity` | stock_quantity (blank: stock not tracked) |
 
 Any other named column is kept in the product's `product_attributes` under its header name (so a
 `purchase_url` column gives the product its purchase URL); blank cells are left out.

@@ -17,6 +17,9 @@ CATALOG = "product_catalog"
 
 
 class ProductService:
+    """Products: the catalogue (products are created with their knowledge-base catalog entry, see
+    :class:`.KnowledgeBaseService`) and their stock."""
+
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock) -> None:
         self._uow = uow
         self._clock = clock
@@ -29,13 +32,20 @@ class ProductService:
             return uow.products.find(filters, page)
 
     def get(self, account_id: int, product_id: int) -> Product:
+        """The product `product_id`.
+
+        Raises :class:`.NotFound` when it is not in the account."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             return _product(uow, product_id)
 
     # -- writing ------------------------------------------------------------------------------
 
     def restock(self, account_id: int, product_id: int, quantity: int) -> Product:
-        """Add `quantity` units to a product whose stock is tracked."""
+        """Add `quantity` units to a product whose stock is tracked.
+
+        Raises :class:`.ValidationFailed` on `quantity` for a quantity outside 1 to `STOCK_MAX`, an
+        untracked stock, or a stock that would pass the maximum; :class:`.NotFound` when the product is
+        not in the account."""
         if isinstance(quantity, bool) or not isinstance(quantity, int) or not 1 <= quantity <= STOCK_MAX:
             raise ValidationFailed.on("quantity", f"The quantity must be a whole number from 1 to {STOCK_MAX}.")
         with self._uow.workspace(account_id) as uow:

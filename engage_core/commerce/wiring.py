@@ -12,9 +12,12 @@ if TYPE_CHECKING:
 
 
 class CommerceServices:
+    """The commerce area's services: products and orders."""
+
     products: ProductService
     orders: OrderService
 
     def wire(self, deps: Dependencies) -> None:
+        """Build this area's services from `deps` (called once by :class:`.Services`)."""
         self.products = ProductService(deps.uow, deps.clock)
         self.orders = OrderService(deps.uow, deps.clock, deps.store)

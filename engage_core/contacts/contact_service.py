@@ -38,6 +38,13 @@ class TagAssignment:
 
 
 class ContactService:
+    """Contacts of a workspace: create, read, update and delete them, the blacklist, notes, tags, and list
+    and segment membership.
+
+    Writes that change a contact emit `contact.created`, `contact.updated` or `contact.deleted`; every
+    method raises :class:`.NotFound` when the contact (or the tag, list or segment it names) is not in
+    the account."""
+
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock, entitlements: Entitlements | None = None) -> None:
         self._uow = uow
         self._clock = clock
@@ -46,18 +53,28 @@ class ContactService:
     # -- reading ------------------------------------------------------------------------------
 
     def find(self, account_id: int, filters: ContactFilter, page: PageRequest) -> Page[Contact]:
+        """One page of the account's contacts matching `filters`, newest first."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             return uow.contacts.find(filters, page)
 
     def get(self, account_id: int, contact_id: int) -> Contact:
+        """The contact `contact_id`, with its tags.
+
+        Raises :class:`.NotFound` when it is not in the account."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             return _contact(uow, contact_id)
 
     # -- writing ------------------------------------------------------------------------------
 
     def create(self, account_id: int, data: ContactInput, *, source: str = "api", plan: Plan | None = None) -> Contact:
-        """`plan`: the plan in force, when the caller has just read it (a request's admission);
-        None reads it."""
+        """Create a contact, with its tags (created where missing); emits `contact.created`.
+
+        `source` records where it came from. `plan` is the plan in force, when the caller has just read
+        it (a request's admission); None reads it.
+
+        Raises :class:`.ValidationFailed` for invalid fields or tags, or when a contact of the same
+        channel type has this phone; :class:`.PlanLimitReached` when the plan's contacts limit is
+        reached."""
         errors = ErrorCollector()
         draft = errors.run(lambda: validate_contact(data, source))
         titles = errors.run(lambda: _clean_titles(data.tags))
@@ -79,6 +96,11 @@ class ContactService:
         return contact
 
     def update(self, account_id: int, contact_id: int, patch: ContactPatch) -> Contact:
+        """Apply `patch` (`UNSET` fields stay); `tags`, when given, replace the contact's tags. Emits
+        `contact.updated`, unless nothing changed (then nothing is written).
+
+        Raises :class:`.NotFound` when the contact is not in the account; :class:`.ValidationFailed`
+        for invalid fields or tags, or a phone another contact of the channel type has."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             current = _contact(uow, contact_id)
@@ -99,6 +121,9 @@ class ContactService:
         return contact
 
     def delete(self, account_id: int, contact_id: int) -> None:
+        """Delete the contact with its notes, tag links and memberships; emits `contact.deleted`.
+
+        Raises :class:`.NotFound` when it is not in the account."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             contact = _contact(uow, contact_id)
@@ -107,6 +132,9 @@ class ContactService:
             uow.commit()
 
     def toggle_blacklist(self, account_id: int, contact_id: int) -> Contact:
+        """Flip the contact's `blacklisted` flag; emits `contact.updated`.
+
+        Raises :class:`.NotFound` when it is not in the account."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             current = _contact(uow, contact_id)
@@ -119,11 +147,18 @@ class ContactService:
     # -- notes --------------------------------------------------------------------------------
 
     def notes(self, account_id: int, contact_id: int) -> Sequence[Note]:
+        """The contact's notes, newest first.
+
+        Raises :class:`.NotFound` when the contact is not in the account."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             _contact(uow, contact_id)
             return uow.notes.for_contact(contact_id)
 
     def add_note(self, account_id: int, contact_id: int, content: str) -> Note:
+        """Add a note to the contact.
+
+        Raises :class:`.ValidationFailed` when `content` is blank or too long; :class:`.NotFound` when
+        the contact is not in the account."""
         content = required_text("content", content, max_length=NOTE_MAX)
         with self._uow.workspace(account_id) as uow:
             _contact(uow, contact_id)
@@ -134,7 +169,11 @@ class ContactService:
     # -- tags ---------------------------------------------------------------------------------
 
     def assign_tag(self, account_id: int, contact_id: int, assignment: TagAssignment) -> Tag:
-        """Idempotent: assigning a tag the contact already has changes nothing."""
+        """Give the contact a tag, by id or by title (created when no tag has it); idempotent: a tag the
+        contact already has changes nothing. A new link emits `contact.updated`.
+
+        Raises :class:`.ValidationFailed` unless exactly one of `tag_id` and `title` is given, or for
+        an invalid title; :class:`.NotFound` when the contact or the tag is not in the account."""
         if (assignment.tag_id is None) == (assignment.title is None):
             message = "Provide exactly one of tag_id or title."
             raise ValidationFailed({"tag_id": [message], "title": [message]}, message)
@@ -160,6 +199,9 @@ class ContactService:
         return tag
 
     def remove_tag(self, account_id: int, contact_id: int, tag_id: int) -> None:
+        """Take the tag off the contact (idempotent); an actual removal emits `contact.updated`.
+
+        Raises :class:`.NotFound` when the contact or the tag is not in the account."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             _contact(uow, contact_id)
@@ -172,7 +214,9 @@ class ContactService:
     # -- lists and segments -------------------------------------------------------------------
 
     def add_to_list(self, account_id: int, contact_id: int, list_id: int) -> bool:
-        """True when the membership is new."""
+        """Add the contact to the list; True when the membership is new.
+
+        Raises :class:`.NotFound` when the contact or the list is not in the account."""
         with self._uow.workspace(account_id) as uow:
             _contact(uow, contact_id)
             if uow.lists.get(list_id) is None:
@@ -182,6 +226,9 @@ class ContactService:
         return added
 
     def remove_from_list(self, account_id: int, contact_id: int, list_id: int) -> None:
+        """Take the contact out of the list (idempotent).
+
+        Raises :class:`.NotFound` when the contact or the list is not in the account."""
         with self._uow.workspace(account_id) as uow:
             _contact(uow, contact_id)
             if uow.lists.get(list_id) is None:
@@ -190,6 +237,9 @@ class ContactService:
             uow.commit()
 
     def add_to_segment(self, account_id: int, contact_id: int, segment_id: int) -> None:
+        """Include the contact in the segment by hand, whatever its rules say.
+
+        Raises :class:`.NotFound` when the contact or the segment is not in the account."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             _contact(uow, contact_id)
@@ -199,6 +249,9 @@ class ContactService:
             uow.commit()
 
     def remove_from_segment(self, account_id: int, contact_id: int, segment_id: int) -> None:
+        """Exclude the contact from the segment by hand, even if its rules match (idempotent).
+
+        Raises :class:`.NotFound` when the contact or the segment is not in the account."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             _contact(uow, contact_id)

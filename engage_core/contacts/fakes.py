@@ -52,6 +52,8 @@ def _owned_contact(tables: ContactsTables, account_id: int, contact_id: int) -> 
 
 
 class InMemoryContactRepository(_Repo):
+    """The in-memory :class:`.ContactRepository`."""
+
     def _with_tags(self, contact: Contact) -> Contact:
         titles = sorted(
             (self._t.tags[tag_id][1].title for (cid, tag_id) in self._t.contact_tags if cid == contact.id),
@@ -63,6 +65,7 @@ class InMemoryContactRepository(_Repo):
         return [self._with_tags(c) for (acc, c) in self._t.contacts.values() if acc == self._account]
 
     def add(self, draft: ContactDraft, now: datetime) -> Contact:
+        """In memory, as :meth:`.ContactRepository.add`."""
         if draft.phone is not None and self.by_phone(draft.type, draft.phone) is not None:
             raise ValidationFailed.on("phone", f"A {draft.type} contact with this phone already exists.")
         contact = Contact(
@@ -86,18 +89,22 @@ class InMemoryContactRepository(_Repo):
         return contact
 
     def get(self, contact_id: int) -> Contact | None:
+        """In memory, as :meth:`.ContactRepository.get`."""
         row = self._t.contacts.get(contact_id)
         if row is None or row[0] != self._account:
             return None
         return self._with_tags(row[1])
 
     def by_phone(self, type: str, phone: str) -> Contact | None:
+        """In memory, as :meth:`.ContactRepository.by_phone`."""
         for contact in self._mine():
             if contact.type == type and contact.phone == phone:
                 return contact
         return None
 
     def find(self, filters: ContactFilter, page: PageRequest) -> Page[Contact]:
+        """In memory, as :meth:`.ContactRepository.find`."""
+
         def keep(c: Contact) -> bool:
             if filters.type is not None and c.type != filters.type:
                 return False
@@ -114,6 +121,7 @@ class InMemoryContactRepository(_Repo):
         return paginate(found, page)
 
     def update(self, contact: Contact) -> None:
+        """In memory, as :meth:`.ContactRepository.update`."""
         if self.get(contact.id) is None:
             return
         if contact.phone is not None:
@@ -123,6 +131,7 @@ class InMemoryContactRepository(_Repo):
         self._t.contacts[contact.id] = (self._account, attrs.evolve(contact, tags=()))
 
     def delete(self, contact_id: int) -> None:
+        """In memory, as :meth:`.ContactRepository.delete`."""
         if self.get(contact_id) is None:
             return
         del self._t.contacts[contact_id]
@@ -137,10 +146,13 @@ class InMemoryContactRepository(_Repo):
         self._state.forget("contact", contact_id)  # what other areas keep of it (messages, handles)
 
     def count(self) -> int:
+        """In memory, as :meth:`.ContactRepository.count`."""
         return len(self._mine())
 
 
 class InMemoryTagRepository(_Repo):
+    """The in-memory :class:`.TagRepository`."""
+
     def _count(self, tag_id: int) -> int:
         return sum(1 for (_, t) in self._t.contact_tags if t == tag_id)
 
@@ -148,12 +160,14 @@ class InMemoryTagRepository(_Repo):
         return attrs.evolve(tag, contacts_count=self._count(tag.id))
 
     def add(self, title: str, now: datetime) -> Tag:
+        """In memory, as :meth:`.TagRepository.add`."""
         existing = self.by_title(title)
         if existing is not None:  # the title is unique per account: that tag is the one wanted
             return existing
         return self.create(title, now)
 
     def create(self, title: str, now: datetime) -> Tag:
+        """In memory, as :meth:`.TagRepository.create`."""
         if self.by_title(title) is not None:
             raise ValidationFailed.on("title", "A tag with this title already exists.")
         tag = Tag(self._store.next_id(), title, 0, now, now)
@@ -161,10 +175,12 @@ class InMemoryTagRepository(_Repo):
         return tag
 
     def get(self, tag_id: int) -> Tag | None:
+        """In memory, as :meth:`.TagRepository.get`."""
         row = self._t.tags.get(tag_id)
         return None if row is None or row[0] != self._account else self._fresh(row[1])
 
     def by_title(self, title: str) -> Tag | None:
+        """In memory, as :meth:`.TagRepository.by_title`."""
         key = title_key(title)
         for acc, tag in self._t.tags.values():
             if acc == self._account and title_key(tag.title) == key:
@@ -172,10 +188,12 @@ class InMemoryTagRepository(_Repo):
         return None
 
     def list(self, page: PageRequest) -> Page[Tag]:
+        """In memory, as :meth:`.TagRepository.list`."""
         mine = sorted((t for (a, t) in self._t.tags.values() if a == self._account), key=lambda t: t.id)
         return paginate(mine, page).map(self._fresh)
 
     def ensure(self, titles: Sequence[str], now: datetime) -> Sequence[Tag]:
+        """In memory, as :meth:`.TagRepository.ensure`."""
         mine = {title_key(t.title): t for (a, t) in self._t.tags.values() if a == self._account}
         found: list[Tag] = []
         for title in titles:
@@ -187,6 +205,7 @@ class InMemoryTagRepository(_Repo):
         return found
 
     def rename(self, tag_id: int, title: str, now: datetime) -> None:
+        """In memory, as :meth:`.TagRepository.rename`."""
         tag = self.get(tag_id)
         if tag is not None:
             taken = self.by_title(title)
@@ -195,11 +214,13 @@ class InMemoryTagRepository(_Repo):
             self._t.tags[tag_id] = (self._account, attrs.evolve(tag, title=title, updated_at=now))
 
     def delete(self, tag_id: int) -> None:
+        """In memory, as :meth:`.TagRepository.delete`."""
         if self.get(tag_id) is not None:
             del self._t.tags[tag_id]
             self._t.contact_tags = {(c, t) for (c, t) in self._t.contact_tags if t != tag_id}
 
     def attach(self, contact_id: int, tag_id: int) -> bool:
+        """In memory, as :meth:`.TagRepository.attach`."""
         if self.get(tag_id) is None or not _owned_contact(self._t, self._account, contact_id):
             return False
         if (contact_id, tag_id) in self._t.contact_tags:
@@ -208,47 +229,58 @@ class InMemoryTagRepository(_Repo):
         return True
 
     def detach(self, contact_id: int, tag_id: int) -> bool:
+        """In memory, as :meth:`.TagRepository.detach`."""
         if self.get(tag_id) is None or (contact_id, tag_id) not in self._t.contact_tags:
             return False
         self._t.contact_tags.discard((contact_id, tag_id))
         return True
 
     def attach_all(self, contact_id: int, tag_ids: Collection[int]) -> int:
+        """In memory, as :meth:`.TagRepository.attach_all`."""
         return sum(self.attach(contact_id, tag_id) for tag_id in set(tag_ids))
 
     def detach_others(self, contact_id: int, keep: Collection[int]) -> int:
+        """In memory, as :meth:`.TagRepository.detach_others`."""
         linked = {t for (c, t) in self._t.contact_tags if c == contact_id and self.get(t) is not None}
         return sum(self.detach(contact_id, tag_id) for tag_id in linked - set(keep))
 
 
 class InMemoryContactListRepository(_Repo):
+    """The in-memory :class:`.ContactListRepository`."""
+
     def _fresh(self, item: ContactList) -> ContactList:
         return attrs.evolve(item, contacts_count=len(self._t.list_members.get(item.id, [])))
 
     def add(self, name: str, now: datetime) -> ContactList:
+        """In memory, as :meth:`.ContactListRepository.add`."""
         item = ContactList(self._store.next_id(), name, 1, 0, now, now)
         self._t.lists[item.id] = (self._account, item)
         self._t.list_members[item.id] = []
         return item
 
     def get(self, list_id: int) -> ContactList | None:
+        """In memory, as :meth:`.ContactListRepository.get`."""
         row = self._t.lists.get(list_id)
         return None if row is None or row[0] != self._account else self._fresh(row[1])
 
     def list(self) -> Sequence[ContactList]:
+        """In memory, as :meth:`.ContactListRepository.list`."""
         return sorted((self._fresh(i) for (a, i) in self._t.lists.values() if a == self._account), key=lambda i: i.id)
 
     def update(self, list_id: int, name: str, status: int, now: datetime) -> None:
+        """In memory, as :meth:`.ContactListRepository.update`."""
         item = self.get(list_id)
         if item is not None:
             self._t.lists[list_id] = (self._account, attrs.evolve(item, name=name, status=status, updated_at=now))
 
     def delete(self, list_id: int) -> None:
+        """In memory, as :meth:`.ContactListRepository.delete`."""
         if self.get(list_id) is not None:
             del self._t.lists[list_id]
             del self._t.list_members[list_id]
 
     def add_member(self, list_id: int, contact_id: int, now: datetime) -> bool:
+        """In memory, as :meth:`.ContactListRepository.add_member`."""
         if self.get(list_id) is None or not _owned_contact(self._t, self._account, contact_id):
             return False
         members = self._t.list_members[list_id]
@@ -258,6 +290,7 @@ class InMemoryContactListRepository(_Repo):
         return True
 
     def remove_member(self, list_id: int, contact_id: int) -> bool:
+        """In memory, as :meth:`.ContactListRepository.remove_member`."""
         if self.get(list_id) is None:
             return False
         members = self._t.list_members[list_id]
@@ -267,12 +300,15 @@ class InMemoryContactListRepository(_Repo):
         return True
 
     def members(self, list_id: int, page: PageRequest) -> Page[Member]:
+        """In memory, as :meth:`.ContactListRepository.members`."""
         mine = self.get(list_id) is not None
         contacts = [self._t.contacts[cid][1] for cid in self._t.list_members.get(list_id, []) if mine]
         return paginate([Member(c.id, c.name, c.phone, c.type) for c in contacts], page)
 
 
 class InMemorySegmentRepository(_Repo):
+    """The in-memory :class:`.SegmentRepository`."""
+
     def _contacts(self) -> InMemoryContactRepository:
         return InMemoryContactRepository(self._store, self._state, self._account)
 
@@ -289,21 +325,25 @@ class InMemorySegmentRepository(_Repo):
         return None if found is None or found[0] != self._account else found[1]
 
     def add(self, name: str, description: str | None, rules: SegmentRules, now: datetime) -> Segment:
+        """In memory, as :meth:`.SegmentRepository.add`."""
         segment = Segment(self._store.next_id(), name, description, rules.match, rules.conditions, None, now, now)
         self._t.segments[segment.id] = (self._account, _SegmentRow(segment))
         return attrs.evolve(segment, contacts_count=self._member_ids(self._t.segments[segment.id][1], now).__len__())
 
     def get(self, segment_id: int, now: datetime) -> Segment | None:
+        """In memory, as :meth:`.SegmentRepository.get`."""
         row = self._row(segment_id)
         if row is None:
             return None
         return attrs.evolve(row.segment, contacts_count=len(self._member_ids(row, now)))
 
     def list(self, now: datetime) -> Sequence[Segment]:
+        """In memory, as :meth:`.SegmentRepository.list`."""
         ids = sorted(sid for sid, (acc, _) in self._t.segments.items() if acc == self._account)
         return [s for sid in ids if (s := self.get(sid, now)) is not None]
 
     def update(self, segment_id: int, name: str, description: str | None, rules: SegmentRules, now: datetime) -> None:
+        """In memory, as :meth:`.SegmentRepository.update`."""
         row = self._row(segment_id)
         if row is not None:
             row.segment = attrs.evolve(
@@ -316,34 +356,42 @@ class InMemorySegmentRepository(_Repo):
             )
 
     def delete(self, segment_id: int) -> None:
+        """In memory, as :meth:`.SegmentRepository.delete`."""
         if self._row(segment_id) is not None:
             del self._t.segments[segment_id]
 
     def include(self, segment_id: int, contact_id: int) -> None:
+        """In memory, as :meth:`.SegmentRepository.include`."""
         row = self._row(segment_id)
         if row is not None and _owned_contact(self._t, self._account, contact_id):
             row.included.add(contact_id)
             row.excluded.discard(contact_id)
 
     def exclude(self, segment_id: int, contact_id: int) -> None:
+        """In memory, as :meth:`.SegmentRepository.exclude`."""
         row = self._row(segment_id)
         if row is not None and _owned_contact(self._t, self._account, contact_id):
             row.included.discard(contact_id)
             row.excluded.add(contact_id)
 
     def members(self, segment_id: int, page: PageRequest, now: datetime) -> Page[Member]:
+        """In memory, as :meth:`.SegmentRepository.members`."""
         row = self._row(segment_id)
         ids = [] if row is None else self._member_ids(row, now)
         contacts = [self._t.contacts[cid][1] for cid in ids]
         return paginate([Member(c.id, c.name, c.phone, c.type) for c in contacts], page)
 
     def is_member(self, segment_id: int, contact_id: int, now: datetime) -> bool:
+        """In memory, as :meth:`.SegmentRepository.is_member`."""
         row = self._row(segment_id)
         return row is not None and contact_id in self._member_ids(row, now)
 
 
 class InMemoryNoteRepository(_Repo):
+    """The in-memory :class:`.NoteRepository`."""
+
     def add(self, contact_id: int, content: str, now: datetime) -> Note:
+        """In memory, as :meth:`.NoteRepository.add`."""
         if not _owned_contact(self._t, self._account, contact_id):
             raise NotFound("Contact")
         note = Note(self._store.next_id(), contact_id, content, now, now)
@@ -351,6 +399,7 @@ class InMemoryNoteRepository(_Repo):
         return note
 
     def for_contact(self, contact_id: int) -> Sequence[Note]:
+        """In memory, as :meth:`.NoteRepository.for_contact`."""
         notes = [n for (a, n) in self._t.notes.values() if a == self._account and n.contact_id == contact_id]
         return sorted(notes, key=lambda n: (n.created_at, n.id), reverse=True)
 

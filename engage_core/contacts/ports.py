@@ -14,12 +14,15 @@ from engage_core.kernel.pagination import Page, PageRequest
 
 
 class ContactRepository(Protocol):
+    """A workspace's contacts."""
+
     def add(self, draft: ContactDraft, now: datetime) -> Contact:
         """Store a new contact and count it in the account's contacts total. Raises ValidationFailed
         on `phone` when the channel type already has a contact with that phone; the unit of work
         must then be left uncommitted."""
 
-    def get(self, contact_id: int) -> Contact | None: ...
+    def get(self, contact_id: int) -> Contact | None:
+        """The contact `contact_id` with its tags, or None."""
 
     def find(self, filters: ContactFilter, page: PageRequest) -> Page[Contact]:
         """Newest first (`created_at`, then `id`, descending)."""
@@ -33,10 +36,13 @@ class ContactRepository(Protocol):
     def delete(self, contact_id: int) -> None:
         """Delete the contact with its notes, tag links and list and segment memberships."""
 
-    def count(self) -> int: ...
+    def count(self) -> int:
+        """How many contacts the account has."""
 
 
 class TagRepository(Protocol):
+    """A workspace's tags and their links to contacts."""
+
     def add(self, title: str, now: datetime) -> Tag:
         """The tag of this title (any case): the existing one, or a new one."""
 
@@ -44,7 +50,8 @@ class TagRepository(Protocol):
         """A new tag; `ValidationFailed` on `title` when the account has the title (in any case),
         also when it was created concurrently since the caller looked (the storage decides)."""
 
-    def get(self, tag_id: int) -> Tag | None: ...
+    def get(self, tag_id: int) -> Tag | None:
+        """The tag `tag_id` with its contact count, or None."""
 
     def by_title(self, title: str) -> Tag | None:
         """Case-insensitive look-up (see `tags.title_key`)."""
@@ -57,7 +64,8 @@ class TagRepository(Protocol):
         by its title, or created with it. `contacts_count` is None (not counted). A few statements
         however many titles, so that a request's whole set of tags costs about as much as one."""
 
-    def rename(self, tag_id: int, title: str, now: datetime) -> None: ...
+    def rename(self, tag_id: int, title: str, now: datetime) -> None:
+        """Give the tag a new title (the caller checked it is free)."""
 
     def delete(self, tag_id: int) -> None:
         """Delete the tag and every link to it."""
@@ -76,13 +84,19 @@ class TagRepository(Protocol):
 
 
 class ContactListRepository(Protocol):
-    def add(self, name: str, now: datetime) -> ContactList: ...
+    """A workspace's contact lists and their members."""
 
-    def get(self, list_id: int) -> ContactList | None: ...
+    def add(self, name: str, now: datetime) -> ContactList:
+        """Store a new active list."""
 
-    def list(self) -> Sequence[ContactList]: ...
+    def get(self, list_id: int) -> ContactList | None:
+        """The list `list_id`, or None."""
 
-    def update(self, list_id: int, name: str, status: int, now: datetime) -> None: ...
+    def list(self) -> Sequence[ContactList]:
+        """Every list of the account."""
+
+    def update(self, list_id: int, name: str, status: int, now: datetime) -> None:
+        """Store the list's name and status."""
 
     def delete(self, list_id: int) -> None:
         """Delete the list and its memberships (the contacts stay)."""
@@ -98,18 +112,22 @@ class ContactListRepository(Protocol):
 
 
 class SegmentRepository(Protocol):
-    def add(self, name: str, description: str | None, rules: SegmentRules, now: datetime) -> Segment: ...
+    """A workspace's segments: their rules, and contacts included or excluded by hand."""
+
+    def add(self, name: str, description: str | None, rules: SegmentRules, now: datetime) -> Segment:
+        """Store a new segment with these rules."""
 
     def get(self, segment_id: int, now: datetime) -> Segment | None:
         """The segment with `contacts_count` evaluated at `now`."""
 
-    def list(self, now: datetime) -> Sequence[Segment]: ...
+    def list(self, now: datetime) -> Sequence[Segment]:
+        """Every segment, each with `contacts_count` evaluated at `now`."""
 
-    def update(
-        self, segment_id: int, name: str, description: str | None, rules: SegmentRules, now: datetime
-    ) -> None: ...
+    def update(self, segment_id: int, name: str, description: str | None, rules: SegmentRules, now: datetime) -> None:
+        """Store the segment's name, description and rules."""
 
-    def delete(self, segment_id: int) -> None: ...
+    def delete(self, segment_id: int) -> None:
+        """Delete the segment with its manual inclusions and exclusions."""
 
     def include(self, segment_id: int, contact_id: int) -> None:
         """Add the contact by hand (and forget an earlier manual removal)."""
@@ -120,11 +138,15 @@ class SegmentRepository(Protocol):
     def members(self, segment_id: int, page: PageRequest, now: datetime) -> Page[Member]:
         """Members ordered by contact id."""
 
-    def is_member(self, segment_id: int, contact_id: int, now: datetime) -> bool: ...
+    def is_member(self, segment_id: int, contact_id: int, now: datetime) -> bool:
+        """Whether the contact is in the segment at `now` (rules and manual changes applied)."""
 
 
 class NoteRepository(Protocol):
-    def add(self, contact_id: int, content: str, now: datetime) -> Note: ...
+    """Notes on a workspace's contacts."""
+
+    def add(self, contact_id: int, content: str, now: datetime) -> Note:
+        """Store a note on the contact."""
 
     def for_contact(self, contact_id: int) -> Sequence[Note]:
         """Newest first."""
@@ -134,16 +156,21 @@ class ContactsRepositories(Protocol):
     """The contacts area's repositories, as a workspace unit of work hands them out."""
 
     @property
-    def contacts(self) -> ContactRepository: ...
+    def contacts(self) -> ContactRepository:
+        """The contacts."""
 
     @property
-    def tags(self) -> TagRepository: ...
+    def tags(self) -> TagRepository:
+        """The tags."""
 
     @property
-    def lists(self) -> ContactListRepository: ...
+    def lists(self) -> ContactListRepository:
+        """The contact lists."""
 
     @property
-    def segments(self) -> SegmentRepository: ...
+    def segments(self) -> SegmentRepository:
+        """The segments."""
 
     @property
-    def notes(self) -> NoteRepository: ...
+    def notes(self) -> NoteRepository:
+        """The notes on contacts."""

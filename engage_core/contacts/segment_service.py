@@ -17,15 +17,22 @@ from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
 
 
 class SegmentService:
+    """Segments: saved rules over contacts (`match` `all` or `any` of `conditions`), plus contacts
+    included or excluded by hand (:class:`.ContactService`)."""
+
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock) -> None:
         self._uow = uow
         self._clock = clock
 
     def list(self, account_id: int) -> Sequence[Segment]:
+        """Every segment of the account, each with its member count now."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             return uow.segments.list(self._clock.now())
 
     def get(self, account_id: int, segment_id: int) -> Segment:
+        """The segment `segment_id`, with its member count now.
+
+        Raises :class:`.NotFound` when it is not in the account."""
         now = self._clock.now()
         with self._uow.workspace(account_id, readonly=True) as uow:
             return _segment(uow, segment_id, now)
@@ -39,6 +46,10 @@ class SegmentService:
         match: str = "all",
         conditions: Sequence[Mapping[str, Any]] = (),
     ) -> Segment:
+        """Create a segment from its rules (see :mod:`engage_core.contacts.segments`).
+
+        Raises :class:`.ValidationFailed` for a blank or too long name, a too long description, or
+        invalid rules (each field named)."""
         errors = ErrorCollector()
         clean_name = errors.run(lambda: required_text("name", name, max_length=NAME_MAX))
         clean_description = errors.run(lambda: optional_text("description", description, max_length=1000))
@@ -61,6 +72,10 @@ class SegmentService:
         match: str | Unset = UNSET,
         conditions: Sequence[Mapping[str, Any]] | Unset = UNSET,
     ) -> Segment:
+        """Change the given fields (`UNSET` leaves one alone); the rules are checked as a whole.
+
+        Raises :class:`.NotFound` when the segment is not in the account; :class:`.ValidationFailed` as
+        :meth:`create` does."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             current = _segment(uow, segment_id, now)
@@ -83,6 +98,9 @@ class SegmentService:
         return updated
 
     def delete(self, account_id: int, segment_id: int) -> None:
+        """Delete the segment; its contacts stay.
+
+        Raises :class:`.NotFound` when it is not in the account."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             _segment(uow, segment_id, now)
@@ -90,6 +108,9 @@ class SegmentService:
             uow.commit()
 
     def members(self, account_id: int, segment_id: int, page: PageRequest) -> Page[Member]:
+        """One page of the segment's members now, by contact id.
+
+        Raises :class:`.NotFound` when the segment is not in the account."""
         now = self._clock.now()
         with self._uow.workspace(account_id, readonly=True) as uow:
             _segment(uow, segment_id, now)

@@ -13,20 +13,30 @@ from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
 
 
 class TagService:
+    """Tags: titles unique in a workspace regardless of case; renaming or deleting one applies to every
+    contact."""
+
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock) -> None:
         self._uow = uow
         self._clock = clock
 
     def list(self, account_id: int, page: PageRequest) -> Page[Tag]:
-        """By id, with their contact counts."""
+        """One page of the account's tags by id, each with its contact count."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             return uow.tags.list(page)
 
     def get(self, account_id: int, tag_id: int) -> Tag:
+        """The tag `tag_id`, with its contact count.
+
+        Raises :class:`.NotFound` when it is not in the account."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             return _tag(uow, tag_id)
 
     def create(self, account_id: int, title: str) -> Tag:
+        """Create a tag.
+
+        Raises :class:`.ValidationFailed` for an invalid title, or one the account already has in any
+        case (also when created concurrently)."""
         title = _title(title)
         with self._uow.workspace(account_id) as uow:
             tag = uow.tags.create(title, self._clock.now())  # 422 when the title is taken, even concurrently
@@ -34,7 +44,11 @@ class TagService:
         return tag
 
     def rename(self, account_id: int, tag_id: int, title: str) -> Tag:
-        """Every contact carrying the tag shows the new title; no contact is re-tagged."""
+        """Rename the tag: every contact carrying it shows the new title, and segments that select it by
+        title follow.
+
+        Raises :class:`.NotFound` when it is not in the account; :class:`.ValidationFailed` for an
+        invalid title, or one another tag has."""
         title = _title(title)
         with self._uow.workspace(account_id) as uow:
             _tag(uow, tag_id)
@@ -50,6 +64,9 @@ class TagService:
         return tag
 
     def delete(self, account_id: int, tag_id: int) -> None:
+        """Delete the tag and take it off every contact.
+
+        Raises :class:`.NotFound` when it is not in the account."""
         with self._uow.workspace(account_id) as uow:
             _tag(uow, tag_id)
             uow.tags.delete(tag_id)

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 
 class ContactsServices:
+    """The contacts area's services: contacts, tags, lists and segments."""
+
     contacts: ContactService
     tags: TagService
     lists: ContactListService
@@ -22,6 +24,7 @@ class ContactsServices:
     entitlements: Entitlements  # wired by the plans area
 
     def wire(self, deps: Dependencies) -> None:
+        """Build this area's services from `deps` (called once by :class:`.Services`)."""
         self.contacts = ContactService(deps.uow, deps.clock, self.entitlements)
         self.tags = TagService(deps.uow, deps.clock)
         self.lists = ContactListService(deps.uow, deps.clock)

@@ -31,11 +31,14 @@ class JobsTables(Tables):
 
 
 class InMemoryJobRepository(Repo):
+    """In memory, as :class:`~engage_core.jobs.ports.JobRepository`."""
+
     @property
     def _t(self) -> JobsTables:
         return self._state.of(JobsTables)
 
     def enqueue(self, request: JobRequest, now: datetime) -> Job:
+        """In memory, as :meth:`.JobRepository.enqueue`."""
         if request.key is not None:
             for row in self._t.jobs.values():
                 job = row.job
@@ -64,10 +67,12 @@ class InMemoryJobRepository(Repo):
         return job
 
     def get(self, job_id: int) -> Job | None:
+        """In memory, as :meth:`.JobRepository.get`."""
         row = self._t.jobs.get(job_id)
         return None if row is None or row.job.account_id != self._account else row.job
 
     def find(self, kind: str, key: str) -> Job | None:
+        """In memory, as :meth:`.JobRepository.find`."""
         mine = [
             row.job
             for row in self._t.jobs.values()
@@ -76,6 +81,7 @@ class InMemoryJobRepository(Repo):
         return max(mine, key=lambda job: job.id, default=None)
 
     def cancel(self, kind: str, key: str, now: datetime) -> bool:
+        """In memory, as :meth:`.JobRepository.cancel`."""
         for job_id, row in self._t.jobs.items():
             job = row.job
             if (job.account_id, job.kind, job.key) == (self._account, kind, key) and not job.finished:
@@ -95,6 +101,7 @@ class InMemoryJobQueue:
         return self._store.state.of(JobsTables).jobs
 
     def claim(self, kinds: Collection[str], now: datetime, lease_seconds: float, limit: int) -> Sequence[JobClaim]:
+        """In memory, as :meth:`.JobQueue.claim`."""
         with self._store.lock:
             jobs = self._jobs()
             due = sorted(
@@ -124,6 +131,7 @@ class InMemoryJobQueue:
         return row if row is not None and row.job.status == "running" and row.lease_token == claim.lease_token else None
 
     def heartbeat(self, claim: JobClaim, now: datetime, lease_seconds: float) -> bool:
+        """In memory, as :meth:`.JobQueue.heartbeat`."""
         with self._store.lock:
             row = self._held(claim)
             if row is None:
@@ -132,9 +140,11 @@ class InMemoryJobQueue:
             return True
 
     def succeed(self, claim: JobClaim, now: datetime) -> bool:
+        """In memory, as :meth:`.JobQueue.succeed`."""
         return self._finish(claim, now, status="succeeded", error=None)
 
     def fail(self, claim: JobClaim, error: str, now: datetime) -> bool:
+        """In memory, as :meth:`.JobQueue.fail`."""
         return self._finish(claim, now, status="failed", error=error)
 
     def _finish(self, claim: JobClaim, now: datetime, *, status: str, error: str | None) -> bool:
@@ -148,6 +158,7 @@ class InMemoryJobQueue:
             return True
 
     def retry(self, claim: JobClaim, error: str, run_at: datetime, now: datetime, *, counts: bool = True) -> bool:
+        """In memory, as :meth:`.JobQueue.retry`."""
         with self._store.lock:
             row = self._held(claim)
             if row is None:
@@ -160,6 +171,7 @@ class InMemoryJobQueue:
             return True
 
     def backlog(self, now: datetime) -> Sequence[tuple[str, int, datetime | None]]:
+        """In memory, as :meth:`.JobQueue.backlog`."""
         with self._store.lock:
             by_kind: dict[str, tuple[int, datetime | None]] = {}
             for row in self._jobs().values():

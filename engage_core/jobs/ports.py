@@ -17,7 +17,8 @@ class JobRepository(Protocol):
         """Queue a job due at `request.run_at` (now when None). With a `key`, the account's
         unfinished job of the same kind and key, when there is one, is returned instead."""
 
-    def get(self, job_id: int) -> Job | None: ...
+    def get(self, job_id: int) -> Job | None:
+        """The account's job with this id, or None (another account's job is None too)."""
 
     def find(self, kind: str, key: str) -> Job | None:
         """The latest job of `kind` with `key` (finished or not), or None."""
@@ -31,7 +32,8 @@ class JobsRepositories(Protocol):
     """The jobs area's repositories, as a workspace unit of work hands them out."""
 
     @property
-    def jobs(self) -> JobRepository: ...
+    def jobs(self) -> JobRepository:
+        """The account's jobs, queued in this unit of work's transaction."""
 
 
 class JobQueue(Protocol):
@@ -46,15 +48,18 @@ class JobQueue(Protocol):
     def heartbeat(self, claim: JobClaim, now: datetime, lease_seconds: float) -> bool:
         """Extend the lease to `now + lease_seconds`."""
 
-    def succeed(self, claim: JobClaim, now: datetime) -> bool: ...
+    def succeed(self, claim: JobClaim, now: datetime) -> bool:
+        """End the job as `succeeded`."""
 
     def retry(self, claim: JobClaim, error: str, run_at: datetime, now: datetime, *, counts: bool = True) -> bool:
         """Queue the job again, due at `run_at`, keeping `error`. Unless `counts`, the attempt is
         given back (a deferral is not a failure)."""
 
-    def fail(self, claim: JobClaim, error: str, now: datetime) -> bool: ...
+    def fail(self, claim: JobClaim, error: str, now: datetime) -> bool:
+        """End the job as `failed`, keeping `error` as its `last_error`."""
 
     def backlog(self, now: datetime) -> Sequence[tuple[str, int, datetime | None]]:
         """Per kind: the unfinished jobs, and the earliest due moment among the queued ones."""
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Release what the queue holds (nothing, for the SQL queue: its engine is the database's)."""

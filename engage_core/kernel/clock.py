@@ -9,13 +9,15 @@ from typing import Protocol
 class Clock(Protocol):
     """Tells the current time. Always timezone-aware UTC."""
 
-    def now(self) -> datetime: ...
+    def now(self) -> datetime:
+        """The current moment, timezone-aware UTC."""
 
 
 class SystemClock:
     """The real clock."""
 
     def now(self) -> datetime:
+        """The current moment from the system clock, in UTC."""
         return datetime.now(UTC)
 
 

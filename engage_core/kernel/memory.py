@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Self, TypeVar
 import attrs
 
 T = TypeVar("T", bound="Tables")
+"""An area's tables class."""
 
 
 @attrs.define

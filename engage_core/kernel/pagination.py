@@ -10,7 +10,9 @@ import attrs
 from engage_core.kernel.errors import ValidationFailed
 
 T = TypeVar("T")
+"""The type of a page's items."""
 U = TypeVar("U")
+"""The type of the items a page is mapped to."""
 
 
 @attrs.frozen

@@ -9,7 +9,8 @@ from typing import Protocol, Self
 class UnitOfWork(Protocol):
     """One transaction. Leaving the `with` block without `commit()` rolls back."""
 
-    def commit(self) -> None: ...
+    def commit(self) -> None:
+        """Make the transaction's changes (and the events it emitted) durable and visible, atomically."""
 
     def __enter__(self) -> Self: ...
 

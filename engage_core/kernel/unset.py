@@ -6,6 +6,7 @@ import enum
 from typing import Literal, TypeAlias, TypeVar
 
 T = TypeVar("T")
+"""The type of the field a partial update may leave alone."""
 
 
 class _Unset(enum.Enum):

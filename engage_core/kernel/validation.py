@@ -9,6 +9,7 @@ from typing import TypeVar
 from engage_core.kernel.errors import ValidationFailed
 
 T = TypeVar("T")
+"""The type of a checked value."""
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 

@@ -25,7 +25,10 @@ class _Repo(Repo):
 
 
 class InMemoryKnowledgeBaseRepository(_Repo):
+    """The in-memory :class:`.KnowledgeBaseRepository`."""
+
     def add(self, draft: KnowledgeBaseDraft, now: datetime) -> KnowledgeBaseEntry:
+        """In memory, as :meth:`.KnowledgeBaseRepository.add`."""
         entry = KnowledgeBaseEntry(
             id=self._store.next_id(),
             title=draft.title,
@@ -41,6 +44,7 @@ class InMemoryKnowledgeBaseRepository(_Repo):
         return entry
 
     def get(self, entry_id: int) -> KnowledgeBaseEntry | None:
+        """In memory, as :meth:`.KnowledgeBaseRepository.get`."""
         row = self._t.knowledge_base.get(entry_id)
         return None if row is None or row[0] != self._account else row[1]
 

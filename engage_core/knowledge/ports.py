@@ -15,11 +15,13 @@ class KnowledgeBaseRepository(Protocol):
     def add(self, draft: KnowledgeBaseDraft, now: datetime) -> KnowledgeBaseEntry:
         """Store a new entry (`embedding_updated_at` None, `created_at` = `updated_at` = `now`)."""
 
-    def get(self, entry_id: int) -> KnowledgeBaseEntry | None: ...
+    def get(self, entry_id: int) -> KnowledgeBaseEntry | None:
+        """The entry `entry_id`, or None."""
 
 
 class KnowledgeRepositories(Protocol):
     """The knowledge base's repositories, as a workspace unit of work hands them out."""
 
     @property
-    def knowledge_base(self) -> KnowledgeBaseRepository: ...
+    def knowledge_base(self) -> KnowledgeBaseRepository:
+        """The knowledge-base entries."""

@@ -62,10 +62,17 @@ class CatalogResult:
 
     @property
     def products_created(self) -> int:
+        """How many products this request created."""
         return len(self.products)
 
 
 class KnowledgeBaseService:
+    """The knowledge base: product catalog entries and their products.
+
+    Methods that name an entry raise :class:`.NotFound` when it is not in the account, and
+    :class:`.ValidationFailed` on `type` when it is not a product catalog; invalid fields, products or
+    CSV rows raise :class:`.ValidationFailed` and nothing is stored."""
+
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock) -> None:
         self._uow = uow
         self._clock = clock

@@ -11,7 +11,10 @@ if TYPE_CHECKING:
 
 
 class KnowledgeServices:
+    """The knowledge area's service: the knowledge base."""
+
     knowledge_base: KnowledgeBaseService
 
     def wire(self, deps: Dependencies) -> None:
+        """Build this area's services from `deps` (called once by :class:`.Services`)."""
         self.knowledge_base = KnowledgeBaseService(deps.uow, deps.clock)

@@ -103,10 +103,20 @@ class ConnectOutcome:
 
     @property
     def requires_2fa(self) -> bool:
+        """Whether a checkpoint round waits for a code (`channel.checkpoint_type` is set)."""
         return self.channel.checkpoint_type is not None
 
 
 class ChannelService:
+    """A workspace's channel settings (WhatsApp, Telegram, Instagram, LinkedIn): connecting them, polling,
+    refreshing, disconnecting, and the provider's status changes.
+
+    Every method raises :class:`.NotFound` for an unknown channel type or one without a setting, and
+    :class:`.FeatureUnavailable` (`linkedin_upgrade_required`) for LinkedIn without the
+    `linkedin_access` feature; a provider that cannot be reached is :class:`.Unavailable` (nothing
+    changed). Phase changes emit `channel.connected`, `channel.disconnected` and `channel.error` (see
+    :mod:`engage_core.messaging.channels`)."""
+
     def __init__(
         self,
         uow: UnitOfWorkFactory,

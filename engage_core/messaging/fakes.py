@@ -24,6 +24,7 @@ class MessagingTables(Tables):
     handles: dict[tuple[int, str, str], int] = attrs.Factory(dict)  # (account_id, channel, handle) -> contact id
 
     def forget(self, kind: str, ident: int) -> None:
+        """A deleted contact takes its messages and handles with it (:meth:`.Tables.forget`)."""
         if kind == "contact":  # messages and handles are deleted with their contact
             self.messages = {k: v for k, v in self.messages.items() if v[1].contact_id != ident}
             self.handles = {k: v for k, v in self.handles.items() if v != ident}
@@ -37,10 +38,13 @@ class _Repo(Repo):
 
 
 class InMemoryChannelAccountRepository(_Repo):
+    """The in-memory :class:`.ChannelAccountRepository`."""
+
     def _mine(self) -> list[ChannelAccount]:
         return sorted((c for (a, c) in self._t.channels.values() if a == self._account), key=lambda c: c.id)
 
     def add(self, draft: ChannelDraft, now: datetime) -> ChannelAccount:
+        """In memory, as :meth:`.ChannelAccountRepository.add`."""
         if self.by_type(draft.type) is not None:
             raise channel_taken(draft.type)
         if draft.provider_account_id is not None and any(
@@ -63,15 +67,19 @@ class InMemoryChannelAccountRepository(_Repo):
         return account
 
     def by_type(self, type: str) -> ChannelAccount | None:
+        """In memory, as :meth:`.ChannelAccountRepository.by_type`."""
         return next((c for c in self._mine() if c.type == type), None)
 
     def by_provider_account(self, provider_account_id: str) -> ChannelAccount | None:
+        """In memory, as :meth:`.ChannelAccountRepository.by_provider_account`."""
         return next((c for c in self._mine() if c.provider_account_id == provider_account_id), None)
 
     def list(self) -> Sequence[ChannelAccount]:
+        """In memory, as :meth:`.ChannelAccountRepository.list`."""
         return self._mine()
 
     def update(self, account: ChannelAccount) -> None:
+        """In memory, as :meth:`.ChannelAccountRepository.update`."""
         row = self._t.channels.get(account.id)
         if row is not None and row[0] == self._account:
             stored = row[1]
@@ -81,16 +89,21 @@ class InMemoryChannelAccountRepository(_Repo):
             )
 
     def delete(self, channel_id: int) -> None:
+        """In memory, as :meth:`.ChannelAccountRepository.delete`."""
         row = self._t.channels.get(channel_id)
         if row is not None and row[0] == self._account:
             del self._t.channels[channel_id]
 
 
 class InMemoryContactHandleRepository(_Repo):
+    """The in-memory :class:`.ContactHandleRepository`."""
+
     def contact_for(self, channel: str, handle: str) -> int | None:
+        """In memory, as :meth:`.ContactHandleRepository.contact_for`."""
         return self._t.handles.get((self._account, channel, handle))
 
     def handle_of(self, contact_id: int, channel: str) -> str | None:
+        """In memory, as :meth:`.ContactHandleRepository.handle_of`."""
         return next(
             (
                 h
@@ -101,6 +114,7 @@ class InMemoryContactHandleRepository(_Repo):
         )
 
     def link(self, contact_id: int, channel: str, handle: str) -> None:
+        """In memory, as :meth:`.ContactHandleRepository.link`."""
         owner = self.contact_for(channel, handle)
         if owner is not None and owner != contact_id:
             raise ValueError(f"the {channel} handle {handle} belongs to another contact")
@@ -121,6 +135,7 @@ class InMemoryMessageRepository(_Repo):
         return [m for (a, m) in self._t.messages.values() if a == self._account]
 
     def add(self, draft: MessageDraft, now: datetime) -> Message:
+        """In memory, as :meth:`.MessageRepository.add`."""
         if draft.provider_message_id is not None and self.by_provider_id(draft.channel, draft.provider_message_id):
             raise ValueError("a message with this provider message id is already stored")
         message = Message(
@@ -140,15 +155,18 @@ class InMemoryMessageRepository(_Repo):
         return message
 
     def get(self, message_id: int) -> Message | None:
+        """In memory, as :meth:`.MessageRepository.get`."""
         row = self._t.messages.get(message_id)
         return None if row is None or row[0] != self._account else row[1]
 
     def by_provider_id(self, channel: str, provider_message_id: str) -> Message | None:
+        """In memory, as :meth:`.MessageRepository.by_provider_id`."""
         return next(
             (m for m in self._mine() if m.channel == channel and m.provider_message_id == provider_message_id), None
         )
 
     def update(self, message: Message) -> None:
+        """In memory, as :meth:`.MessageRepository.update`."""
         current = self.get(message.id)
         if current is not None:
             self._t.messages[message.id] = (
@@ -164,12 +182,14 @@ class InMemoryMessageRepository(_Repo):
             )
 
     def for_contact(self, contact_id: int, direction: str | None, page: PageRequest) -> Page[Message]:
+        """In memory, as :meth:`.MessageRepository.for_contact`."""
         found = [
             m for m in self._mine() if m.contact_id == contact_id and (direction is None or m.direction == direction)
         ]
         return paginate(sorted(found, key=_newest_first, reverse=True), page)
 
     def conversations(self, filters: ConversationFilter, page: PageRequest) -> Page[ConversationSummary]:
+        """In memory, as :meth:`.MessageRepository.conversations`."""
         by_contact: dict[int, list[Message]] = {}
         for m in self._mine():
             if filters.channel is not None and m.channel != filters.channel:
@@ -193,6 +213,7 @@ class InMemoryMessageRepository(_Repo):
         return paginate([summary for _, summary in summaries], page)
 
     def mark_read(self, contact_id: int, now: datetime) -> int:
+        """In memory, as :meth:`.MessageRepository.mark_read`."""
         unread = [m for m in self._mine() if m.contact_id == contact_id and m.is_unread]
         for m in unread:
             self._t.messages[m.id] = (self._account, attrs.evolve(m, status="read", updated_at=now))
@@ -203,6 +224,7 @@ class InMemoryChannelDirectory(_Repo):
     """Finds the account owning a provider account, across accounts."""
 
     def owner_of(self, provider_account_id: str) -> int | None:
+        """In memory, as :meth:`.ChannelDirectory.owner_of`."""
         return next((a for (a, c) in self._t.channels.values() if c.provider_account_id == provider_account_id), None)
 
 

@@ -23,6 +23,10 @@ T = TypeVar("T")
 
 
 class ChannelInbox:
+    """The :class:`.InboundSink` of every gateway: finds the workspace that owns the provider account and
+    hands the callback to its :class:`.MessageService` or :class:`.ChannelService`. A callback for an
+    account no workspace owns, or one disconnected meanwhile, is ignored (None)."""
+
     def __init__(self, uow: UnitOfWorkFactory, channels: ChannelService, messages: MessageService) -> None:
         self._uow = uow
         self._channels = channels
@@ -34,12 +38,18 @@ class ChannelInbox:
             return admin.channel_directory.owner_of(provider_account_id)
 
     def receive(self, message: InboundMessage) -> Message | None:
+        """Store an inbound message in the owning workspace (:meth:`.MessageService.receive`); None when
+        no workspace owns the account."""
         return self._dispatch(message.provider_account_id, lambda owner: self._messages.receive(owner, message))
 
     def receipt(self, receipt: Receipt) -> Message | None:
+        """Apply a delivery or read receipt in the owning workspace (:meth:`.MessageService.receipt`);
+        None when no workspace owns the account or no message has that id."""
         return self._dispatch(receipt.provider_account_id, lambda owner: self._messages.receipt(owner, receipt))
 
     def status_changed(self, change: StatusChange) -> ChannelAccount | None:
+        """Apply a provider status change in the owning workspace
+        (:meth:`.ChannelService.status_changed`); None when no workspace owns the account."""
         return self._dispatch(change.provider_account_id, lambda owner: self._channels.status_changed(owner, change))
 
     def _dispatch(self, provider_account_id: str, handle: Callable[[int], T | None]) -> T | None:

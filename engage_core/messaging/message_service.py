@@ -69,10 +69,12 @@ class SendResult:
 
     @property
     def success(self) -> bool:
+        """Whether the message went (its status is not `failed`)."""
         return self.message.status != "failed"
 
     @property
     def notice(self) -> str:
+        """The response's `message`: the sent notice, or the failed one."""
         return SENT_NOTICE if self.success else FAILED_NOTICE
 
 
@@ -83,6 +85,9 @@ class _Route:
 
 
 class MessageService:
+    """Messages: sending, what arrives from the networks (messages and receipts), conversations, and
+    marking a conversation read."""
+
     def __init__(
         self, uow: UnitOfWorkFactory, clock: Clock, gateway: ChannelGateway, entitlements: Entitlements | None = None
     ) -> None:
@@ -97,14 +102,19 @@ class MessageService:
     def conversations(
         self, account_id: int, filters: ConversationFilter, page: PageRequest
     ) -> Page[ConversationSummary]:
-        """`GET /conversations`: one summary per contact, newest first."""
+        """`GET /conversations`: one summary per contact, newest first.
+
+        Raises :class:`.ValidationFailed` for an unknown `channel` filter."""
         if filters.channel is not None:
             one_of("channel", filters.channel, CHANNEL_TYPES)
         with self._uow.workspace(account_id, readonly=True) as uow:
             return uow.messages.conversations(filters, page)
 
     def for_contact(self, account_id: int, contact_id: int, direction: str | None, page: PageRequest) -> Page[Message]:
-        """`GET /contacts/{contact_id}/messages`, newest first."""
+        """`GET /contacts/{contact_id}/messages`, newest first; only `direction`'s when given.
+
+        Raises :class:`.ValidationFailed` for an unknown direction; :class:`.NotFound` when the contact
+        is not in the account."""
         if direction is not None:
             one_of("direction", direction, DIRECTIONS)
         with self._uow.workspace(account_id, readonly=True) as uow:
@@ -114,11 +124,14 @@ class MessageService:
     # -- sending ------------------------------------------------------------------------------
 
     def send(self, account_id: int, data: SendInput, *, plan: Plan | None = None) -> SendResult:
-        """`POST /messages/send`. Emits `message.sent` when the provider accepted the message. A
-        message that cannot go is stored `failed` with the reason in `error` (SendResult.success is
-        False): a blacklisted contact, no connected account on the contact's channel, no address
-        for the contact on it, or the provider's refusal or outage. `plan`: the plan in force, when
-        the caller has just read it; None reads it."""
+        """`POST /messages/send`. Emits `message.sent` when the provider accepted the message. A message
+        that cannot go is stored `failed` with the reason in `error` (`SendResult.success` is False): a
+        blacklisted contact, no connected account on the contact's channel, no address for the contact
+        on it, or the provider's refusal or outage. `plan`: the plan in force, when the caller has just
+        read it; None reads it.
+
+        Raises :class:`.ValidationFailed` for a blank or too long message; :class:`.NotFound` when the
+        contact is not in the account; :class:`.PlanLimitReached` past the plan's `messages_per_month`."""
         content = required_text("message", data.message, max_length=CONTENT_MAX)
         now = self._clock.now()
         plan = self._limits.plan_of(account_id, plan)
@@ -158,12 +171,15 @@ class MessageService:
     # -- what arrives from the networks -------------------------------------------------------
 
     def receive(self, account_id: int, inbound: InboundMessage) -> Message:
-        """Store an inbound message (once: the same provider message again returns the stored
-        one, with no event), creating its contact if new; emits `message.received`.
+        """Store an inbound message (once: the same provider message again returns the stored one, with no
+        event), creating its contact if new (`contact.created`); emits `message.received`.
 
-        Copies racing each other (a provider retry, two processes handed the same callback) are
-        stored once too: `_channel` holds the channel's setting until the transaction ends, so they
-        run one after the other and every later one finds the message, before creating a contact."""
+        Copies racing each other (a provider retry, two processes handed the same callback) are stored
+        once too: `_channel` holds the channel's setting until the transaction ends, so they run one
+        after the other and every later one finds the message, before creating a contact.
+
+        Raises :class:`.NotFound` when no channel setting of the account has the provider account;
+        :class:`.ValidationFailed` on `sender` for a sender without a valid phone or handle."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             # First: the look-up below is only safe once the setting is held (see the docstring).
@@ -188,8 +204,11 @@ class MessageService:
         return message
 
     def receipt(self, account_id: int, receipt: Receipt) -> Message | None:
-        """Apply a delivery or read receipt: forward only. The message as it is afterwards; None
-        when no message of the account has that provider id."""
+        """Apply a delivery or read receipt: forward only. The message as it is afterwards; None when no
+        message of the account has that provider id.
+
+        Raises :class:`.ValidationFailed` for an unknown receipt status; :class:`.NotFound` when no
+        channel setting of the account has the provider account."""
         one_of("status", receipt.status, RECEIPT_STATUSES)
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
@@ -205,8 +224,10 @@ class MessageService:
         return moved
 
     def mark_read(self, account_id: int, contact_id: int) -> int:
-        """`POST /conversations/{contact_id}/read`: every unread inbound message of the contact
-        becomes `read`; how many did."""
+        """`POST /conversations/{contact_id}/read`: every unread inbound message of the contact becomes
+        `read`; how many did.
+
+        Raises :class:`.NotFound` when the contact is not in the account."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             _contact(uow, contact_id)

@@ -65,7 +65,8 @@ class ContactHandleRepository(Protocol):
     def contact_for(self, channel: str, handle: str) -> int | None:
         """The id of the contact with this handle on this channel (exact match), if any."""
 
-    def handle_of(self, contact_id: int, channel: str) -> str | None: ...
+    def handle_of(self, contact_id: int, channel: str) -> str | None:
+        """The contact's handle on this channel, if it has one."""
 
     def link(self, contact_id: int, channel: str, handle: str) -> None:
         """Give the contact this handle on the channel, replacing the one it had there."""
@@ -82,7 +83,8 @@ class MessageRepository(Protocol):
     def add(self, draft: MessageDraft, now: datetime) -> Message:
         """Store the message; `created_at` = `updated_at` = `now`."""
 
-    def get(self, message_id: int) -> Message | None: ...
+    def get(self, message_id: int) -> Message | None:
+        """The message `message_id`, or None."""
 
     def by_provider_id(self, channel: str, provider_message_id: str) -> Message | None:
         """The message of this channel with this provider message id (unique per account and
@@ -161,11 +163,15 @@ class InboundSink(Protocol):
     names the provider account; the sink finds the workspace that owns it. An account no workspace
     owns is ignored (None): a callback for an account disconnected meanwhile is not an error."""
 
-    def receive(self, message: InboundMessage) -> Message | None: ...
+    def receive(self, message: InboundMessage) -> Message | None:
+        """Store an inbound message in the workspace that owns its provider account; None when none does."""
 
-    def receipt(self, receipt: Receipt) -> Message | None: ...
+    def receipt(self, receipt: Receipt) -> Message | None:
+        """Apply a delivery or read receipt; None when no workspace owns the account or no message
+        matches."""
 
-    def status_changed(self, change: StatusChange) -> ChannelAccount | None: ...
+    def status_changed(self, change: StatusChange) -> ChannelAccount | None:
+        """Apply a provider status change to the channel setting; None when it is gone or not owned."""
 
 
 class CampaignGuard(Protocol):
@@ -180,17 +186,21 @@ class MessagingRepositories(Protocol):
     """The messaging area's repositories, as a workspace unit of work hands them out."""
 
     @property
-    def channels(self) -> ChannelAccountRepository: ...
+    def channels(self) -> ChannelAccountRepository:
+        """The channel settings."""
 
     @property
-    def messages(self) -> MessageRepository: ...
+    def messages(self) -> MessageRepository:
+        """The messages."""
 
     @property
-    def handles(self) -> ContactHandleRepository: ...
+    def handles(self) -> ContactHandleRepository:
+        """The contacts' handles on the channels."""
 
 
 class ChannelDirectoryRepositories(Protocol):
     """What the administration unit of work hands out of this area: who owns a provider account."""
 
     @property
-    def channel_directory(self) -> ChannelDirectory: ...
+    def channel_directory(self) -> ChannelDirectory:
+        """Which account owns a provider account."""

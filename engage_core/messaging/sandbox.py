@@ -17,6 +17,7 @@ Credentials (Instagram, LinkedIn): a password convention chooses what happens:
     - a password ending in `#2fa` asks for one 2FA round, `#2fa<n>` for `n` rounds (at most 9);
       the rounds' checkpoint types cycle through `CHECKPOINT_TYPES` of the channel;
     - any other password logs in at once.
+
     The code that passes a checkpoint is `SANDBOX_CODE` (`123456`); any other is refused and the
     checkpoint keeps waiting. `resend_checkpoint` counts resends (`SandboxAccount.resends`).
 

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 
 class MessagingServices:
+    """The messaging area's services: channels, messages, and the inbox the gateways report to."""
+
     channels: ChannelService
     messages: MessageService
     inbox: ChannelInbox
@@ -23,6 +25,8 @@ class MessagingServices:
 
     def wire(self, deps: Dependencies) -> None:
         # The plan's feature gate unless the caller gives another; limits always follow the plan.
+        """Build this area's services from `deps` (called once by :class:`.Services`, after the plans and
+        partners areas, whose services these use)."""
         self.channels = ChannelService(
             deps.uow,
             deps.clock,

@@ -74,6 +74,8 @@ CHANNEL_EVENTS = {
 
 @attrs.frozen
 class AdminInput:
+    """The client workspace's first team member (its admin), invited when the client is created."""
+
     first_name: str
     last_name: str
     email: str
@@ -116,6 +118,8 @@ class NewClient:
 
 @attrs.frozen
 class ClientUsage:
+    """What a client workspace used in `period` (`GET /partner/clients/{id}/usage`)."""
+
     client_id: int
     period: str
     usage: WorkspaceUsage
@@ -155,6 +159,12 @@ class ImpersonationLink:
 
 
 class PartnerClientService:
+    """A partner's client workspaces: provisioning, plan changes, suspension, deletion, usage and
+    impersonation. Lifecycle changes emit partner events (`partner.client.created`, `.updated`,
+    `.suspended`, `.reactivated`, `.deleted`) to the partner's webhooks.
+
+    Methods that name a client raise :class:`.NotFound` when it is not the partner's."""
+
     def __init__(
         self, uow: UnitOfWorkFactory, clock: Clock, hasher: PasswordHasher, mailer: Mailer, app_url: str
     ) -> None:
@@ -176,6 +186,9 @@ class PartnerClientService:
             return uow.clients.find(partner_id, filters, page, self._clock.now())
 
     def get(self, partner_id: int, client_id: int) -> Client:
+        """The client `client_id` of the partner.
+
+        Raises :class:`.NotFound` when it is not the partner's."""
         with self._uow.partners(readonly=True) as uow:
             return _client(uow, partner_id, client_id)
 
@@ -185,6 +198,7 @@ class PartnerClientService:
             return uow.clients.count(partner_id)
 
     def dashboard_url(self, client: Client) -> str:
+        """The address of the client's dashboard under the service's `app_url`."""
         return dashboard_url(self._app_url, client.slug)
 
     def now(self) -> datetime:

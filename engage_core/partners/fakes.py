@@ -66,7 +66,10 @@ class PartnerAttempt:
 
 
 class InMemoryPartnerRepository(_Repo):
+    """The in-memory :class:`.PartnerRepository`."""
+
     def add(self, draft: PartnerDraft, key_digest: str, key_hint: str, now: datetime) -> Partner | None:
+        """In memory, as :meth:`.PartnerRepository.add`."""
         if self.slug_taken(draft.slug):
             return None  # the unique index
         partner = Partner(
@@ -77,28 +80,35 @@ class InMemoryPartnerRepository(_Repo):
         return partner
 
     def get(self, partner_id: int) -> Partner | None:
+        """In memory, as :meth:`.PartnerRepository.get`."""
         row = self._t.partners.get(partner_id)
         return None if row is None else row[0]
 
     def by_key_digest(self, key_digest: str) -> tuple[Partner, str] | None:
+        """In memory, as :meth:`.PartnerRepository.by_key_digest`."""
         return next(((p, d) for p, d in self._t.partners.values() if d == key_digest), None)
 
     def slug_taken(self, slug: str) -> bool:
+        """In memory, as :meth:`.PartnerRepository.slug_taken`."""
         return any(p.slug == slug for p, _ in self._t.partners.values())
 
     def list(self) -> Sequence[Partner]:
+        """In memory, as :meth:`.PartnerRepository.list`."""
         return sorted((p for p, _ in self._t.partners.values()), key=lambda p: p.id)
 
     def set_key(self, partner_id: int, key_digest: str, key_hint: str, now: datetime) -> None:
+        """In memory, as :meth:`.PartnerRepository.set_key`."""
         partner, _ = self._t.partners[partner_id]
         changed = attrs.evolve(partner, key_hint=key_hint, updated_at=now, key_generation=partner.key_generation + 1)
         self._t.partners[partner_id] = (changed, key_digest)
 
     def advance_key_generation(self, partner_id: int) -> None:
+        """In memory, as :meth:`.PartnerRepository.advance_key_generation`."""
         partner, digest = self._t.partners[partner_id]
         self._t.partners[partner_id] = (attrs.evolve(partner, key_generation=partner.key_generation + 1), digest)
 
     def update(self, partner: Partner) -> None:
+        """In memory, as :meth:`.PartnerRepository.update`."""
         current, digest = self._t.partners[partner.id]
         kept = attrs.evolve(
             partner, slug=current.slug, key_hint=current.key_hint, key_generation=current.key_generation
@@ -107,6 +117,8 @@ class InMemoryPartnerRepository(_Repo):
 
 
 class InMemoryClientRepository(_Repo):
+    """The in-memory :class:`.ClientRepository`."""
+
     def _of(self, partner_id: int) -> list[Client]:
         return sorted((c for c in self._t.clients.values() if c.partner_id == partner_id), key=lambda c: c.id)
 
@@ -114,6 +126,7 @@ class InMemoryClientRepository(_Repo):
         """Nothing to do: the store lock already serialises every transaction."""
 
     def add(self, partner_id: int, account_id: int, draft: ClientDraft, now: datetime) -> Client | None:
+        """In memory, as :meth:`.ClientRepository.add`."""
         if self.email_in_use(draft.primary_user.email) or self.slug_taken(draft.slug):
             return None  # the unique indexes
         client = Client(
@@ -124,20 +137,25 @@ class InMemoryClientRepository(_Repo):
         return client
 
     def get(self, partner_id: int, client_id: int) -> Client | None:
+        """In memory, as :meth:`.ClientRepository.get`."""
         client = self._t.clients.get(client_id)
         return client if client is not None and client.partner_id == partner_id else None
 
     def of_account(self, account_id: int) -> Client | None:
+        """In memory, as :meth:`.ClientRepository.of_account`."""
         return self._t.clients.get(account_id)
 
     def find(self, partner_id: int, filters: ClientFilter, page: PageRequest, now: datetime) -> Page[Client]:
+        """In memory, as :meth:`.ClientRepository.find`."""
         found = [c for c in self._of(partner_id) if filters.matches(c, now)]
         return paginate(sorted(found, key=lambda c: (c.created_at, c.id), reverse=True), page)
 
     def list(self, partner_id: int) -> Sequence[Client]:
+        """In memory, as :meth:`.ClientRepository.list`."""
         return self._of(partner_id)
 
     def usage(self, partner_id: int, start: datetime, end: datetime) -> Mapping[int, UsageCounts]:
+        """In memory, as :meth:`.ClientRepository.usage`."""
         ids = {c.id for c in self._of(partner_id)}
         contacts = Counter(a for a, _ in self._state.of(ContactsTables).contacts.values() if a in ids)
         sent = Counter(
@@ -148,16 +166,20 @@ class InMemoryClientRepository(_Repo):
         return {i: UsageCounts(messages_sent=sent[i], contacts_total=contacts[i]) for i in sorted(ids)}
 
     def count(self, partner_id: int) -> int:
+        """In memory, as :meth:`.ClientRepository.count`."""
         return len(self._of(partner_id))
 
     def email_in_use(self, email: str) -> bool:
+        """In memory, as :meth:`.ClientRepository.email_in_use`."""
         key = partner_email_key(email)
         return any(partner_email_key(c.primary_user.email) == key for c in self._t.clients.values())
 
     def slug_taken(self, slug: str) -> bool:
+        """In memory, as :meth:`.ClientRepository.slug_taken`."""
         return any(c.slug == slug for c in self._t.clients.values())
 
     def update(self, client: Client) -> None:
+        """In memory, as :meth:`.ClientRepository.update`."""
         current = self._t.clients.get(client.id)
         if current is not None and current.partner_id == client.partner_id:
             self._t.clients[client.id] = attrs.evolve(
@@ -168,15 +190,20 @@ class InMemoryClientRepository(_Repo):
             )
 
     def delete(self, partner_id: int, client_id: int) -> None:
+        """In memory, as :meth:`.ClientRepository.delete`."""
         if self.get(partner_id, client_id) is not None:
             self._state.purge_account(client_id)
 
 
 class InMemoryImpersonationRepository(_Repo):
+    """The in-memory :class:`.ImpersonationRepository`."""
+
     def add(self, token_digest: str, grant: Impersonation, expires_at: datetime, now: datetime) -> None:
+        """In memory, as :meth:`.ImpersonationRepository.add`."""
         self._t.impersonations[token_digest] = (grant, expires_at, False)
 
     def redeem(self, token_digest: str, now: datetime) -> Impersonation | None:
+        """In memory, as :meth:`.ImpersonationRepository.redeem`."""
         row = self._t.impersonations.get(token_digest)
         if row is None or row[2] or now >= row[1]:
             return None
@@ -185,6 +212,8 @@ class InMemoryImpersonationRepository(_Repo):
 
 
 class InMemoryPartnerWebhookRepository(_Repo):
+    """The in-memory :class:`.PartnerWebhookRepository`."""
+
     def add(
         self,
         partner_id: int,
@@ -195,23 +224,28 @@ class InMemoryPartnerWebhookRepository(_Repo):
         secret_ciphertext: str,
         now: datetime,
     ) -> Subscription:
+        """In memory, as :meth:`.PartnerWebhookRepository.add`."""
         subscription = Subscription(self._store.next_id(), name, url, events, is_active, now, now)
         self._t.partner_webhooks[subscription.id] = (partner_id, subscription, secret_ciphertext)
         return subscription
 
     def get(self, partner_id: int, webhook_id: int) -> Subscription | None:
+        """In memory, as :meth:`.PartnerWebhookRepository.get`."""
         row = self._t.partner_webhooks.get(webhook_id)
         return None if row is None or row[0] != partner_id else row[1]
 
     def list(self, partner_id: int) -> Sequence[Subscription]:
+        """In memory, as :meth:`.PartnerWebhookRepository.list`."""
         return sorted((s for p, s, _ in self._t.partner_webhooks.values() if p == partner_id), key=lambda s: s.id)
 
     def update(self, partner_id: int, subscription: Subscription) -> None:
+        """In memory, as :meth:`.PartnerWebhookRepository.update`."""
         row = self._t.partner_webhooks.get(subscription.id)
         if row is not None and row[0] == partner_id:
             self._t.partner_webhooks[subscription.id] = (partner_id, subscription, row[2])
 
     def delete(self, partner_id: int, webhook_id: int) -> None:
+        """In memory, as :meth:`.PartnerWebhookRepository.delete`."""
         if self.get(partner_id, webhook_id) is not None:
             del self._t.partner_webhooks[webhook_id]
             self._t.partner_attempts[:] = [a for a in self._t.partner_attempts if a.webhook_id != webhook_id]

@@ -46,6 +46,8 @@ class NewPartnerKey:
 
 @attrs.frozen
 class PartnerWebhookInput:
+    """Fields of `POST /partner/webhooks`. No `events` subscribes to every partner event."""
+
     name: str
     url: str
     events: Sequence[str] = ()
@@ -54,17 +56,27 @@ class PartnerWebhookInput:
 
 @attrs.frozen
 class PartnerWebhookPatch:
+    """Fields of `PUT /partner/webhooks/{id}`: any subset; `UNSET` leaves a field alone."""
+
     name: str | Unset = UNSET
     is_active: bool | Unset = UNSET
 
 
 @attrs.frozen
 class RevealedPartnerSecret:
+    """A partner subscription with its plaintext secret: only ever returned by its creation."""
+
     subscription: Subscription
     secret: str
 
 
 class PartnerService:
+    """Partners (resellers): their administration and keys, partner-key authentication, and partner-level
+    webhooks. Methods that name a partner raise :class:`.NotFound` when there is none.
+
+    Partner webhooks need the `cipher` and `guard` ports: without them those methods raise
+    `RuntimeError`."""
+
     def __init__(
         self, uow: UnitOfWorkFactory, clock: Clock, cipher: SecretCipher | None = None, guard: TargetGuard | None = None
     ) -> None:
@@ -98,6 +110,7 @@ class PartnerService:
         return NewPartnerKey(partner, key.plaintext)
 
     def list(self) -> Sequence[Partner]:
+        """Every partner, ascending id."""
         with self._uow.partners(readonly=True) as uow:
             return uow.partners.list()
 
@@ -124,9 +137,16 @@ class PartnerService:
         return self._set_status(partner_id, "suspended")
 
     def activate(self, partner_id: int) -> Partner:
+        """Accept the partner's key again after a suspension; earlier login links and sessions stay void.
+
+        Raises :class:`.NotFound` when there is no such partner."""
         return self._set_status(partner_id, "active")
 
     def set_seats(self, partner_id: int, client_seats_max: int) -> Partner:
+        """Set how many client workspaces the partner may have.
+
+        Raises :class:`.ValidationFailed` on `client_seats_max` outside 0 to `SEATS_MAX`;
+        :class:`.NotFound` when there is no such partner."""
         if not 0 <= client_seats_max <= SEATS_MAX:
             raise ValidationFailed.on("client_seats_max", f"The client seats must be from 0 to {SEATS_MAX}.")
         with self._uow.partners() as uow:
@@ -196,10 +216,15 @@ class PartnerService:
         return RevealedPartnerSecret(created, secret)
 
     def webhooks(self, partner_id: int) -> Sequence[Subscription]:
+        """The partner's webhook subscriptions, oldest first."""
         with self._uow.partners(readonly=True) as uow:
             return uow.partner_webhooks.list(partner_id)
 
     def update_webhook(self, partner_id: int, webhook_id: int, patch: PartnerWebhookPatch) -> Subscription:
+        """Rename and/or enable or disable one of the partner's subscriptions.
+
+        Raises :class:`.ValidationFailed` for a blank or too long name; :class:`.NotFound` when the
+        subscription is not the partner's."""
         name = None if patch.name is UNSET else required_text("name", str(patch.name), max_length=NAME_MAX)
         with self._uow.partners() as uow:
             current = _webhook(uow, partner_id, webhook_id)
@@ -215,6 +240,9 @@ class PartnerService:
         return changed
 
     def delete_webhook(self, partner_id: int, webhook_id: int) -> None:
+        """Delete one of the partner's subscriptions and its delivery log.
+
+        Raises :class:`.NotFound` when the subscription is not the partner's."""
         with self._uow.partners() as uow:
             _webhook(uow, partner_id, webhook_id)
             uow.partner_webhooks.delete(partner_id, webhook_id)

@@ -21,13 +21,15 @@ class PartnerRepository(Protocol):
         nothing, when the slug is taken, also by a partner created concurrently since the caller
         looked (the unique index decides)."""
 
-    def get(self, partner_id: int) -> Partner | None: ...
+    def get(self, partner_id: int) -> Partner | None:
+        """The partner `partner_id`, or None."""
 
     def by_key_digest(self, key_digest: str) -> tuple[Partner, str] | None:
         """The partner whose key has this digest, with the stored digest (compared again in
         constant time)."""
 
-    def slug_taken(self, slug: str) -> bool: ...
+    def slug_taken(self, slug: str) -> bool:
+        """Whether a partner has this slug."""
 
     def list(self) -> Sequence[Partner]:
         """Ascending id."""
@@ -65,7 +67,8 @@ class ClientRepository(Protocol):
         storing nothing, when the slug or the admin's address is taken, also by a client of any
         partner created concurrently since the caller looked (the unique indexes decide)."""
 
-    def get(self, partner_id: int, client_id: int) -> Client | None: ...
+    def get(self, partner_id: int, client_id: int) -> Client | None:
+        """The partner's client `client_id`, or None (also when it is another partner's)."""
 
     def of_account(self, account_id: int) -> Client | None:
         """The client whose workspace this is, of any partner; None for a workspace without a
@@ -91,7 +94,8 @@ class ClientRepository(Protocol):
     def email_in_use(self, email: str) -> bool:
         """Whether a client of any partner has a primary user with this address (`email_key`)."""
 
-    def slug_taken(self, slug: str) -> bool: ...
+    def slug_taken(self, slug: str) -> bool:
+        """Whether a client of any partner has this slug."""
 
     def update(self, client: Client) -> None:
         """Store `company_name`, `status`, the schedule, the primary user's id, `timezone`,
@@ -132,9 +136,11 @@ class PartnerWebhookRepository(Protocol):
         is_active: bool,
         secret_ciphertext: str,
         now: datetime,
-    ) -> Subscription: ...
+    ) -> Subscription:
+        """Store a new subscription of the partner with its encrypted secret."""
 
-    def get(self, partner_id: int, webhook_id: int) -> Subscription | None: ...
+    def get(self, partner_id: int, webhook_id: int) -> Subscription | None:
+        """The partner's subscription `webhook_id`, or None (also when it is another partner's)."""
 
     def list(self, partner_id: int) -> Sequence[Subscription]:
         """Oldest first."""
@@ -150,13 +156,17 @@ class PartnersRepositories(Protocol):
     """The partners area's repositories, as the partners' unit of work hands them out."""
 
     @property
-    def partners(self) -> PartnerRepository: ...
+    def partners(self) -> PartnerRepository:
+        """The partners."""
 
     @property
-    def clients(self) -> ClientRepository: ...
+    def clients(self) -> ClientRepository:
+        """The partners' client workspaces."""
 
     @property
-    def impersonations(self) -> ImpersonationRepository: ...
+    def impersonations(self) -> ImpersonationRepository:
+        """The impersonation tokens."""
 
     @property
-    def partner_webhooks(self) -> PartnerWebhookRepository: ...
+    def partner_webhooks(self) -> PartnerWebhookRepository:
+        """The partner-level webhook subscriptions."""

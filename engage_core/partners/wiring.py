@@ -12,9 +12,12 @@ if TYPE_CHECKING:
 
 
 class PartnersServices:
+    """The partners area's services: partners and their client workspaces."""
+
     partners: PartnerService
     partner_clients: PartnerClientService
 
     def wire(self, deps: Dependencies) -> None:
+        """Build this area's services from `deps` (called once by :class:`.Services`)."""
         self.partners = PartnerService(deps.uow, deps.clock, deps.cipher, deps.guard)
         self.partner_clients = PartnerClientService(deps.uow, deps.clock, deps.hasher, deps.mailer, deps.app_url)

@@ -32,10 +32,13 @@ class _Repo(Repo):
 
 
 class InMemoryUsageRepository(_Repo):
+    """The in-memory :class:`.UsageRepository`."""
+
     def lock(self) -> None:
         """Nothing to do: the store lock already serialises every transaction."""
 
     def count(self, limit: str, since: datetime) -> int:
+        """In memory, as :meth:`.UsageRepository.count`."""
         mine = self._account
         if limit == "contacts":
             return sum(1 for a, _ in self._state.of(ContactsTables).contacts.values() if a == mine)
@@ -52,6 +55,7 @@ class InMemoryUsageRepository(_Repo):
         raise ValueError(f"unknown limit {limit!r}")
 
     def report(self, start: datetime, end: datetime) -> WorkspaceUsage:
+        """In memory, as :meth:`.UsageRepository.report`."""
         mine = self._account
         contacts = [c for a, c in self._state.of(ContactsTables).contacts.values() if a == mine]
         messages = [
@@ -78,17 +82,23 @@ class InMemoryUsageRepository(_Repo):
 
 
 class InMemoryPlanRepository(_Repo):
+    """The in-memory :class:`.PlanRepository`."""
+
     def list(self) -> Sequence[Plan]:
+        """In memory, as :meth:`.PlanRepository.list`."""
         return sorted(self._t.plans.values(), key=lambda p: p.id)
 
     def by_slug(self, slug: str) -> Plan | None:
+        """In memory, as :meth:`.PlanRepository.by_slug`."""
         return self._t.plans.get(slug)
 
     def in_force(self, account_id: int, now: datetime, default_plan: str) -> Plan | None:
+        """In memory, as :meth:`.PlanRepository.in_force`."""
         client = self._state.of(PartnersTables).clients.get(account_id)
         return self._t.plans.get(default_plan if client is None else client.schedule.plan_at(now))
 
     def update(self, plan: Plan) -> None:
+        """In memory, as :meth:`.PlanRepository.update`."""
         current = self._t.plans.get(plan.slug)
         if current is not None:
             self._t.plans[plan.slug] = attrs.evolve(

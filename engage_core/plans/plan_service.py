@@ -44,6 +44,9 @@ class PlanService:
             return uow.plans.list()
 
     def get(self, slug: str) -> Plan:
+        """The plan `slug`.
+
+        Raises :class:`.NotFound` when no plan has it."""
         with self._uow.partners(readonly=True) as uow:
             return plan_by_slug(uow, slug)
 

@@ -13,7 +13,8 @@ from engage_core.plans.usage import WorkspaceUsage
 class FeatureGate(Protocol):
     """Plan features (`features.LINKEDIN_ACCESS`, ...). `features.AllowAllFeatures` until plans exist."""
 
-    def allows(self, account_id: int, feature: str) -> bool: ...
+    def allows(self, account_id: int, feature: str) -> bool:
+        """Whether the workspace `account_id` may use `feature` now."""
 
 
 class PlanRepository(Protocol):
@@ -23,7 +24,8 @@ class PlanRepository(Protocol):
     def list(self) -> Sequence[Plan]:
         """Every plan, ascending id."""
 
-    def by_slug(self, slug: str) -> Plan | None: ...
+    def by_slug(self, slug: str) -> Plan | None:
+        """The plan `slug`, or None."""
 
     def in_force(self, account_id: int, now: datetime, default_plan: str) -> Plan | None:
         """The plan in force at `now` for the workspace, in one read: its client row's pending plan
@@ -71,11 +73,13 @@ class UsageRepositories(Protocol):
     """What a workspace unit of work hands out of this area: its usage counts."""
 
     @property
-    def usage(self) -> UsageRepository: ...
+    def usage(self) -> UsageRepository:
+        """The workspace's usage counts."""
 
 
 class PlansRepositories(Protocol):
     """What the partners' unit of work hands out of this area: the plans."""
 
     @property
-    def plans(self) -> PlanRepository: ...
+    def plans(self) -> PlanRepository:
+        """The plans."""

@@ -12,9 +12,13 @@ if TYPE_CHECKING:
 
 
 class PlansServices:
+    """The plans area's services: the plans, and the entitlements every other area checks."""
+
     plans: PlanService
     entitlements: Entitlements
 
     def wire(self, deps: Dependencies) -> None:
+        """Build this area's services from `deps` (called once by :class:`.Services`, first: the other
+        areas use its entitlements)."""
         self.plans = PlanService(deps.uow, deps.clock)
         self.entitlements = Entitlements(deps.uow, deps.clock, deps.default_plan)

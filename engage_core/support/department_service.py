@@ -11,6 +11,8 @@ from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
 
 
 class DepartmentService:
+    """Ticket departments: titles unique in a workspace regardless of case."""
+
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock) -> None:
         self._uow = uow
         self._clock = clock
@@ -29,10 +31,17 @@ class DepartmentService:
         return found
 
     def get(self, account_id: int, department_id: int) -> Department:
+        """The department `department_id`.
+
+        Raises :class:`.NotFound` when it is not in the account."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             return _department(uow, department_id)
 
     def create(self, account_id: int, title: str) -> Department:
+        """Create a department.
+
+        Raises :class:`.ValidationFailed` on `title` for an invalid title, or one another department
+        has in any case."""
         title = clean_title(title)
         with self._uow.workspace(account_id) as uow:
             _check_free(uow, title, None)
@@ -41,7 +50,10 @@ class DepartmentService:
         return department
 
     def rename(self, account_id: int, department_id: int, title: str) -> Department:
-        """Tickets filed under it show the new title."""
+        """Rename the department; tickets filed under it show the new title.
+
+        Raises :class:`.NotFound` when it is not in the account; :class:`.ValidationFailed` on `title`
+        as :meth:`create` does."""
         title = clean_title(title)
         with self._uow.workspace(account_id) as uow:
             _department(uow, department_id)
@@ -52,7 +64,9 @@ class DepartmentService:
         return department
 
     def delete(self, account_id: int, department_id: int) -> None:
-        """Its tickets stay, with no department."""
+        """Delete the department; its tickets stay, with no department.
+
+        Raises :class:`.NotFound` when it is not in the account."""
         with self._uow.workspace(account_id) as uow:
             _department(uow, department_id)
             uow.departments.delete(department_id)

@@ -21,9 +21,11 @@ class DepartmentRepository(Protocol):
         account has none. Concurrency: transactions seeding at once leave exactly one department;
         SQL inserts with `ON CONFLICT (account_id, title_key) DO NOTHING` and then reads."""
 
-    def add(self, title: str, now: datetime) -> Department: ...
+    def add(self, title: str, now: datetime) -> Department:
+        """Store a new department."""
 
-    def get(self, department_id: int) -> Department | None: ...
+    def get(self, department_id: int) -> Department | None:
+        """The department `department_id`, or None."""
 
     def by_title(self, title: str) -> Department | None:
         """Case-insensitive look-up (see `departments.title_key`)."""
@@ -31,7 +33,8 @@ class DepartmentRepository(Protocol):
     def list(self) -> Sequence[Department]:
         """Ascending id: the first is the default department of new tickets."""
 
-    def rename(self, department_id: int, title: str, now: datetime) -> None: ...
+    def rename(self, department_id: int, title: str, now: datetime) -> None:
+        """Give the department a new title."""
 
     def delete(self, department_id: int) -> None:
         """Delete the department; its tickets stay, with no department (`department_id` NULL,
@@ -85,7 +88,9 @@ class SupportRepositories(Protocol):
     """Support's repositories, as a workspace unit of work hands them out."""
 
     @property
-    def departments(self) -> DepartmentRepository: ...
+    def departments(self) -> DepartmentRepository:
+        """The departments."""
 
     @property
-    def tickets(self) -> TicketRepository: ...
+    def tickets(self) -> TicketRepository:
+        """The tickets and their replies."""

@@ -78,6 +78,13 @@ class PostedReply:
 
 
 class TicketService:
+    """Support tickets: opening, replies from either side, closing, and changes of priority, department
+    and assignee, each with its events (`ticket.created`, `ticket.replied`, `ticket.updated`).
+
+    Methods that name a ticket raise :class:`.NotFound` when it is not in the account; invalid input,
+    or a department or team member that does not exist, raises :class:`.ValidationFailed` naming the
+    field, and nothing is written."""
+
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock) -> None:
         self._uow = uow
         self._clock = clock
@@ -96,6 +103,9 @@ class TicketService:
             return uow.tickets.find(filters, page)
 
     def get(self, account_id: int, ticket_id: int) -> TicketThread:
+        """The ticket `ticket_id` with its replies, oldest first.
+
+        Raises :class:`.NotFound` when it is not in the account."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             ticket = _ticket(uow, ticket_id)
             return TicketThread(ticket, uow.tickets.replies(ticket_id))

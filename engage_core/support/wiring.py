@@ -12,9 +12,12 @@ if TYPE_CHECKING:
 
 
 class SupportServices:
+    """The support area's services: tickets and departments."""
+
     departments: DepartmentService
     tickets: TicketService
 
     def wire(self, deps: Dependencies) -> None:
+        """Build this area's services from `deps` (called once by :class:`.Services`)."""
         self.departments = DepartmentService(deps.uow, deps.clock)
         self.tickets = TicketService(deps.uow, deps.clock)

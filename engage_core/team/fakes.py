@@ -31,6 +31,8 @@ class _Repo(Repo):
 
 
 class InMemoryTeamMemberRepository(_Repo):
+    """The in-memory :class:`.TeamMemberRepository`."""
+
     def _mine(self) -> list[TeamMember]:
         return sorted((m for (a, m) in self._t.team_members.values() if a == self._account), key=lambda m: m.id)
 
@@ -40,6 +42,7 @@ class InMemoryTeamMemberRepository(_Repo):
             raise ValidationFailed.on("email", "The email has already been taken.")
 
     def add(self, draft: MemberDraft, password_hash: str, now: datetime) -> TeamMember:
+        """In memory, as :meth:`.TeamMemberRepository.add`."""
         self._taken(draft.email)
         member = TeamMember(self._store.next_id(), draft.name, draft.email, draft.role, draft.status, now, now)
         self._t.team_members[member.id] = (self._account, member)
@@ -47,17 +50,21 @@ class InMemoryTeamMemberRepository(_Repo):
         return member
 
     def get(self, member_id: int) -> TeamMember | None:
+        """In memory, as :meth:`.TeamMemberRepository.get`."""
         row = self._t.team_members.get(member_id)
         return None if row is None or row[0] != self._account else row[1]
 
     def by_email(self, email: str) -> TeamMember | None:
+        """In memory, as :meth:`.TeamMemberRepository.by_email`."""
         key = email_key(email)
         return next((m for m in self._mine() if email_key(m.email) == key), None)
 
     def find(self, role: str | None, page: PageRequest) -> Page[TeamMember]:
+        """In memory, as :meth:`.TeamMemberRepository.find`."""
         return paginate([m for m in self._mine() if role is None or m.role == role], page)
 
     def update(self, member: TeamMember) -> None:
+        """In memory, as :meth:`.TeamMemberRepository.update`."""
         current = self.get(member.id)
         if current is not None:
             self._taken(member.email, other_than=member.id)
@@ -74,15 +81,18 @@ class InMemoryTeamMemberRepository(_Repo):
             )
 
     def password_hash(self, member_id: int) -> str | None:
+        """In memory, as :meth:`.TeamMemberRepository.password_hash`."""
         return self._t.member_passwords.get(member_id) if self.get(member_id) is not None else None
 
     def set_password_hash(self, member_id: int, password_hash: str, now: datetime) -> None:
+        """In memory, as :meth:`.TeamMemberRepository.set_password_hash`."""
         member = self.get(member_id)
         if member is not None:
             self._t.member_passwords[member_id] = password_hash
             self._t.team_members[member_id] = (self._account, attrs.evolve(member, updated_at=now))
 
     def delete(self, member_id: int) -> None:
+        """In memory, as :meth:`.TeamMemberRepository.delete`."""
         if self.get(member_id) is not None:
             del self._t.team_members[member_id]
             del self._t.member_passwords[member_id]
@@ -93,10 +103,12 @@ class FakePasswordHasher:
     self-describing shape (`fake$<salt>$<digest>`), so hashing twice gives two hashes."""
 
     def hash(self, password: str) -> str:
+        """In memory, as :meth:`.PasswordHasher.hash`."""
         salt = uuid.uuid4().hex[:16]
         return f"fake${salt}${hashlib.sha256((salt + password).encode()).hexdigest()}"
 
     def verify(self, password_hash: str, password: str) -> bool:
+        """In memory, as :meth:`.PasswordHasher.verify`."""
         parts = password_hash.split("$")
         if len(parts) != 3 or parts[0] != "fake":
             return False

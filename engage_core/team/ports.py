@@ -15,9 +15,11 @@ class TeamMemberRepository(Protocol):
     ValidationFailed on `email` when another member has the key. The password hash is stored
     beside the member, never in `TeamMember`."""
 
-    def add(self, draft: MemberDraft, password_hash: str, now: datetime) -> TeamMember: ...
+    def add(self, draft: MemberDraft, password_hash: str, now: datetime) -> TeamMember:
+        """Store a new member with this password hash."""
 
-    def get(self, member_id: int) -> TeamMember | None: ...
+    def get(self, member_id: int) -> TeamMember | None:
+        """The member `member_id`, or None."""
 
     def by_email(self, email: str) -> TeamMember | None:
         """Case-insensitive look-up (see `team.email_key`)."""
@@ -28,7 +30,8 @@ class TeamMemberRepository(Protocol):
     def update(self, member: TeamMember) -> None:
         """Store `name`, `email`, `role`, `status` and `updated_at`."""
 
-    def password_hash(self, member_id: int) -> str | None: ...
+    def password_hash(self, member_id: int) -> str | None:
+        """The member's password hash, or None when there is no such member."""
 
     def set_password_hash(self, member_id: int, password_hash: str, now: datetime) -> None:
         """Replace the hash and set `updated_at`."""
@@ -52,4 +55,5 @@ class TeamRepositories(Protocol):
     """The team area's repositories, as a workspace unit of work hands them out."""
 
     @property
-    def team(self) -> TeamMemberRepository: ...
+    def team(self) -> TeamMemberRepository:
+        """The team members."""

@@ -75,9 +75,13 @@ class NewMember:
 
 
 class TeamService:
-    """`entitlements` enforces the `team_members` limit (none without it); `sign_in_check` is
-    called with the account id once a member's password is right, and may refuse the sign-in
-    (a suspended workspace: `PartnerClientService.ensure_not_suspended`)."""
+    """A workspace's team members: roles, passwords, invitations and sign-in.
+
+    `entitlements` enforces the `team_members` limit (none without it); `sign_in_check` is called with
+    the account id once a member's password is right, and may refuse the sign-in (a suspended
+    workspace: `PartnerClientService.ensure_not_suspended`). Methods that name a member raise
+    :class:`.NotFound` when it is not in the account; invalid input raises :class:`.ValidationFailed`
+    naming each bad field."""
 
     def __init__(
         self,
@@ -109,6 +113,9 @@ class TeamService:
             return uow.team.find(role, page)
 
     def get(self, account_id: int, member_id: int) -> TeamMember:
+        """The team member `member_id`.
+
+        Raises :class:`.NotFound` when it is not in the account."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             return _member(uow, member_id)
 

@@ -13,11 +13,15 @@ if TYPE_CHECKING:
 
 
 class TeamServices:
+    """The team area's service: team members."""
+
     team: TeamService
     entitlements: Entitlements  # wired by the plans area
     partner_clients: PartnerClientService  # wired by the partners area
 
     def wire(self, deps: Dependencies) -> None:
+        """Build this area's services from `deps` (called once by :class:`.Services`, after the partners
+        area, whose sign-in check it uses)."""
         self.team = TeamService(
             deps.uow,
             deps.clock,

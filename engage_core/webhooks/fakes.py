@@ -56,40 +56,50 @@ class RecordedEvent:
 
 
 class InMemoryWebhookRepository(_Repo):
+    """The in-memory :class:`.WebhookRepository`."""
+
     def add(
         self, name: str, url: str, events: tuple[str, ...], is_active: bool, secret_ciphertext: str, now: datetime
     ) -> Subscription:
+        """In memory, as :meth:`.WebhookRepository.add`."""
         subscription = Subscription(self._store.next_id(), name, url, events, is_active, now, now)
         self._t.webhooks[subscription.id] = (self._account, subscription)
         self._t.webhook_secrets[subscription.id] = secret_ciphertext
         return subscription
 
     def get(self, webhook_id: int) -> Subscription | None:
+        """In memory, as :meth:`.WebhookRepository.get`."""
         row = self._t.webhooks.get(webhook_id)
         return None if row is None or row[0] != self._account else row[1]
 
     def list(self) -> Sequence[Subscription]:
+        """In memory, as :meth:`.WebhookRepository.list`."""
         return sorted((s for (a, s) in self._t.webhooks.values() if a == self._account), key=lambda s: s.id)
 
     def active(self) -> Sequence[Subscription]:
+        """In memory, as :meth:`.WebhookRepository.active`."""
         return [s for s in self.list() if s.is_active]
 
     def update(self, subscription: Subscription) -> None:
+        """In memory, as :meth:`.WebhookRepository.update`."""
         if self.get(subscription.id) is not None:
             self._t.webhooks[subscription.id] = (self._account, subscription)
 
     def delete(self, webhook_id: int) -> None:
+        """In memory, as :meth:`.WebhookRepository.delete`."""
         if self.get(webhook_id) is not None:
             del self._t.webhooks[webhook_id]
             del self._t.webhook_secrets[webhook_id]
             self._t.attempts = {k: v for k, v in self._t.attempts.items() if v.attempt.webhook_id != webhook_id}
 
     def secret_ciphertext(self, webhook_id: int) -> str:
+        """In memory, as :meth:`.WebhookRepository.secret_ciphertext`."""
         if self.get(webhook_id) is None:
             raise NotFound("Webhook")
         return self._t.webhook_secrets[webhook_id]
 
     def set_secret(self, webhook_id: int, secret_ciphertext: str, now: datetime) -> None:
+        """In memory, as :meth:`.WebhookRepository.set_secret`."""
         if self.get(webhook_id) is not None:
             self._t.webhook_secrets[webhook_id] = secret_ciphertext
 
@@ -103,6 +113,7 @@ class InMemoryWebhookRepository(_Repo):
         due_at: datetime,
         now: datetime,
     ) -> Attempt:
+        """In memory, as :meth:`.WebhookRepository.enqueue`."""
         if self.get(webhook_id) is None:
             raise NotFound("Webhook")
         attempt = Attempt(
@@ -120,13 +131,16 @@ class InMemoryWebhookRepository(_Repo):
         ]
 
     def attempts(self, webhook_id: int, status: str | None, page: PageRequest) -> Page[Attempt]:
+        """In memory, as :meth:`.WebhookRepository.attempts`."""
         found = [a for a in self._log(webhook_id) if status is None or a.status == status]
         return paginate(sorted(found, key=lambda a: a.id, reverse=True), page)
 
     def delivery(self, webhook_id: int, delivery_id: str) -> Sequence[Attempt]:
+        """In memory, as :meth:`.WebhookRepository.delivery`."""
         return sorted((a for a in self._log(webhook_id) if a.delivery_id == delivery_id), key=lambda a: a.id)
 
     def payload(self, attempt_id: int) -> Mapping[str, Any]:
+        """In memory, as :meth:`.WebhookRepository.payload`."""
         row = self._t.attempts.get(attempt_id)
         if row is None or row.account_id != self._account:
             raise NotFound("Delivery")
@@ -143,6 +157,7 @@ class InMemoryDeliveryQueue:
         self._store = store
 
     def claim(self, now: datetime, lease_seconds: float, limit: int) -> Sequence[Claim]:
+        """In memory, as :meth:`.DeliveryQueue.claim`."""
         with self._store.lock:
             s = self._store.state.of(WebhooksTables)
             partners = self._partner_attempts()
@@ -217,6 +232,7 @@ class InMemoryDeliveryQueue:
         *,
         release: Sequence[Claim] = (),
     ) -> tuple[Sequence[bool], Sequence[Claim]]:
+        """In memory, as :meth:`.DeliveryQueue.complete_and_claim`."""
         with self._store.lock:  # reentrant: one atomic step, like a transaction
             recorded = [self.complete(c.claim, c.outcome, c.step, now) for c in completions]
             for claim in release:
@@ -233,6 +249,7 @@ class InMemoryDeliveryQueue:
             return recorded, self.claim(now, lease_seconds, limit)
 
     def complete(self, claim: Claim, outcome: Outcome, step: NextStep, now: datetime) -> bool:
+        """In memory, as :meth:`.DeliveryQueue.complete`."""
         with self._store.lock:
             if claim.kind == "partner":
                 return self._complete_partner(claim, outcome, step, now)
@@ -290,6 +307,7 @@ class InMemoryDeliveryQueue:
         return True
 
     def close(self) -> None:
+        """In memory, as :meth:`.DeliveryQueue.close`."""
         pass
 
 
@@ -311,9 +329,11 @@ class FakeCipher:
     """A reversible stand-in for encryption at rest: visibly not the plaintext, trivially undone."""
 
     def encrypt(self, plaintext: str) -> str:
+        """In memory, as :meth:`.SecretCipher.encrypt`."""
         return "fake:" + plaintext[::-1]
 
     def decrypt(self, ciphertext: str) -> str:
+        """In memory, as :meth:`.SecretCipher.decrypt`."""
         if not ciphertext.startswith("fake:"):
             raise ValueError("not a fake ciphertext")
         return ciphertext[5:][::-1]
@@ -323,11 +343,14 @@ class AllowAllTargets:
     """A target guard that refuses nothing (the in-memory world has no network)."""
 
     def refusal(self, url: str) -> str | None:
+        """In memory, as :meth:`.TargetGuard.refusal`."""
         return None
 
 
 @attrs.define
 class SentRequest:
+    """One request :class:`FakeSender` was asked to send: its URL, headers and body."""
+
     url: str
     headers: dict[str, str]
     body: bytes
@@ -342,6 +365,7 @@ class FakeSender:
         self._lock = threading.Lock()
 
     def send(self, url: str, headers: Mapping[str, str], body: bytes) -> Outcome:
+        """Record the request and answer it, as :meth:`.WebhookSender.send`."""
         request = SentRequest(url, dict(headers), body)
         with self._lock:
             self.sent.append(request)

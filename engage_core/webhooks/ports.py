@@ -16,9 +16,11 @@ class WebhookRepository(Protocol):
 
     def add(
         self, name: str, url: str, events: tuple[str, ...], is_active: bool, secret_ciphertext: str, now: datetime
-    ) -> Subscription: ...
+    ) -> Subscription:
+        """Store a new subscription with its encrypted secret."""
 
-    def get(self, webhook_id: int) -> Subscription | None: ...
+    def get(self, webhook_id: int) -> Subscription | None:
+        """The subscription `webhook_id`, or None."""
 
     def list(self) -> Sequence[Subscription]:
         """Oldest first."""
@@ -26,14 +28,17 @@ class WebhookRepository(Protocol):
     def active(self) -> Sequence[Subscription]:
         """Active subscriptions (the outbox fans events out to these)."""
 
-    def update(self, subscription: Subscription) -> None: ...
+    def update(self, subscription: Subscription) -> None:
+        """Store `name`, `url`, `events`, `is_active` and `updated_at`."""
 
     def delete(self, webhook_id: int) -> None:
         """Delete the subscription and its delivery log."""
 
-    def secret_ciphertext(self, webhook_id: int) -> str: ...
+    def secret_ciphertext(self, webhook_id: int) -> str:
+        """The subscription's encrypted signing secret."""
 
-    def set_secret(self, webhook_id: int, secret_ciphertext: str, now: datetime) -> None: ...
+    def set_secret(self, webhook_id: int, secret_ciphertext: str, now: datetime) -> None:
+        """Replace the subscription's encrypted signing secret."""
 
     def enqueue(
         self,
@@ -83,38 +88,45 @@ class DeliveryQueue(Protocol):
         worker's loop pays one commit for all): whether each completion was recorded, in order,
         and the new claims. A claim given twice is recorded once; a lost lease is not released."""
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Release what the queue holds, if anything; the worker calls it when it stops."""
 
 
 class SecretCipher(Protocol):
     """Encrypts secrets at rest (webhook signing secrets)."""
 
-    def encrypt(self, plaintext: str) -> str: ...
+    def encrypt(self, plaintext: str) -> str:
+        """The ciphertext of `plaintext`, as text."""
 
-    def decrypt(self, ciphertext: str) -> str: ...
+    def decrypt(self, ciphertext: str) -> str:
+        """The plaintext of `ciphertext`."""
 
 
 class WebhookSender(Protocol):
     """Posts one delivery. Never raises for network trouble: every failure is an `Outcome`."""
 
-    def send(self, url: str, headers: Mapping[str, str], body: bytes) -> Outcome: ...
+    def send(self, url: str, headers: Mapping[str, str], body: bytes) -> Outcome:
+        """Post `body` with `headers` to `url`; the outcome, failures included."""
 
 
 class TargetGuard(Protocol):
     """Why a target URL may not be used (its host resolves to an internal address), or None."""
 
-    def refusal(self, url: str) -> str | None: ...
+    def refusal(self, url: str) -> str | None:
+        """Why `url` may not be used, or None when it may."""
 
 
 class WebhooksRepositories(Protocol):
     """The webhooks area's repositories, as a workspace unit of work hands them out."""
 
     @property
-    def webhooks(self) -> WebhookRepository: ...
+    def webhooks(self) -> WebhookRepository:
+        """The subscriptions and their delivery log."""
 
 
 class DeliveryGate(Protocol):
     """Whether a workspace may receive webhook deliveries now: its plan in force has the feature
     (`engage_core.plans.entitlements.Entitlements.delivers`)."""
 
-    def delivers(self, account_id: int) -> bool: ...
+    def delivers(self, account_id: int) -> bool:
+        """Whether the workspace `account_id` may receive deliveries now."""

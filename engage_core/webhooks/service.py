@@ -21,6 +21,8 @@ from engage_core.webhooks.signatures import generate_secret
 
 @attrs.frozen
 class WebhookInput:
+    """Fields of `POST /webhooks`. No `events` subscribes to every event."""
+
     name: str
     url: str
     events: Sequence[str] = ()
@@ -29,6 +31,8 @@ class WebhookInput:
 
 @attrs.frozen
 class WebhookPatch:
+    """Fields of `PUT /webhooks/{id}`: any subset; `UNSET` leaves a field alone."""
+
     name: str | Unset = UNSET
     url: str | Unset = UNSET
     events: Sequence[str] | Unset = UNSET
@@ -44,6 +48,12 @@ class RevealedSecret:
 
 
 class WebhookService:
+    """Webhook subscriptions of a workspace, their signing secrets and their delivery log. Deliveries are
+    queued by the outbox when events commit and sent by the delivery worker
+    (:mod:`engage_core.webhooks.delivery`).
+
+    Methods that name a subscription raise :class:`.NotFound` when it is not in the account."""
+
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock, cipher: SecretCipher, guard: TargetGuard) -> None:
         self._uow = uow
         self._clock = clock
@@ -56,14 +66,23 @@ class WebhookService:
         return [*CATALOGUE, TEST_EVENT]
 
     def list(self, account_id: int) -> Sequence[Subscription]:
+        """Every subscription of the account, oldest first."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             return uow.webhooks.list()
 
     def get(self, account_id: int, webhook_id: int) -> Subscription:
+        """The subscription `webhook_id`.
+
+        Raises :class:`.NotFound` when it is not in the account."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             return _subscription(uow, webhook_id)
 
     def create(self, account_id: int, data: WebhookInput) -> RevealedSecret:
+        """Create a subscription with a new signing secret, returned in plaintext this once.
+
+        Raises :class:`.ValidationFailed` for a blank or too long name, a target URL that is not
+        allowed (not HTTP(S), or resolving to an internal address), or unknown events (each field
+        named)."""
         name, url, events = self._validated(data.name, data.url, data.events)
         assert url is not None and events is not None
         secret = generate_secret()
@@ -75,6 +94,11 @@ class WebhookService:
         return RevealedSecret(created, secret)
 
     def update(self, account_id: int, webhook_id: int, patch: WebhookPatch) -> Subscription:
+        """Change the fields the patch sets; only those are checked, so disabling a subscription never
+        fails on its unchanged target.
+
+        Raises :class:`.NotFound` when it is not in the account; :class:`.ValidationFailed` as
+        :meth:`create` does."""
         with self._uow.workspace(account_id) as uow:
             current = _subscription(uow, webhook_id)
             # Only what the patch sets is checked: disabling a webhook must not fail because its
@@ -99,6 +123,9 @@ class WebhookService:
         return changed
 
     def delete(self, account_id: int, webhook_id: int) -> None:
+        """Delete the subscription and its delivery log.
+
+        Raises :class:`.NotFound` when it is not in the account."""
         with self._uow.workspace(account_id) as uow:
             _subscription(uow, webhook_id)
             uow.webhooks.delete(webhook_id)
@@ -134,6 +161,11 @@ class WebhookService:
         return attempt
 
     def deliveries(self, account_id: int, webhook_id: int, status: str | None, page: PageRequest) -> Page[Attempt]:
+        """One page of the subscription's delivery log, newest first; only attempts of `status` when
+        given.
+
+        Raises :class:`.ValidationFailed` for an unknown status; :class:`.NotFound` when the
+        subscription is not in the account."""
         if status is not None and status not in DELIVERY_STATUSES:
             raise ValidationFailed.on("status", "The status must be one of: " + ", ".join(DELIVERY_STATUSES) + ".")
         with self._uow.workspace(account_id, readonly=True) as uow:

@@ -11,7 +11,10 @@ if TYPE_CHECKING:
 
 
 class WebhooksServices:
+    """The webhooks area's service: subscriptions."""
+
     webhooks: WebhookService
 
     def wire(self, deps: Dependencies) -> None:
+        """Build this area's services from `deps` (called once by :class:`.Services`)."""
         self.webhooks = WebhookService(deps.uow, deps.clock, deps.cipher, deps.guard)
