@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import attrs
@@ -24,6 +25,24 @@ SCHEMAS = DOCUMENT["components"]["schemas"]
 
 def operation(method: str, path: str) -> dict[str, Any]:
     return DOCUMENT["paths"][API_PREFIX + path][method]
+
+
+def condition_branches() -> list[dict[str, Any]]:
+    """The branches of a segment condition, one per field and kind of value."""
+    [rule] = SCHEMAS[Condition.__name__]["allOf"]
+    return list(rule["oneOf"])
+
+
+def object_schemas(node: Any, at: str = "#") -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every schema of the document with `properties`, and where it sits."""
+    if isinstance(node, dict):
+        if isinstance(node.get("properties"), dict):
+            yield at, node
+        for key, value in node.items():
+            yield from object_schemas(value, f"{at}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from object_schemas(value, f"{at}/{index}")
 
 
 def test_the_document_is_valid_openapi_3_1() -> None:
@@ -145,30 +164,48 @@ def test_required_fields_are_those_without_defaults() -> None:
 
 def test_a_phone_is_required_for_whatsapp_and_telegram() -> None:
     """The create schema says a non-instagram contact needs a phone."""
-    branches = SCHEMAS["ContactCreate"]["anyOf"]
+    [rule] = SCHEMAS["ContactCreate"]["allOf"]
+    branches = rule["anyOf"]
 
     assert {"required": ["phone"], "properties": {"phone": {"type": "string"}}} in branches
 
 
 def test_conditions_have_one_branch_per_field_and_value_kind() -> None:
     """The condition schema is generated from the core's operator table."""
-    fields = {b["properties"]["field"]["const"] for b in SCHEMAS[Condition.__name__]["oneOf"]}
+    fields = {b["properties"]["field"]["const"] for b in condition_branches()}
 
     assert fields == set(SCHEMAS[Condition.__name__]["properties"]["field"]["enum"])
 
 
 def test_a_tag_conditions_value_is_published_as_long_as_a_tag_title() -> None:
     """A `tag` condition's value is a tag title: at most `TITLE_MAX` characters, as the core checks."""
-    [tag] = [b for b in SCHEMAS[Condition.__name__]["oneOf"] if b["properties"]["field"]["const"] == "tag"]
+    [tag] = [b for b in condition_branches() if b["properties"]["field"]["const"] == "tag"]
 
     assert tag["properties"]["value"]["maxLength"] == TITLE_MAX
 
 
 def test_assigning_a_tag_takes_exactly_one_of_id_or_title() -> None:
     """`POST /contacts/{id}/tags` documents its one-of rule."""
-    assert SCHEMAS["TagAssign"]["oneOf"] == [{"required": ["tag_id"]}, {"required": ["title"]}]
+    assert SCHEMAS["TagAssign"]["allOf"] == [{"oneOf": [{"required": ["tag_id"]}, {"required": ["title"]}]}]
 
 
 def test_the_document_does_not_list_itself() -> None:
     """`/openapi.json` is served beside the API, not documented as an operation of it."""
     assert API_PREFIX + "/openapi.json" not in DOCUMENT["paths"]
+
+
+def test_no_object_schema_has_a_sibling_union() -> None:
+    """No schema puts `anyOf`/`oneOf` beside `properties`: generators read that as a union of classes
+    without the fields; cross-field rules sit in `allOf`."""
+    mixed = [at for at, schema in object_schemas(DOCUMENT) if {"anyOf", "oneOf"} & set(schema)]
+
+    assert mixed == []
+
+
+def test_cross_field_rules_keep_every_property() -> None:
+    """A request schema with a cross-field rule is still one object of all its class's fields."""
+    schema = SCHEMAS["ContactCreate"]
+
+    assert schema["type"] == "object"
+    assert list(schema["properties"]) == [f.name for f in attrs.fields(ContactCreate)]
+
