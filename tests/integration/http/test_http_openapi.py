@@ -209,3 +209,27 @@ def test_cross_field_rules_keep_every_property() -> None:
     assert schema["type"] == "object"
     assert list(schema["properties"]) == [f.name for f in attrs.fields(ContactCreate)]
 
+
+def test_the_server_is_the_one_serving_the_document() -> None:
+    """`servers` is the relative `/`: a client resolves it against where it fetched the document,
+    and the paths already start with `/api/v1`."""
+    assert DOCUMENT["servers"] == [{"url": "/", "description": "The server that serves this document."}]
+    assert all(path.startswith(API_PREFIX + "/") for path in DOCUMENT["paths"])
+
+
+def test_every_tag_is_described() -> None:
+    """Each tag of the operation table has a description (a new area cannot go undescribed)."""
+    assert all(tag["description"] for tag in DOCUMENT["tags"])
+
+
+def test_the_description_lists_every_area() -> None:
+    """`info.description` names each tag of the document, with its description."""
+    description = DOCUMENT["info"]["description"]
+
+    assert [tag for tag in DOCUMENT["tags"] if f"**{tag['name']}**: {tag['description']}" not in description] == []
+
+
+@pytest.mark.parametrize("topic", ["X-Api-Key", "X-Partner-Key", "`errors`", "per_page", "Retry-After"])
+def test_the_description_points_at_how_every_call_works(topic: str) -> None:
+    """`info.description` covers authentication, errors, pagination and rate limits."""
+    assert topic in DOCUMENT["info"]["description"]
