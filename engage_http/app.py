@@ -10,12 +10,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
-from starlette.routing import Route
 from starlette.types import ASGIApp, Lifespan
 
 from engage_core.messaging.sandbox_controls import SandboxControls
 from engage_core.services import Services
-from engage_http import dashboard, health
+from engage_http import cors, dashboard, health
 from engage_http.areas import OPERATIONS, PARTNER_OPERATIONS
 from engage_http.dashboard import SessionCookies
 from engage_http.errors import EXCEPTION_HANDLERS, StorageErrors
@@ -94,12 +93,14 @@ def create_app(
         write_lane=write_lane,
         storage_errors=storage_errors,
     )
+    # Public and keyless: any origin may read the document (tools that render or generate from it).
     routes.append(
-        Route(
+        cors.route(
             API_PREFIX + "/openapi.json",
             document_endpoint(build_document(operations, prefix=API_PREFIX)),
             methods=["GET"],
             name="openapi",
+            cross_origin=True,
         )
     )
     routes.extend(health.routes(readiness or Readiness()))
