@@ -14,7 +14,7 @@ from starlette.types import ASGIApp, Lifespan
 
 from engage_core.messaging.sandbox_controls import SandboxControls
 from engage_core.services import Services
-from engage_http import cors, dashboard, health
+from engage_http import api_docs, cors, dashboard, health
 from engage_http.areas import OPERATIONS, PARTNER_OPERATIONS
 from engage_http.dashboard import SessionCookies
 from engage_http.errors import EXCEPTION_HANDLERS, StorageErrors
@@ -61,7 +61,8 @@ def create_app(
     metrics: Metrics | None = None,
     tracing: Tracing | None = None,
 ) -> Starlette:
-    """The workspace API under `/api/v1`, with its OpenAPI document at `/api/v1/openapi.json`.
+    """The workspace API under `/api/v1`, with its OpenAPI document at `/api/v1/openapi.json` and the
+    page rendering it at `/api/v1/docs` (`api_docs.py`).
 
     `debug` shows tracebacks of unexpected errors (never in production); `lifespan` is run around the
     app's life (the composition root disposes of the database there). `app.state.services` holds
@@ -103,6 +104,7 @@ def create_app(
             cross_origin=True,
         )
     )
+    routes.extend(api_docs.routes())
     routes.extend(health.routes(readiness or Readiness()))
     if metrics is not None:
         from engage_http import metrics as metrics_module

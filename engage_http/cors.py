@@ -15,8 +15,8 @@ account whitelists (SPEC 5 item 4). See docs/api.md#cross-origin-requests-cors.
   and its answers carry none.
 - Without an `Origin` (server-to-server calls) nothing is added: the only cost is looking for it.
 - **Routes outside the operation table** (`route`) answer `OPTIONS` the same way: the OpenAPI
-  document, public and keyless, as a workspace route (any origin may read it); the dashboard and
-  the provider callback as the partner API (no `Access-Control-*` headers).
+  document, public and keyless, as a workspace route (any origin may read it); the docs page, the
+  dashboard and the provider callback as the partner API (no `Access-Control-*` headers).
 """
 
 from __future__ import annotations
