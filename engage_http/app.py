@@ -10,13 +10,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
-from starlette.routing import Route
 from starlette.types import ASGIApp, Lifespan
 
 from engage_core.kernel.idempotency import InMemoryIdempotencyStore
 from engage_core.messaging.sandbox_controls import SandboxControls
 from engage_core.services import Services
-from engage_http import dashboard, health
+from engage_http import api_docs, cors, dashboard, health
 from engage_http.areas import OPERATIONS, PARTNER_OPERATIONS
 from engage_http.dashboard import SessionCookies
 from engage_http.errors import EXCEPTION_HANDLERS, StorageErrors
@@ -65,7 +64,8 @@ def create_app(
     tracing: Tracing | None = None,
     idempotency: IdempotentRequests | None = None,
 ) -> Starlette:
-    """The workspace API under `/api/v1`, with its OpenAPI document at `/api/v1/openapi.json`.
+    """The workspace API under `/api/v1`, with its OpenAPI document at `/api/v1/openapi.json` and the
+    page rendering it at `/api/v1/docs` (`api_docs.py`).
 
     `debug` shows tracebacks of unexpected errors (never in production); `lifespan` is run around the
     app's life (the composition root disposes of the database there). `app.state.services` holds
@@ -101,14 +101,17 @@ def create_app(
         storage_errors=storage_errors,
         idempotency=idempotency or IdempotentRequests(InMemoryIdempotencyStore(), services.dependencies.clock),
     )
+    # Public and keyless: any origin may read the document (tools that render or generate from it).
     routes.append(
-        Route(
+        cors.route(
             API_PREFIX + "/openapi.json",
             document_endpoint(build_document(operations, prefix=API_PREFIX)),
             methods=["GET"],
             name="openapi",
+            cross_origin=True,
         )
     )
+    routes.extend(api_docs.routes())
     routes.extend(health.routes(readiness or Readiness()))
     if metrics is not None:
         from engage_http import metrics as metrics_module

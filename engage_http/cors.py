@@ -14,13 +14,18 @@ account whitelists (SPEC 5 item 4). See docs/api.md#cross-origin-requests-cors.
   are answered 204 without `Access-Control-*` headers, so a browser stops before sending the key,
   and its answers carry none.
 - Without an `Origin` (server-to-server calls) nothing is added: the only cost is looking for it.
+- **Routes outside the operation table** (`route`) answer `OPTIONS` the same way: the OpenAPI
+  document, public and keyless, as a workspace route (any origin may read it); the docs page, the
+  dashboard and the provider callback as the partner API (no `Access-Control-*` headers).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 
+from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Route
 from starlette.types import Scope
 
 from engage_core.accounts.model import ORIGIN_NOT_ALLOWED_CODE
@@ -85,3 +90,24 @@ def allow(response: Response, origin: str) -> Response:
         )
     )
     return response
+
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def route(path: str, endpoint: Endpoint, *, methods: Sequence[str], name: str, cross_origin: bool = False) -> Route:
+    """A route of its own endpoint (not of the operation table) that answers `OPTIONS` as the API
+    routes do: 204 with `Allow`, and with `cross_origin` a preflight's headers and, on its answers to
+    a request with an `Origin`, the actual request's (for a public, keyless resource)."""
+    served = list(methods)
+    if "GET" in served and "HEAD" not in served:  # Starlette serves HEAD with GET
+        served.insert(served.index("GET") + 1, "HEAD")
+
+    async def answer(request: Request) -> Response:
+        origin = request_origin(request.scope) if cross_origin else None
+        if request.method == "OPTIONS":
+            return options(served, origin)
+        response = await endpoint(request)
+        return response if origin is None else allow(response, origin)
+
+    return Route(path, answer, methods=[*served, "OPTIONS"], name=name)

@@ -40,6 +40,7 @@ from engage_core.kernel.errors import Forbidden, Unauthenticated
 from engage_core.partners.model import Client, Impersonation
 from engage_core.services import Services
 from engage_core.webhooks.ports import SecretCipher
+from engage_http import cors
 from engage_http.access_log import redact
 from engage_http.routing import in_worker_thread
 
@@ -147,9 +148,10 @@ def routes(services: Services, sessions: SessionCookies) -> list[Route]:
         name = html.escape(client.company_name)
         return _page(200, name, f"You are viewing the {name} workspace on behalf of its partner.")
 
+    # Pages a browser navigates to: `OPTIONS` is answered, without granting other origins anything.
     return [
-        Route("/impersonate/{token}", impersonate, methods=["GET"], name="impersonate"),
-        Route("/dashboard/{slug}", dashboard, methods=["GET"], name="dashboard"),
+        cors.route("/impersonate/{token}", impersonate, methods=["GET"], name="impersonate"),
+        cors.route("/dashboard/{slug}", dashboard, methods=["GET"], name="dashboard"),
     ]
 
 

@@ -5,7 +5,8 @@ The same type annotations drive the converter, so the published schema is what t
 optional, `str` excludes NUL characters (as the converter does), `Literal[...]` becomes `enum`, an
 attrs class becomes a `$ref` to a component named after the class. A class may refine its generated
 schema with a `__json_schema__(schema)` classmethod (rules that span fields, such as "phone is
-required for WhatsApp contacts").
+required for WhatsApp contacts"); the `anyOf`/`oneOf` such a rule adds beside `properties` is
+published inside `allOf`, which client generators read as a rule rather than as a union of classes.
 """
 
 from __future__ import annotations
@@ -98,19 +99,17 @@ class SchemaRegistry:
         raise TypeError(f"No JSON Schema for {tp!r}")
 
     def _free_json(self) -> dict[str, Any]:
-        """`Any`: any JSON value, under the converter's rules for free-form values (`FREE_ARRAY_MAX`)."""
+        """`Any`: any JSON value, under the converter's rules for free-form values (`FREE_ARRAY_MAX`).
+
+        The rules are stated in words only: as a schema they recurse (an array of JSON values), and
+        client generators cannot build a type of a recursive union (openapi-python-client drops every
+        schema that refers to one), while an empty schema they read as any value."""
         if FREE_JSON not in self.components:
-            ref = {"$ref": REF_PREFIX + FREE_JSON}
             self.add(
                 FREE_JSON,
                 {
-                    "description": "Any JSON value; no string in it (keys included) holds a NUL character.",
-                    "anyOf": [
-                        {"type": "string", "pattern": NO_NUL},
-                        {"type": ["number", "boolean", "null"]},
-                        {"type": "array", "maxItems": FREE_ARRAY_MAX, "items": ref},
-                        {"type": "object", "propertyNames": {"pattern": NO_NUL}, "additionalProperties": ref},
-                    ],
+                    "description": "Any JSON value. No string in it, keys included, holds a NUL character, "
+                    f"and no array in it holds more than {FREE_ARRAY_MAX} items."
                 },
             )
         return {"$ref": REF_PREFIX + FREE_JSON}
@@ -138,8 +137,26 @@ class SchemaRegistry:
             schema["description"] = doc
         refine = getattr(cls, "__json_schema__", None)
         if refine is not None:
-            schema = refine(schema)
+            schema = _cross_field_rules(refine(schema))
         return schema
+
+
+COMBINATORS = ("anyOf", "oneOf")
+"""The keywords a refinement states its cross-field rules with ("a phone, unless the type needs none")."""
+
+
+def _cross_field_rules(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with the combinators beside its `properties` moved into `allOf`.
+
+    Same validation, but client generators (openapi-python-client among them) read an object schema
+    with a sibling `anyOf`/`oneOf` as a union of its branches, each a class of its own without the
+    fields; inside `allOf` they leave the rule to the server and keep one class with every property."""
+    if "properties" not in schema:
+        return schema
+    rules = [{keyword: schema.pop(keyword)} for keyword in COMBINATORS if keyword in schema]
+    if rules:
+        schema["allOf"] = [*schema.get("allOf", ()), *rules]
+    return schema
 
 
 def _literal(choices: Sequence[Any]) -> dict[str, Any]:

@@ -107,6 +107,7 @@ _TAGS: Mapping[str, str] = {
     "Tags": "Labels on contacts.",
     "Lists": "Named, explicit sets of contacts.",
     "Segments": "Saved rules over contacts, plus manual additions and removals.",
+    "Account": "The account's profile, its plan, its limits and their use, and its channels.",
     "Webhooks": "Signed HTTPS deliveries of account events: subscriptions, secrets, the delivery log.",
     "Knowledge base": "What AI agents are grounded in; product catalogues hold the orderable products.",
     "Products": "The orderable products of every product catalogue.",
@@ -114,11 +115,41 @@ _TAGS: Mapping[str, str] = {
     "Channels": "Messaging accounts: WhatsApp and Telegram by QR code, Instagram and LinkedIn with credentials.",
     "Messages": "Sending messages, and the messages exchanged with a contact.",
     "Conversations": "One summary per contact of the messages exchanged with it.",
+    "Support tickets": "Support tickets: opening, replying, closing, and the departments they go to.",
+    "Team": "The workspace's team members.",
+    "Booking setup": "What can be booked: booking types, resources, the working hours and the timezone.",
+    "Bookings": "Bookings: the free slots of a day, booking, rescheduling, confirming, cancelling, completing.",
     "Partner": "Partner API (`X-Partner-Key`): the partner's profile and the plans clients run on.",
     "Partner clients": "Partner API: provision and manage client workspaces, their usage, and impersonation.",
     "Partner webhooks": "Partner API: the partner's own signed deliveries of `partner.client.*` events.",
     "Sandbox": "Sandbox gateway only: play the network's side (scan a code, write in, report receipts).",
 }
+
+
+SERVERS: list[dict[str, str]] = [{"url": "/", "description": "The server that serves this document."}]
+"""Relative, so resolved against wherever the document was fetched from; the paths carry `/api/v1`."""
+
+_GUIDE = """\
+Every workspace path is scoped to the account that owns the API key; another account's resources \
+answer 404.
+
+- **Authentication**: the account's API key in `X-Api-Key` (or `Authorization: Bearer <key>`); the \
+partner API (`/api/v1/partner/...`) takes a partner key in `X-Partner-Key`.
+- **Envelope and errors**: a success is `{success: true, data, message?, meta?}`; an error is \
+`{success: false, message}`, with `errors` (field path to messages) on 422 and a `code` on 403.
+- **Pagination**: list endpoints take `page` and `per_page` and answer `meta` \
+(`current_page`, `per_page`, `total`, `last_page`).
+- **Rate limits**: every authenticated answer carries `X-RateLimit-*` headers; 429 carries `Retry-After`.
+- **Cross-field rules** (a phone for WhatsApp contacts, one of two fields) are stated under `allOf` \
+and checked by the server, whose 422 names the field that breaks one.
+
+The areas (tags):
+"""
+
+
+def info_description(tags: Iterable[str]) -> str:
+    """The document's `info.description`: how every call works, then one line per area, in table order."""
+    return _GUIDE + "".join(f"\n- **{tag}**: {_TAGS[tag]}" for tag in tags)
 
 
 def build_document(operations: Iterable[Operation], *, prefix: str) -> dict[str, Any]:
@@ -138,14 +169,9 @@ def build_document(operations: Iterable[Operation], *, prefix: str) -> dict[str,
     }
     return {
         "openapi": OPENAPI_VERSION,
-        "info": {
-            "title": "engage workspace API",
-            "version": _version(),
-            "description": "Customer engagement: contacts, tags, lists, segments, webhooks, product catalogues "
-            "and orders. Every path is scoped to "
-            "the account that owns the API key; another account's resources answer 404.",
-        },
-        "tags": [{"name": name, "description": _TAGS.get(name, "")} for name in tags],
+        "info": {"title": "engage workspace API", "version": _version(), "description": info_description(tags)},
+        "servers": SERVERS,
+        "tags": [{"name": name, "description": _TAGS[name]} for name in tags],
         "security": SECURITY,
         "paths": paths,
         "components": {

@@ -26,7 +26,7 @@ from starlette.routing import Route
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.messaging.gateway import InboundMessage, Receipt, StatusChange
 from engage_core.messaging.inbox_service import ChannelInbox
-from engage_http import envelope
+from engage_http import cors, envelope
 from engage_http.routing import API_PREFIX, in_worker_thread, read_body
 
 logger = logging.getLogger("engage.http.channel_callbacks")
@@ -75,4 +75,5 @@ def callback_route(reader: CallbackReader, inbox: ChannelInbox) -> Route:
             return envelope.success({"outcome": "applied"}, message="Callback applied.")
         return envelope.success({"outcome": "ignored"}, status=202, message="Callback acknowledged; nothing to do.")
 
-    return Route(API_PREFIX + CALLBACK_PATH, endpoint, methods=["POST"], name="channel_provider_callbacks")
+    # Server-to-server: `OPTIONS` is answered, without granting browsers anything.
+    return cors.route(API_PREFIX + CALLBACK_PATH, endpoint, methods=["POST"], name="channel_provider_callbacks")

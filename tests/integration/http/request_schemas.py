@@ -4,7 +4,8 @@ The class tests of limits and NUL characters are generated from it, so an operat
 later is covered without naming it. A `Location` is one schema node: the operation, where it sits
 (`body` or `query`), the steps down to it (a property name, `*` for an array's items, `{}` for a
 map's values), and what a request must also carry to reach it (the `const`/`enum` siblings of a
-`oneOf` branch, such as a segment condition's `field` and `operator`).
+`oneOf` branch, such as a segment condition's `field` and `operator`; an object's branches sit in its
+`allOf`).
 """
 
 from __future__ import annotations
@@ -85,9 +86,11 @@ class RequestSchemas:
             seen = seen | {ref}
         schema = self.resolve(schema)
         yield Location(where=where, steps=steps, schema=schema, siblings=siblings, **base)
-        for union in ("anyOf", "oneOf"):
-            for branch in schema.get(union, ()):
-                yield from self._branch(schema, branch, steps, siblings, where, base, seen)
+        rules = [schema, *schema.get("allOf", ())]  # an object's cross-field rules sit in `allOf`
+        for rule in rules:
+            for union in ("anyOf", "oneOf"):
+                for branch in rule.get(union, ()):
+                    yield from self._branch(schema, branch, steps, siblings, where, base, seen)
         items = schema.get("items")
         if isinstance(items, dict):
             yield from self._walk(items, (*steps, ITEM), siblings, where, base, seen)

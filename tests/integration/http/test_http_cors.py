@@ -4,7 +4,7 @@ derived from the whitelist of the key's account (docs/api.md#cross-origin-reques
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import httpx
 import pytest
@@ -18,9 +18,11 @@ from engage_core.messaging.channels import CHANNEL_TYPES
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.messaging.sandbox_controls import SandboxControls
 from engage_core.services import Services
-from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
+from engage_core.testing import FakeCipher, FakeClock, InMemoryUnitOfWorkFactory
 from engage_http import create_app
 from engage_http.areas import PARTNER_OPERATIONS
+from engage_http.dashboard import SessionCookies
+from engage_http.messaging.callbacks import CALLBACK_PATH
 from engage_http.rate_limit import RequestRateLimiter
 from engage_http.routing import MAX_BODY_SIZE, ChannelConvertor, IdConvertor
 
@@ -29,6 +31,7 @@ EVIL = "https://evil.example"
 ALLOWED_HEADERS = {"x-api-key", "authorization", "content-type", "idempotency-key"}
 RATE_LIMIT_HEADERS = {"x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "retry-after"}
 PARTNER_PATHS = {API + op.path for op in PARTNER_OPERATIONS}
+DOCS = API + "/docs"
 
 
 def preflight(client: TestClient, url: str, method: str = "POST", origin: str = SHOP) -> httpx.Response:
@@ -107,15 +110,15 @@ def test_an_options_request_without_origin_lists_the_methods(client: TestClient)
 def test_every_route_answers_a_preflight(
     services: Services, uow: InMemoryUnitOfWorkFactory, sandbox: SandboxGateway
 ) -> None:
-    """Every route of the operation table answers a preflight with 204; workspace routes allow the
-    origin, partner routes (server-to-server only) do not."""
+    """Every API route (the document's too) answers a preflight with 204; workspace routes and the
+    document allow the origin, partner routes (server-to-server only) do not."""
     app = create_app(services, sandbox=SandboxControls(uow, sandbox))
     client = TestClient(app)
     samples = {IdConvertor: 1, ChannelConvertor: CHANNEL_TYPES[0], UUIDConvertor: uuid.UUID(int=1)}
     routes = [  # the API's routes; the operational ones (/health, /ready) are for load balancers, not browsers
         route
         for route in app.routes
-        if isinstance(route, Route) and route.path.startswith(API + "/") and route.name != "openapi"
+        if isinstance(route, Route) and route.path.startswith(API + "/") and not route.path.startswith(DOCS)
     ]
     assert len(routes) > 50
     for route in routes:
@@ -140,6 +143,57 @@ def test_a_partner_route_gives_browsers_no_preflight(make_partner: Callable[...,
     response = preflight(partner.api.client, API + "/partner/clients", method="GET")
 
     assert response.status_code == 204
+    assert cors_headers(response) == set()
+
+
+# -- routes outside the operation table -----------------------------------------------------------
+
+
+class NoCallbacks:
+    """A provider callback reader that acts on nothing (the route's `OPTIONS` never reads a callback)."""
+
+    def read(self, headers: Sequence[tuple[str, str]], body: bytes) -> None:
+        return None
+
+
+def test_the_document_answers_options_with_its_methods(client: TestClient) -> None:
+    """A plain `OPTIONS` on `/openapi.json` is 204 with `Allow`, as on an API route."""
+    response = client.options(API + "/openapi.json")
+
+    assert response.status_code == 204
+    assert listed(response.headers["allow"]) == {"get", "head", "options"}
+    assert cors_headers(response) == set()
+
+
+def test_any_origin_may_read_the_document(client: TestClient) -> None:
+    """The document is public and keyless: a page of any origin may fetch it (renderers, generators)."""
+    response = client.get(API + "/openapi.json", headers={"Origin": EVIL})
+
+    assert response.status_code == 200
+    assert response.headers["access-control-allow-origin"] == EVIL
+    assert "origin" in listed(response.headers["vary"])
+
+
+@pytest.mark.parametrize("path", ["/impersonate/some-token", "/dashboard/acme"])
+def test_the_dashboard_routes_answer_options_without_cors(services: Services, clock: FakeClock, path: str) -> None:
+    """The dashboard's pages answer `OPTIONS` 204 with `Allow`, granting no origin anything."""
+    client = TestClient(create_app(services, sessions=SessionCookies(FakeCipher(), clock)))
+
+    response = preflight(client, path, method="GET")
+
+    assert response.status_code == 204
+    assert listed(response.headers["allow"]) == {"get", "head", "options"}
+    assert cors_headers(response) == set()
+
+
+def test_the_provider_callback_route_answers_options_without_cors(services: Services) -> None:
+    """The provider's callback route (server-to-server) answers `OPTIONS` 204 with `Allow` only."""
+    client = TestClient(create_app(services, provider_callbacks=NoCallbacks()))
+
+    response = preflight(client, API + CALLBACK_PATH)
+
+    assert response.status_code == 204
+    assert listed(response.headers["allow"]) == {"post", "options"}
     assert cors_headers(response) == set()
 
 

@@ -1,7 +1,9 @@
 """Every array a request can carry is bounded, published with `maxItems`, and refused beyond it.
 
 Generated from the OpenAPI document (itself generated from the classes the converter enforces), so
-an array field added later is covered, or fails the first test until it declares its bound.
+an array field added later is covered, or fails the first test until it declares its bound. The
+arrays inside free-form values (`JsonValue`) are bounded in words only (the schema would recurse),
+so their test names the one free-form field a request takes.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from request_schemas import Location, RequestSchemas, is_array
 from engage_core.contacts.segments import Segment
 from engage_core.contacts.tags import TAGS_MAX
 from engage_http.areas import OPERATIONS, PARTNER_OPERATIONS
+from engage_http.converter import FREE_ARRAY_MAX
 from engage_http.openapi import build_document
 from engage_http.routing import API_PREFIX
 
@@ -82,3 +85,14 @@ def test_a_contact_may_have_exactly_the_limit_of_tags(api: Api) -> None:
 
     assert response.status_code == 201
     assert len(response.json()["data"]["tags"]) == TAGS_MAX
+
+
+def test_an_array_in_a_free_form_value_over_its_limit_is_a_422(api: Api) -> None:
+    """An array of more than `FREE_ARRAY_MAX` items inside `product_attributes` is a 422 naming it."""
+    product = {"product_name": "Kettle", "product_attributes": {"sizes": [1] * (FREE_ARRAY_MAX + 1)}}
+
+    response = api.post("/knowledge-base/product-catalog", json={"title": "Shop", "products": [product]})
+
+    assert response.status_code == 422
+    field = "products.0.product_attributes.sizes"
+    assert f"more than {FREE_ARRAY_MAX} items" in " ".join(response.json()["errors"][field])

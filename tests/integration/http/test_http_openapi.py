@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import attrs
@@ -24,6 +25,24 @@ SCHEMAS = DOCUMENT["components"]["schemas"]
 
 def operation(method: str, path: str) -> dict[str, Any]:
     return DOCUMENT["paths"][API_PREFIX + path][method]
+
+
+def condition_branches() -> list[dict[str, Any]]:
+    """The branches of a segment condition, one per field and kind of value."""
+    [rule] = SCHEMAS[Condition.__name__]["allOf"]
+    return list(rule["oneOf"])
+
+
+def object_schemas(node: Any, at: str = "#") -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every schema of the document with `properties`, and where it sits."""
+    if isinstance(node, dict):
+        if isinstance(node.get("properties"), dict):
+            yield at, node
+        for key, value in node.items():
+            yield from object_schemas(value, f"{at}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from object_schemas(value, f"{at}/{index}")
 
 
 def test_the_document_is_valid_openapi_3_1() -> None:
@@ -145,28 +164,29 @@ def test_required_fields_are_those_without_defaults() -> None:
 
 def test_a_phone_is_required_for_whatsapp_and_telegram() -> None:
     """The create schema says a non-instagram contact needs a phone."""
-    branches = SCHEMAS["ContactCreate"]["anyOf"]
+    [rule] = SCHEMAS["ContactCreate"]["allOf"]
+    branches = rule["anyOf"]
 
     assert {"required": ["phone"], "properties": {"phone": {"type": "string"}}} in branches
 
 
 def test_conditions_have_one_branch_per_field_and_value_kind() -> None:
     """The condition schema is generated from the core's operator table."""
-    fields = {b["properties"]["field"]["const"] for b in SCHEMAS[Condition.__name__]["oneOf"]}
+    fields = {b["properties"]["field"]["const"] for b in condition_branches()}
 
     assert fields == set(SCHEMAS[Condition.__name__]["properties"]["field"]["enum"])
 
 
 def test_a_tag_conditions_value_is_published_as_long_as_a_tag_title() -> None:
     """A `tag` condition's value is a tag title: at most `TITLE_MAX` characters, as the core checks."""
-    [tag] = [b for b in SCHEMAS[Condition.__name__]["oneOf"] if b["properties"]["field"]["const"] == "tag"]
+    [tag] = [b for b in condition_branches() if b["properties"]["field"]["const"] == "tag"]
 
     assert tag["properties"]["value"]["maxLength"] == TITLE_MAX
 
 
 def test_assigning_a_tag_takes_exactly_one_of_id_or_title() -> None:
     """`POST /contacts/{id}/tags` documents its one-of rule."""
-    assert SCHEMAS["TagAssign"]["oneOf"] == [{"required": ["tag_id"]}, {"required": ["title"]}]
+    assert SCHEMAS["TagAssign"]["allOf"] == [{"oneOf": [{"required": ["tag_id"]}, {"required": ["title"]}]}]
 
 
 def test_the_document_does_not_list_itself() -> None:
@@ -192,3 +212,44 @@ def test_other_methods_take_no_idempotency_key() -> None:
     for op in (op for op in SERVED if op.method != "POST"):
         parameters = operation(op.method.lower(), op.openapi_path).get("parameters", [])
         assert all(p["name"] != "Idempotency-Key" for p in parameters), op.path
+
+
+def test_no_object_schema_has_a_sibling_union() -> None:
+    """No schema puts `anyOf`/`oneOf` beside `properties`: generators read that as a union of classes
+    without the fields; cross-field rules sit in `allOf`."""
+    mixed = [at for at, schema in object_schemas(DOCUMENT) if {"anyOf", "oneOf"} & set(schema)]
+
+    assert mixed == []
+
+
+def test_cross_field_rules_keep_every_property() -> None:
+    """A request schema with a cross-field rule is still one object of all its class's fields."""
+    schema = SCHEMAS["ContactCreate"]
+
+    assert schema["type"] == "object"
+    assert list(schema["properties"]) == [f.name for f in attrs.fields(ContactCreate)]
+
+
+def test_the_server_is_the_one_serving_the_document() -> None:
+    """`servers` is the relative `/`: a client resolves it against where it fetched the document,
+    and the paths already start with `/api/v1`."""
+    assert DOCUMENT["servers"] == [{"url": "/", "description": "The server that serves this document."}]
+    assert all(path.startswith(API_PREFIX + "/") for path in DOCUMENT["paths"])
+
+
+def test_every_tag_is_described() -> None:
+    """Each tag of the operation table has a description (a new area cannot go undescribed)."""
+    assert all(tag["description"] for tag in DOCUMENT["tags"])
+
+
+def test_the_description_lists_every_area() -> None:
+    """`info.description` names each tag of the document, with its description."""
+    description = DOCUMENT["info"]["description"]
+
+    assert [tag for tag in DOCUMENT["tags"] if f"**{tag['name']}**: {tag['description']}" not in description] == []
+
+
+@pytest.mark.parametrize("topic", ["X-Api-Key", "X-Partner-Key", "`errors`", "per_page", "Retry-After"])
+def test_the_description_points_at_how_every_call_works(topic: str) -> None:
+    """`info.description` covers authentication, errors, pagination and rate limits."""
+    assert topic in DOCUMENT["info"]["description"]

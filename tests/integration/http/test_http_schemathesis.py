@@ -100,10 +100,10 @@ RULE_BOUND = [op.operation_id for op in (*OPERATIONS, *PARTNER_OPERATIONS) if 42
 """Operations whose 422 also stands for rules beyond the document (see the module docstring)."""
 CONFIG = schemathesis.Config.from_dict(
     {
-        # The document excludes NUL from every string (patterns, and `propertyNames` in free-form
-        # values), but schemathesis reads a recursive `$ref` (the free-form `JsonValue`) as any value
-        # past its first level, so it would draw NUL keys there and call their refusal a failure.
-        # test_http_nul.py checks the refusal of NUL everywhere instead.
+        # The document excludes NUL from every typed string (patterns), but a free-form value
+        # (`JsonValue`) is any JSON value with the NUL rule in words only, so schemathesis would
+        # draw NUL strings and keys there and call their refusal a failure. test_http_nul.py checks
+        # the refusal of NUL everywhere instead.
         "generation": {"allow-x00": False},
         "operations": [
             {
