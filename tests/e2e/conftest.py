@@ -10,17 +10,13 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import signal
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import attrs
-import httpx
 import pytest
+from engage_process import STOP_TIMEOUT, engage_command, free_port, stop, wait_until_ready
 from receiver import Answer, MakeReceiver, Receiver
 
 from engage_core.contacts.model import ContactDraft
@@ -32,25 +28,6 @@ from engage_core.webhooks.model import Attempt
 from engage_core.webhooks.service import WebhookInput
 from engage_http.bootstrap import build_services
 from engage_sql import Database
-
-READY_TIMEOUT = 60.0
-"""Seconds a server gets to answer its first request (it migrates a fresh database first)."""
-
-STOP_TIMEOUT = 10.0
-
-
-def engage_command() -> list[str]:
-    """The installed `engage` console script beside this Python, else `python -m engage_cli`."""
-    script = Path(sys.executable).with_name("engage")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "engage_cli"]
-
-
-def free_port() -> int:
-    """A TCP port that nothing on 127.0.0.1 listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @attrs.frozen
@@ -78,31 +55,6 @@ class Server:
         """A new account's API key, via `engage accounts create --json`."""
         api_key: str = json.loads(self.engage("accounts", "create", "--name", name, "--json"))["api_key"]
         return api_key
-
-
-def _wait_until_ready(process: subprocess.Popen[bytes], base_url: str, log: Path) -> None:
-    deadline = time.monotonic() + READY_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"engage serve exited with {process.returncode}:\n{log.read_text()}")
-        try:
-            httpx.get(f"{base_url}/api/v1/contacts", timeout=2.0)
-            return  # any HTTP answer (401 without a key) means the app is serving
-        except httpx.TransportError:
-            time.sleep(0.1)
-    pytest.fail(f"engage serve did not answer within {READY_TIMEOUT:.0f}s:\n{log.read_text()}")
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the server's own process group (uvicorn and any workers it spawned), then SIGKILL."""
-    if process.poll() is not None:
-        return
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=STOP_TIMEOUT)
 
 
 @pytest.fixture(scope="module")
@@ -137,14 +89,14 @@ def start_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[
             )
         started.append(process)
         base_url = f"http://127.0.0.1:{port}"
-        _wait_until_ready(process, base_url, log)
+        wait_until_ready(process, base_url, log)
         return Server(base_url=base_url, database_url=database_url, process=process, log=log)
 
     try:
         yield start
     finally:
         for process in started:
-            _stop(process)
+            stop(process)
 
 
 # -- engage worker ---------------------------------------------------------------------------------
