@@ -16,6 +16,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# make run is for development: webhooks may target a receiver on this machine (the SSRF guard refuses
+# loopback otherwise). An ENGAGE_WEBHOOK_ALLOWED_HOSTS already in the environment wins.
+WEBHOOK_ALLOWED_HOSTS ?= $(or $(ENGAGE_WEBHOOK_ALLOWED_HOSTS),127.0.0.1)
 # Two pytest-xdist workers (one per core here) halve the wall time of the suite; override with PYTEST_ARGS=.
 PYTEST_ARGS ?= -n auto
 # The library reference: Sphinx, every warning an error. -E rereads every page, so a warning is
@@ -53,7 +56,7 @@ install: $(INSTALLED_ALL) ## Create .venv and install engage with every runtime 
 dev: $(INSTALLED_DEV) ## Create .venv and install engage with the development tools
 
 run: $(INSTALLED_ALL) ## Migrate, create a demo account on a new database, serve on HOST:PORT
-	$(BIN)/engage serve --demo --host $(HOST) --port $(PORT)
+	ENGAGE_WEBHOOK_ALLOWED_HOSTS='$(WEBHOOK_ALLOWED_HOSTS)' $(BIN)/engage serve --demo --host $(HOST) --port $(PORT)
 
 migrate: $(INSTALLED_ALL) ## Apply pending database migrations
 	$(BIN)/engage db upgrade

@@ -7,50 +7,24 @@ a database of their own, for a subscription to a local receiver through the real
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
-import signal
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import attrs
-import httpx
 import pytest
-from receiver import Answer, MakeReceiver, Receiver
+from engage_process import engage_command, free_port, stop, wait_until_ready
+from receiver import Answer, MakeReceiver
+from worker_processes import SECRET_KEY, MakeOutbox, Outbox, StartWorker, WorkerProcess, worker_settings
 
 from engage_core.contacts.model import ContactDraft
 from engage_core.kernel.clock import SystemClock
 from engage_core.kernel.events import DomainEvent
-from engage_core.kernel.pagination import PageRequest
-from engage_core.settings import Settings
-from engage_core.webhooks.model import Attempt
 from engage_core.webhooks.service import WebhookInput
 from engage_http.bootstrap import build_services
 from engage_sql import Database
-
-READY_TIMEOUT = 60.0
-"""Seconds a server gets to answer its first request (it migrates a fresh database first)."""
-
-STOP_TIMEOUT = 10.0
-
-
-def engage_command() -> list[str]:
-    """The installed `engage` console script beside this Python, else `python -m engage_cli`."""
-    script = Path(sys.executable).with_name("engage")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "engage_cli"]
-
-
-def free_port() -> int:
-    """A TCP port that nothing on 127.0.0.1 listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @attrs.frozen
@@ -78,31 +52,6 @@ class Server:
         """A new account's API key, via `engage accounts create --json`."""
         api_key: str = json.loads(self.engage("accounts", "create", "--name", name, "--json"))["api_key"]
         return api_key
-
-
-def _wait_until_ready(process: subprocess.Popen[bytes], base_url: str, log: Path) -> None:
-    deadline = time.monotonic() + READY_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"engage serve exited with {process.returncode}:\n{log.read_text()}")
-        try:
-            httpx.get(f"{base_url}/api/v1/contacts", timeout=2.0)
-            return  # any HTTP answer (401 without a key) means the app is serving
-        except httpx.TransportError:
-            time.sleep(0.1)
-    pytest.fail(f"engage serve did not answer within {READY_TIMEOUT:.0f}s:\n{log.read_text()}")
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the server's own process group (uvicorn and any workers it spawned), then SIGKILL."""
-    if process.poll() is not None:
-        return
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=STOP_TIMEOUT)
 
 
 @pytest.fixture(scope="module")
@@ -137,47 +86,17 @@ def start_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[
             )
         started.append(process)
         base_url = f"http://127.0.0.1:{port}"
-        _wait_until_ready(process, base_url, log)
+        wait_until_ready(process, base_url, log)
         return Server(base_url=base_url, database_url=database_url, process=process, log=log)
 
     try:
         yield start
     finally:
         for process in started:
-            _stop(process)
+            stop(process)
 
 
 # -- engage worker ---------------------------------------------------------------------------------
-
-SECRET_KEY = "an-e2e-secret-key-shared-by-every-process"
-"""ENGAGE_SECRET_KEY of PostgreSQL runs (SQLite runs use the development key file instead)."""
-
-
-@attrs.frozen
-class WorkerProcess:
-    """A running `engage worker`; its stdout and stderr go to `log`."""
-
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def kill(self) -> None:
-        """SIGKILL: no chance to finish anything."""
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait(timeout=STOP_TIMEOUT)
-
-    def signal(self, signum: int) -> None:
-        self.process.send_signal(signum)
-
-    def wait(self, timeout: float = STOP_TIMEOUT) -> int:
-        """The exit status, waiting up to `timeout` seconds for it."""
-        return self.process.wait(timeout=timeout)
-
-
-StartWorker = Callable[..., WorkerProcess]
 
 
 @pytest.fixture
@@ -212,43 +131,6 @@ def start_worker(tmp_path: Path, ca_file: Path) -> Iterator[StartWorker]:
             worker.kill()
 
 
-@attrs.frozen
-class Outbox:
-    """An account whose subscription to a local receiver has deliveries queued."""
-
-    database_url: str
-    receiver: Receiver
-    database: Database
-    account_id: int
-    webhook_id: int
-    secret: str
-    contact_names: tuple[str, ...]
-
-    def log(self) -> list[Attempt]:
-        """The subscription's whole delivery log."""
-        services = build_services(_settings(self.database), self.database)
-        attempts: list[Attempt] = []
-        for number in itertools.count(1):
-            page = services.webhooks.deliveries(self.account_id, self.webhook_id, None, PageRequest(number, 100))
-            attempts.extend(page.items)
-            if len(page.items) < 100:
-                return attempts
-        raise AssertionError("unreachable")
-
-
-MakeOutbox = Callable[..., Outbox]
-
-
-def _settings(database: Database) -> Settings:
-    """The settings the worker processes get (`start_worker`), as the test process sees them."""
-    url = database.engine.url
-    return Settings(
-        database_url=url.render_as_string(hide_password=False),
-        secret_key=None if url.get_backend_name() == "sqlite" else SECRET_KEY,
-        webhook_allowed_hosts="127.0.0.1",
-    )
-
-
 @pytest.fixture
 def make_outbox(make_database_url: Callable[..., str], make_receiver: MakeReceiver) -> Iterator[MakeOutbox]:
     """`make_outbox(events=1, delay=0.0) -> Outbox`: a new database and an HTTPS receiver answering 200
@@ -263,7 +145,7 @@ def make_outbox(make_database_url: Callable[..., str], make_receiver: MakeReceiv
         database_url = make_database_url()
         database = Database.connect(database_url)
         opened.append(database)
-        services = build_services(_settings(database), database)
+        services = build_services(worker_settings(database), database)
         account_id = services.accounts.create("Outbox").account.id
         hook = services.webhooks.create(
             account_id, WebhookInput("Receiver", receiver.url("/hook"), ["contact.created"])

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import MakeOutbox, Outbox, StartWorker, WorkerProcess
 from receiver import Receiver
+from worker_processes import MakeOutbox, Outbox, StartWorker, WorkerProcess
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

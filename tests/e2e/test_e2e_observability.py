@@ -10,10 +10,11 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import MakeOutbox, StartWorker, free_port
+from engage_process import free_port
 from loopback import Closing, LoopbackHandler, LoopbackServer
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
+from worker_processes import MakeOutbox, StartWorker
 
 pytestmark = pytest.mark.e2e
 

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 
 import pytest
-from conftest import MakeOutbox, StartWorker
+from worker_processes import MakeOutbox, StartWorker
 
 from engage_core.webhooks.signatures import sign_body
 

@@ -1,0 +1,71 @@
+"""webhooks.md's event catalogue against the events the services really emit: each row names
+exactly the keys of its events' `data`, and each `payload` example has the shape of the real one."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import doc_json
+import pytest
+from markdown_blocks import ROOT, blocks
+
+from engage_core.commerce.order_service import OrderInput, OrderPatch
+from engage_core.commerce.orders import ItemRequest
+from engage_core.commerce.products import ProductInput
+from engage_core.contacts.model import ContactInput
+from engage_core.knowledge.service import CatalogInput
+from engage_core.services import Services
+from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
+
+WEBHOOKS = ROOT / "docs" / "webhooks.md"
+
+
+def _catalogue() -> dict[str, set[str]]:
+    """Event name → the fields its row of the catalogue table names."""
+    rows: dict[str, set[str]] = {}
+    for line in WEBHOOKS.read_text().split("## The event catalogue", 1)[1].split("\n## ", 1)[0].splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) != 2 or not cells[0].startswith("`"):
+            continue
+        fields = re.sub(r"\((?!and )[^()]*\)", "", cells[1]).replace("(and ", ",").replace(")", "")
+        for event in re.findall(r"`([a-z_.]+)`", cells[0]):
+            rows[event] = {field.strip() for field in fields.split(",") if field.strip()}
+    return rows
+
+
+def _emitted() -> dict[str, Mapping[str, Any]]:
+    """One `data` of each order and knowledge-base event, from the real services over the fakes."""
+    uow = InMemoryUnitOfWorkFactory()
+    services = Services.build(uow, FakeClock())
+    account = services.accounts.create("Acme").account.id
+    contact = services.contacts.create(account, ContactInput(name="Ada Lovelace", type="instagram"))
+    catalog = services.knowledge_base.create_catalog(
+        account, CatalogInput(title="Coffee", products=[ProductInput(product_name="Espresso beans", price="19.99")])
+    )
+    product = catalog.products[0]
+    first = services.orders.create(account, OrderInput(items=[ItemRequest(product.id, 2)], contact_id=contact.id)).order
+    for status in ("confirmed", "processing", "shipped", "delivered"):
+        services.orders.update(account, first.id, OrderPatch(status=status))
+    second = services.orders.create(account, OrderInput(items=[ItemRequest(product.id, 1)], customer_name="Lee")).order
+    services.orders.cancel(account, second.id, "Changed their mind")
+    return {event.name: event.payload for event in uow.store.events(account)}
+
+
+EMITTED = _emitted()
+CATALOGUE = _catalogue()
+
+
+@pytest.mark.parametrize("event", sorted(e for e in EMITTED if e.startswith(("order.", "knowledge_base."))))
+def test_the_catalogue_names_the_fields_of_each_emitted_event(event: str) -> None:
+    """The row of an order or knowledge-base event lists exactly the keys of its `data`."""
+    assert CATALOGUE.get(event) == set(EMITTED[event]), event
+
+
+@pytest.mark.parametrize(
+    "block", [b for b in blocks(WEBHOOKS) if b.marker and b.marker.mode == "payload"], ids=lambda b: b.marker.args
+)
+def test_payload_examples_have_the_shape_of_the_emitted_data(block: Any) -> None:
+    """A `payload EVENT` example has the keys and types of the data the service emits for EVENT."""
+    assert doc_json.differences(doc_json.parse(block.text), dict(EMITTED[block.marker.args])) == []
