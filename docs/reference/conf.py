@@ -51,6 +51,7 @@ nitpick_ignore = [
         "datetime.datetime",
         "datetime.timedelta",
         "decimal.Decimal",
+        "pathlib.Path",
         "threading.Event",
         "zoneinfo.ZoneInfo",
     )

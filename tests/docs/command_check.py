@@ -16,7 +16,7 @@ from markdown_blocks import ROOT
 
 from engage_cli.main import cli
 
-EXTERNAL = frozenset({"createdb", "docker", "pg_dump", "pg_restore", "sqlite3"})
+EXTERNAL = frozenset({"apt-get", "createdb", "docker", "pg_dump", "pg_restore", "sqlite3"})
 """Other programs' commands: not engage's to check."""
 
 
