@@ -88,9 +88,18 @@ def _never() -> bool:
 
 
 class HttpCrawler:
-    def __init__(self, policy: AddressPolicy, limits: CrawlLimits | None = None) -> None:
+    def __init__(
+        self,
+        policy: AddressPolicy,
+        limits: CrawlLimits | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        """`clock` and `sleep` pace the requests (tests pass their own to see the waits)."""
         self._policy = policy
         self._limits = limits or CrawlLimits()
+        self._pace = _Pace(clock, sleep)
 
     def crawl(
         self,
@@ -109,10 +118,18 @@ class HttpCrawler:
             max_redirects=self._limits.max_redirects,
         )
         try:
-            run = _Run(plan, self._limits, fetcher, on_page, on_failure, should_stop, already_done, known_links)
+            run = _Run(
+                plan, self._limits, self._pace, fetcher, on_page, on_failure, should_stop, already_done, known_links
+            )
             return run.execute()
         finally:
             fetcher.close()
+
+
+@attrs.frozen
+class _Pace:
+    clock: Callable[[], float]
+    sleep: Callable[[float], None]
 
 
 class _Run:
@@ -122,6 +139,7 @@ class _Run:
         self,
         plan: CrawlPlan,
         limits: CrawlLimits,
+        pace: _Pace,
         fetcher: PageFetcher,
         on_page: OnPage,
         on_failure: OnFailure,
@@ -131,6 +149,7 @@ class _Run:
     ) -> None:
         self.plan = plan
         self.limits = limits
+        self.pace = pace
         self.fetcher = fetcher
         self.on_page = on_page
         self.on_failure = on_failure
@@ -193,7 +212,7 @@ class _Run:
             self._failed(url, depth, str(exc))
             return
         finally:
-            self.last_request[origin_of(url)] = time.monotonic()
+            self.last_request[origin_of(url)] = self.pace.clock()
         if fetched.status >= 300:
             self._failed(url, depth, f"The page answered HTTP {fetched.status}.")
             return
@@ -317,7 +336,7 @@ class _Run:
         try:
             return self.fetcher.follow(url, max_bytes=ROBOTS_MAX_BYTES)
         finally:
-            self.last_request[origin_of(url)] = time.monotonic()
+            self.last_request[origin_of(url)] = self.pace.clock()
 
     def _fetch_sitemap(self, url: str) -> bytes | None:
         if not self._wait_turn(url):
@@ -327,7 +346,7 @@ class _Run:
         except FetchFailed:
             return None
         finally:
-            self.last_request[origin_of(url)] = time.monotonic()
+            self.last_request[origin_of(url)] = self.pace.clock()
         return fetched.body if fetched.status < 300 else None
 
     def _wait_turn(self, url: str) -> bool:
@@ -344,7 +363,7 @@ class _Run:
         while True:
             if self.should_stop():
                 return False
-            left = until - time.monotonic()
+            left = until - self.pace.clock()
             if left <= 0:
                 return True
-            time.sleep(min(left, 0.05))
+            self.pace.sleep(min(left, 0.05))  # in slices, so a stop is noticed

@@ -327,6 +327,33 @@ def test_a_gzip_encoded_page_is_decoded(site: CrawlSite, crawl: Crawl) -> None:
     assert reports.pages[0].title == "Zipped"
 
 
+def test_crawl_delay_is_honoured_up_to_the_cap(site: CrawlSite, policy: AddressPolicy) -> None:
+    """robots.txt asks for 60 s between requests; the crawler waits its 2 s cap before each page."""
+    site.robots("User-agent: *\nCrawl-delay: 60\n")
+    site.page("/", ["/a"])
+    site.page("/a")
+    clock = _Clock()
+    crawler = HttpCrawler(
+        policy,
+        CrawlLimits(page_timeout=5.0, request_delay=0.5, max_crawl_delay=2.0),
+        clock=clock.time,
+        sleep=clock.sleep,
+    )
+    crawler.crawl(CrawlPlan(site.url("/")), on_page=Reports().on_page, on_failure=Reports().on_failure)
+    assert sum(clock.sleeps) == pytest.approx(4.0)  # after robots.txt, then after the start page
+    assert site.requested("/a")
+
+
+def test_the_request_delay_spaces_requests_without_robots_rules(site: CrawlSite, policy: AddressPolicy) -> None:
+    """Without Crawl-delay, request_delay is waited before each request to the origin but the first."""
+    site.page("/", ["/a"])
+    site.page("/a")
+    clock = _Clock()
+    crawler = HttpCrawler(policy, CrawlLimits(page_timeout=5.0, request_delay=0.5), clock=clock.time, sleep=clock.sleep)
+    crawler.crawl(CrawlPlan(site.url("/")), on_page=Reports().on_page, on_failure=Reports().on_failure)
+    assert sum(clock.sleeps) == pytest.approx(1.0)
+
+
 def test_json_ld_products_are_found(site: CrawlSite, crawl: Crawl) -> None:
     """A schema.org Product in JSON-LD (inside @graph, with an Offer) yields a FoundProduct."""
     data = (
@@ -401,8 +428,7 @@ def test_should_stop_ends_the_crawl_before_the_next_request(site: CrawlSite, cra
     site.page("/", ["/a", "/b"])
     site.page("/a")
     site.page("/b")
-    reported = threading.Event()
-    outcome, reports = crawl(should_stop=lambda: reported.is_set() or bool(site.requested("/") and _mark(reported)))
+    outcome, reports = crawl(should_stop=lambda: site.requested("/"))
     assert (reports.paths, outcome.stopped, outcome.status) == (["/"], True, "partial")
     assert not site.requested("/a")
 
@@ -418,9 +444,19 @@ def test_progress_is_monotone_and_ends_at_one_hundred(site: CrawlSite, crawl: Cr
     assert outcome.progress.percent == 100
 
 
-def _mark(event: threading.Event) -> bool:
-    event.set()
-    return True
+class _Clock:
+    """A clock that only moves when the crawler sleeps, recording each sleep."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.sleeps: list[float] = []
+
+    def time(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
 
 
 def _sitemap(site: CrawlSite, *paths: str) -> bytes:
