@@ -27,6 +27,7 @@ from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.fakes import FakeClock, FakeMailer
 from engage_core.kernel.memory import FakeArea, MemoryStore, State
 from engage_core.knowledge import fakes as knowledge
+from engage_core.knowledge import search_fakes as knowledge_search
 from engage_core.messaging import fakes as messaging
 from engage_core.partners import fakes as partners
 from engage_core.partners.fakes import PartnerAttempt, PartnersTables
@@ -53,6 +54,7 @@ AREAS: tuple[FakeArea, ...] = (
     bookings.AREA,
     commerce.AREA,
     knowledge.AREA,
+    knowledge_search.AREA,
     support.AREA,
     team.AREA,
     webhooks.AREA,

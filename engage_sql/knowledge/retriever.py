@@ -1,0 +1,143 @@
+"""Ranked full-text search over one account's chunks: FTS5 `bm25()` and `snippet()` on SQLite,
+`ts_rank_cd` and `ts_headline` over the generated `search_vector` on PostgreSQL (migration 0012).
+
+The index hands over its best `CANDIDATES` chunks of active entries; `engage_core.knowledge.search.ranked`
+puts them in final order with the score every adapter shares.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from sqlalchemy import text
+
+from engage_core.knowledge.search import (
+    CANDIDATES,
+    DEFAULT_LIMIT,
+    SNIPPET_ELLIPSIS,
+    SNIPPET_END,
+    SNIPPET_START,
+    SNIPPET_WORDS,
+    Candidate,
+    SearchHit,
+    check_limit,
+    ranked,
+)
+from engage_core.knowledge.terms import query_terms
+from engage_sql.knowledge.search_index import fts5_query, tsquery
+from engage_sql.repository import WorkspaceRepository
+
+if TYPE_CHECKING:
+    from engage_sql.database import Database
+
+# Column weights: the context header and keywords count twice as much as the content (bm25's
+# arguments follow the FTS5 columns: content, context_header, keywords).
+_SQLITE = """
+SELECT c.id, c.knowledge_base_id, e.title, e.type, c.content, c.context_header, c.keywords,
+       snippet(knowledge_base_chunks_fts, 0, :start, :end, :ellipsis, :words) AS snippet
+FROM knowledge_base_chunks_fts
+JOIN knowledge_base_chunks AS c ON c.id = knowledge_base_chunks_fts.rowid
+JOIN knowledge_base_entries AS e ON e.account_id = c.account_id AND e.id = c.knowledge_base_id
+WHERE knowledge_base_chunks_fts MATCH :query AND c.account_id = :account AND e.status = 'active' {types}
+ORDER BY bm25(knowledge_base_chunks_fts, 1.0, 2.0, 2.0), c.id
+LIMIT :candidates
+"""
+
+# Rank first over the index alone, then build headlines for the few candidates only (ts_headline
+# re-parses the text, far dearer than the rank). Normalisation 1 divides by 1 + log(length).
+_POSTGRES = """
+WITH q AS (SELECT to_tsquery('simple', :query) AS query),
+best AS (
+    SELECT c.id, ts_rank_cd(c.search_vector, q.query, 1) AS rank
+    FROM knowledge_base_chunks AS c
+    CROSS JOIN q
+    JOIN knowledge_base_entries AS e ON e.account_id = c.account_id AND e.id = c.knowledge_base_id
+    WHERE c.search_vector @@ q.query AND c.account_id = :account AND e.status = 'active' {types}
+    ORDER BY rank DESC, c.id
+    LIMIT :candidates
+)
+SELECT c.id, c.knowledge_base_id, e.title, e.type, c.content, c.context_header, c.keywords,
+       ts_headline('simple', c.content, q.query, :options) AS snippet
+FROM best
+JOIN knowledge_base_chunks AS c ON c.id = best.id
+JOIN knowledge_base_entries AS e ON e.account_id = c.account_id AND e.id = c.knowledge_base_id
+CROSS JOIN q
+ORDER BY best.rank DESC, c.id
+"""
+
+_HEADLINE_OPTIONS = (
+    f"StartSel={SNIPPET_START}, StopSel={SNIPPET_END}, MaxWords={SNIPPET_WORDS}, MinWords={SNIPPET_WORDS // 2}, "
+    f"MaxFragments=1, FragmentDelimiter={SNIPPET_ELLIPSIS}"
+)
+
+
+class SqlRetriever(WorkspaceRepository):
+    """The workspace unit of work's `knowledge_search`: searches within its transaction."""
+
+    def search(self, query: str, *, types: Sequence[str] | None = None, limit: int = DEFAULT_LIMIT) -> list[SearchHit]:
+        check_limit(limit)
+        terms = query_terms(query)
+        if not terms or (types is not None and not types):
+            return []
+        params: dict[str, object] = {"account": self._account_id, "candidates": max(CANDIDATES, limit)}
+        type_filter = ""
+        if types is not None:
+            names = [f"type_{i}" for i in range(len(types))]
+            type_filter = f"AND e.type IN ({', '.join(':' + n for n in names)})"
+            params.update(zip(names, types, strict=True))
+        if self._conn.dialect.name == "sqlite":
+            sql = _SQLITE.format(types=type_filter)
+            params.update(
+                query=fts5_query(terms),
+                start=SNIPPET_START,
+                end=SNIPPET_END,
+                ellipsis=SNIPPET_ELLIPSIS,
+                words=SNIPPET_WORDS,
+            )
+        else:
+            sql = _POSTGRES.format(types=type_filter)
+            # `simple` keeps diacritics ("café"): search the words as typed as well as folded.
+            written = list(dict.fromkeys([*terms, *query_terms(query, folded=False)]))
+            params.update(query=tsquery(written), options=_HEADLINE_OPTIONS)
+        rows = self._conn.execute(text(sql), params).all()
+        candidates = [
+            Candidate(
+                row.id,
+                row.knowledge_base_id,
+                row.title,
+                row.type,
+                row.content,
+                row.context_header,
+                tuple(_keywords(row.keywords)),
+                rank,
+                row.snippet,
+            )
+            for rank, row in enumerate(rows)
+        ]
+        return ranked(terms, candidates, limit)
+
+
+def _keywords(value: object) -> list[str]:
+    """Keywords as the raw query returns them: JSON text on SQLite, a list on PostgreSQL."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        loaded = json.loads(value)
+        return [str(k) for k in loaded] if isinstance(loaded, list) else []
+    return [str(k) for k in value] if isinstance(value, list) else []
+
+
+class DatabaseRetriever:
+    """A `Retriever` over a `Database` outside any unit of work: each search reads in a short read-only
+    unit of work of the account's (for callers such as an AI agent that only search)."""
+
+    def __init__(self, database: Database, account_id: int) -> None:
+        self._database = database
+        self._account_id = account_id
+
+    def search(self, query: str, *, types: Sequence[str] | None = None, limit: int = DEFAULT_LIMIT) -> list[SearchHit]:
+        with self._database.uow.workspace(self._account_id, readonly=True) as uow:
+            hits: list[SearchHit] = uow.knowledge_search.search(query, types=types, limit=limit)
+        return hits
