@@ -15,8 +15,8 @@ each term weighted by its rarity among the candidates (an inverse document frequ
 `terms`); 0.5 about half of the question's weight. Stop words do not count. A caller wanting only
 passages that answer a fair part of the question keeps hits with a score of, say, 0.4 or more.
 
-No embeddings are computed yet: every chunk has `has_embedding` false and `embedding_updated_at`
-None, and the storage keeps room for them (a nullable column) for semantic search to come.
+Embeddings are optional (`engage_core.knowledge.embeddings`): without an embedder every chunk has
+`has_embedding` false and `embedding_updated_at` None, and search is full text alone.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Protocol
 import attrs
 
 from engage_core.knowledge.chunking import ChunkDraft
-from engage_core.knowledge.terms import marked, matches, tokens
+from engage_core.knowledge.terms import WordSet, marked
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 50
@@ -101,7 +101,18 @@ class Candidate:
     context_header: str | None
     keywords: tuple[str, ...]
     rank: int
-    snippet: str
+
+    def hit(self, score: float, snippet: str) -> SearchHit:
+        return SearchHit(
+            self.chunk_id,
+            self.knowledge_base_id,
+            self.title,
+            self.type,
+            self.content,
+            self.context_header,
+            score,
+            snippet,
+        )
 
 
 class ChunkRepository(Protocol):
@@ -124,6 +135,13 @@ class ChunkRepository(Protocol):
 
     def count(self, entry_id: int) -> int: ...
 
+    def set_embedding(self, chunk_id: int, content: str, vector: Sequence[float], now: datetime) -> bool:
+        """Store the embedding of `content`, if that is still the chunk's text (`has_embedding` then
+        true, `embedding_updated_at` `now`); False, storing nothing, otherwise."""
+
+    def embeddings(self, chunk_ids: Sequence[int]) -> dict[int, list[float]]:
+        """The stored embeddings of those of the chunks that have one, by chunk id."""
+
 
 class Retriever(Protocol):
     """Ranked full-text search over the chunks of one account's active entries."""
@@ -143,22 +161,20 @@ class KnowledgeSearchRepositories(Protocol):
     def knowledge_search(self) -> Retriever: ...
 
 
-def ranked(query_terms: Sequence[str], candidates: Sequence[Candidate], limit: int) -> list[SearchHit]:
-    """The candidates in final order with their `score` (see the module notes)."""
-    words = [set(tokens(f"{c.content} {c.context_header or ''} {' '.join(c.keywords)}")) for c in candidates]
+def ranked(query_terms: Sequence[str], candidates: Sequence[Candidate], limit: int) -> list[tuple[Candidate, float]]:
+    """The best `limit` candidates in final order, each with its `score` (see the module notes)."""
+    words = [WordSet(f"{c.content} {c.context_header or ''} {' '.join(c.keywords)}") for c in candidates]
+    present = [[w.has(term) for term in query_terms] for w in words]
     total = len(candidates)
-    weight = {term: math.log(1 + (total + 1) / (1 + sum(1 for w in words if matches(term, w)))) for term in query_terms}
-    whole = sum(weight.values())
+    weight = [math.log(1 + (total + 1) / (1 + sum(1 for row in present if row[i]))) for i in range(len(query_terms))]
+    whole = sum(weight)
     scored: list[tuple[float, int, Candidate]] = []
-    for candidate, present in zip(candidates, words, strict=True):
-        found = sum(weight[t] for t in query_terms if matches(t, present))
-        scored.append((round(found / whole, 4) if whole else 0.0, candidate.rank, candidate))
+    for candidate, row in zip(candidates, present, strict=True):
+        found = sum(w for w, hit in zip(weight, row, strict=True) if hit)
+        if found > 0:
+            scored.append((round(found / whole, 4), candidate.rank, candidate))
     scored.sort(key=lambda item: (-item[0], item[1]))
-    return [
-        SearchHit(c.chunk_id, c.knowledge_base_id, c.title, c.type, c.content, c.context_header, score, c.snippet)
-        for score, _, c in scored[:limit]
-        if score > 0
-    ]
+    return [(candidate, score) for score, _, candidate in scored[:limit]]
 
 
 def check_limit(limit: int) -> int:

@@ -36,14 +36,16 @@ the SQL indexes weight those columns."""
 
 @attrs.define
 class ChunkTables(Tables):
-    """Chunks by id, each with its account."""
+    """Chunks by id, each with its account; embeddings by chunk id."""
 
     knowledge_base_chunks: dict[int, tuple[int, Chunk]] = attrs.Factory(dict)
+    knowledge_base_chunk_embeddings: dict[int, tuple[float, ...]] = attrs.Factory(dict)
 
     def forget(self, kind: str, ident: int) -> None:
         if kind == "knowledge_base":
             for key in [k for k, (_, c) in self.knowledge_base_chunks.items() if c.knowledge_base_id == ident]:
                 del self.knowledge_base_chunks[key]
+                self.knowledge_base_chunk_embeddings.pop(key, None)
 
 
 class _Repo(Repo):
@@ -60,6 +62,7 @@ class InMemoryChunkRepository(_Repo):
         table = self._t.knowledge_base_chunks
         for key in [c.id for c in self._owned() if c.knowledge_base_id == entry_id]:
             del table[key]
+            self._t.knowledge_base_chunk_embeddings.pop(key, None)
         stored = [
             Chunk(
                 id=self._store.next_id(),
@@ -100,6 +103,7 @@ class InMemoryChunkRepository(_Repo):
         if patch.content is not None and patch.content != chunk.content:
             # The embedding described the old text.
             updated = attrs.evolve(updated, content=patch.content, has_embedding=False, embedding_updated_at=None)
+            self._t.knowledge_base_chunk_embeddings.pop(chunk_id, None)
         self._t.knowledge_base_chunks[chunk_id] = (self._account, updated)
         return updated
 
@@ -107,10 +111,24 @@ class InMemoryChunkRepository(_Repo):
         if self.get(chunk_id) is None:
             return False
         del self._t.knowledge_base_chunks[chunk_id]
+        self._t.knowledge_base_chunk_embeddings.pop(chunk_id, None)
         return True
 
     def count(self, entry_id: int) -> int:
         return sum(1 for c in self._owned() if c.knowledge_base_id == entry_id)
+
+    def set_embedding(self, chunk_id: int, content: str, vector: Sequence[float], now: datetime) -> bool:
+        chunk = self.get(chunk_id)
+        if chunk is None or chunk.content != content:
+            return False
+        self._t.knowledge_base_chunk_embeddings[chunk_id] = tuple(float(x) for x in vector)
+        updated = attrs.evolve(chunk, has_embedding=True, embedding_updated_at=now)
+        self._t.knowledge_base_chunks[chunk_id] = (self._account, updated)
+        return True
+
+    def embeddings(self, chunk_ids: Sequence[int]) -> dict[int, list[float]]:
+        stored = self._t.knowledge_base_chunk_embeddings
+        return {i: list(stored[i]) for i in chunk_ids if i in stored and self.get(i) is not None}
 
 
 class InMemoryRetriever(_Repo):
@@ -156,10 +174,9 @@ class InMemoryRetriever(_Repo):
                     chunk.context_header,
                     chunk.keywords or (),
                     rank,
-                    snippet(chunk.content, terms),
                 )
             )
-        return ranked(terms, candidates, limit)
+        return [c.hit(score, snippet(c.content, terms)) for c, score in ranked(terms, candidates, limit)]
 
 
 def _words(chunk: Chunk) -> list[str]:

@@ -15,12 +15,14 @@ written and by their stem. A stem shorter than three letters is not used as a pr
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_LATIN_END = 0x0250  # Basic Latin to Latin Extended-B: the letters whose diacritics fold away
+_LATIN_ACCENTED = re.compile("[\u00c0-\u024f]")  # Latin-1 to Latin Extended-B: diacritics fold away
 
 MIN_STEM = 3
 """A stem shorter than this is searched as the whole word only."""
@@ -69,13 +71,17 @@ _ENGLISH_SUFFIXES: tuple[str, ...] = (
 
 def fold(text: str) -> str:
     """Lower-case, with diacritics removed from Latin letters (é -> e) as FTS5 `remove_diacritics 2`."""
-    out: list[str] = []
-    for char in text.lower():
-        if ord(char) < _LATIN_END and not char.isascii():
-            out.extend(c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c))
-        else:
-            out.append(char)
-    return "".join(out)
+    lowered = text.lower()
+    return lowered if lowered.isascii() else _LATIN_ACCENTED.sub(_unaccent, lowered)
+
+
+@functools.lru_cache(maxsize=1024)
+def _unaccented(char: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", char) if not unicodedata.combining(c))
+
+
+def _unaccent(found: re.Match[str]) -> str:
+    return _unaccented(found.group())
 
 
 def tokens(text: str, *, folded: bool = True) -> list[str]:
@@ -119,6 +125,7 @@ def query_terms(text: str, *, folded: bool = True) -> list[str]:
     return list(dict.fromkeys(content_terms(text, folded=folded)))
 
 
+@functools.lru_cache(maxsize=4096)
 def expansions(term: str) -> list[tuple[str, bool]]:
     """How a query term is searched: `(text, is_prefix)` alternatives, any of which matching an indexed
     word counts: the word as written and its stem as a prefix. An Arabic stem is also tried behind
@@ -137,6 +144,23 @@ def expansions(term: str) -> list[tuple[str, bool]]:
     if len(term) > MIN_STEM and not term.isdigit():
         return [(term, True)]  # hour -> hours
     return [(term, False)]
+
+
+class WordSet:
+    """The distinct folded words of a passage, sorted, so a query term (and its prefixes) is looked up
+    by bisection instead of a scan."""
+
+    def __init__(self, text: str) -> None:
+        self._words = sorted(set(tokens(text)))
+
+    def has(self, term: str) -> bool:
+        """Whether the term matches a word of the passage (as `matches` decides)."""
+        words = self._words
+        for text, prefix in expansions(term):
+            at = bisect.bisect_left(words, text)
+            if at < len(words) and (words[at] == text or (prefix and words[at].startswith(text))):
+                return True
+        return False
 
 
 def matches(term: str, words: Iterable[str]) -> bool:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+from array import array
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import case, delete, func, insert, null, select, update
 
 from engage_core.knowledge.chunking import ChunkDraft
 from engage_core.knowledge.search import Chunk, ChunkPatch
@@ -88,18 +90,23 @@ class SqlChunkRepository(WorkspaceRepository):
     def update(self, chunk_id: int, patch: ChunkPatch, now: datetime) -> Chunk | None:
         values: dict[str, Any] = {"updated_at": now}
         if patch.content is not None:
-            values.update(content=patch.content, char_count=len(patch.content))
+            # The embedding described the old text: keep it only if the text is unchanged (SET
+            # expressions see the row as it was).
+            same = table.c.content == patch.content
+            values.update(
+                content=patch.content,
+                char_count=len(patch.content),
+                embedding=case((same, table.c.embedding), else_=null()),
+                embedding_updated_at=case((same, table.c.embedding_updated_at), else_=null()),
+            )
         if patch.context_header is not None:
             values["context_header"] = patch.context_header
         if patch.keywords is not None:
             values["keywords"] = list(patch.keywords)
-        statement = update(table).where(self.owned(table), table.c.id == chunk_id)
-        if patch.content is not None:
-            # The embedding described the old text: drop it unless the text is unchanged.
-            changed = table.c.content != patch.content
-            self._conn.execute(statement.where(changed).values(embedding=None, embedding_updated_at=None))
-        row = self._conn.execute(statement.values(**values).returning(*_COLUMNS)).one_or_none()
-        return None if row is None else chunk_from_row(row)
+        changed = self._conn.execute(update(table).where(self.owned(table), table.c.id == chunk_id).values(**values))
+        # Read back rather than RETURNING: on SQLite, RETURNING gave the old `embedding IS NOT NULL`
+        # after this UPDATE (the contract test caught it), though the row held NULL.
+        return self.get(chunk_id) if changed.rowcount else None
 
     def delete(self, chunk_id: int) -> bool:
         result = self._conn.execute(delete(table).where(self.owned(table), table.c.id == chunk_id))
@@ -111,3 +118,37 @@ class SqlChunkRepository(WorkspaceRepository):
                 select(func.count()).where(self.owned(table), table.c.knowledge_base_id == entry_id)
             ).scalar_one()
         )
+
+    def set_embedding(self, chunk_id: int, content: str, vector: Sequence[float], now: datetime) -> bool:
+        result = self._conn.execute(
+            update(table)
+            .where(self.owned(table), table.c.id == chunk_id, table.c.content == content)
+            .values(embedding=pack_vector(vector), embedding_updated_at=now)
+        )
+        return bool(result.rowcount)
+
+    def embeddings(self, chunk_ids: Sequence[int]) -> dict[int, list[float]]:
+        if not chunk_ids:
+            return {}
+        rows = self._conn.execute(
+            select(table.c.id, table.c.embedding).where(
+                self.owned(table), table.c.id.in_(list(chunk_ids)), table.c.embedding.is_not(None)
+            )
+        )
+        return {row.id: unpack_vector(row.embedding) for row in rows}
+
+
+def pack_vector(vector: Sequence[float]) -> bytes:
+    """A vector as little-endian float32 bytes (4 bytes a dimension; no pgvector here)."""
+    packed = array("f", vector)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return packed.tobytes()
+
+
+def unpack_vector(data: bytes) -> list[float]:
+    unpacked = array("f")
+    unpacked.frombytes(data)
+    if sys.byteorder == "big":
+        unpacked.byteswap()
+    return unpacked.tolist()

@@ -2,7 +2,8 @@
 `ts_rank_cd` and `ts_headline` over the generated `search_vector` on PostgreSQL (migration 0012).
 
 The index hands over its best `CANDIDATES` chunks of active entries; `engage_core.knowledge.search.ranked`
-puts them in final order with the score every adapter shares.
+puts them in final order with the score every adapter shares; snippets are then made for the hits
+returned only.
 """
 
 from __future__ import annotations
@@ -28,45 +29,65 @@ from engage_core.knowledge.search import (
 from engage_core.knowledge.terms import query_terms
 from engage_sql.knowledge.search_index import fts5_query, tsquery
 from engage_sql.repository import WorkspaceRepository
+from engage_sql.types import AnyRow
 
 if TYPE_CHECKING:
     from engage_sql.database import Database
 
-# Column weights: the context header and keywords count twice as much as the content (bm25's
-# arguments follow the FTS5 columns: content, context_header, keywords).
-_SQLITE = """
-SELECT c.id, c.knowledge_base_id, e.title, e.type, c.content, c.context_header, c.keywords,
-       snippet(knowledge_base_chunks_fts, 0, :start, :end, :ellipsis, :words) AS snippet
-FROM knowledge_base_chunks_fts
-JOIN knowledge_base_chunks AS c ON c.id = knowledge_base_chunks_fts.rowid
+# bm25's arguments weigh the FTS5 columns (content, context_header, keywords): the header and keywords
+# count twice as much as the content.
+_BM25 = "bm25(knowledge_base_chunks_fts, 1.0, 2.0, 2.0)"
+_SELECT = """
+SELECT c.id, c.knowledge_base_id, e.title, e.type, c.content, c.context_header, c.keywords
+FROM {source}
+JOIN knowledge_base_chunks AS c ON c.id = ranked.id
 JOIN knowledge_base_entries AS e ON e.account_id = c.account_id AND e.id = c.knowledge_base_id
-WHERE knowledge_base_chunks_fts MATCH :query AND c.account_id = :account AND e.status = 'active' {types}
-ORDER BY bm25(knowledge_base_chunks_fts, 1.0, 2.0, 2.0), c.id
+WHERE c.account_id = :account AND e.status = 'active' {types}
+ORDER BY ranked.rank, c.id
 LIMIT :candidates
 """
-
-# Rank first over the index alone, then build headlines for the few candidates only (ts_headline
-# re-parses the text, far dearer than the rank). Normalisation 1 divides by 1 + log(length).
-_POSTGRES = """
-WITH q AS (SELECT to_tsquery('simple', :query) AS query),
-best AS (
-    SELECT c.id, ts_rank_cd(c.search_vector, q.query, 1) AS rank
-    FROM knowledge_base_chunks AS c
-    CROSS JOIN q
-    JOIN knowledge_base_entries AS e ON e.account_id = c.account_id AND e.id = c.knowledge_base_id
-    WHERE c.search_vector @@ q.query AND c.account_id = :account AND e.status = 'active' {types}
-    ORDER BY rank DESC, c.id
-    LIMIT :candidates
+# First the best `POOL` matches of the whole index (FTS5 alone, cheap); the account and status
+# filters then keep what is theirs. When the pool is full yet too few survive (other accounts' or
+# inactive entries' chunks crowd it), every match is ranked instead: the answer is the same either
+# way, only its cost differs.
+_SQLITE_POOL = _SELECT.format(
+    source=f"""(SELECT rowid AS id, {_BM25} AS rank FROM knowledge_base_chunks_fts
+    WHERE knowledge_base_chunks_fts MATCH :query ORDER BY rank LIMIT :pool) AS ranked""",
+    types="{types}",
 )
-SELECT c.id, c.knowledge_base_id, e.title, e.type, c.content, c.context_header, c.keywords,
-       ts_headline('simple', c.content, q.query, :options) AS snippet
-FROM best
-JOIN knowledge_base_chunks AS c ON c.id = best.id
-JOIN knowledge_base_entries AS e ON e.account_id = c.account_id AND e.id = c.knowledge_base_id
-CROSS JOIN q
-ORDER BY best.rank DESC, c.id
+_SQLITE_ALL = _SELECT.format(
+    source=f"""(SELECT rowid AS id, {_BM25} AS rank FROM knowledge_base_chunks_fts
+    WHERE knowledge_base_chunks_fts MATCH :query) AS ranked""",
+    types="{types}",
+)
+_SQLITE_MATCHES = """
+SELECT count(*) FROM (SELECT 1 FROM knowledge_base_chunks_fts WHERE knowledge_base_chunks_fts MATCH :query LIMIT :pool)
 """
+_SQLITE_SNIPPETS = """
+SELECT rowid AS id, snippet(knowledge_base_chunks_fts, 0, :start, :end, :ellipsis, :words) AS snippet
+FROM knowledge_base_chunks_fts
+WHERE knowledge_base_chunks_fts MATCH :query AND rowid IN ({ids})
+"""
+POOL = 500
 
+# ts_rank_cd over the generated, weighted `search_vector` (normalisation 1: divided by 1 + log(length)).
+_POSTGRES = """
+WITH q AS (SELECT to_tsquery('simple', :query) AS query)
+SELECT c.id, c.knowledge_base_id, e.title, e.type, c.content, c.context_header, c.keywords,
+       ts_rank_cd(c.search_vector, q.query, 1) AS rank
+FROM knowledge_base_chunks AS c
+CROSS JOIN q
+JOIN knowledge_base_entries AS e ON e.account_id = c.account_id AND e.id = c.knowledge_base_id
+WHERE c.search_vector @@ q.query AND c.account_id = :account AND e.status = 'active' {types}
+ORDER BY rank DESC, c.id
+LIMIT :candidates
+"""
+# ts_headline re-parses the text, far dearer than the rank: only for the hits returned.
+_POSTGRES_SNIPPETS = """
+SELECT id, ts_headline('simple', content, to_tsquery('simple', :query), :options) AS snippet
+FROM knowledge_base_chunks
+WHERE account_id = :account AND id IN ({ids})
+"""
 _HEADLINE_OPTIONS = (
     f"StartSel={SNIPPET_START}, StopSel={SNIPPET_END}, MaxWords={SNIPPET_WORDS}, MinWords={SNIPPET_WORDS // 2}, "
     f"MaxFragments=1, FragmentDelimiter={SNIPPET_ELLIPSIS}"
@@ -87,36 +108,46 @@ class SqlRetriever(WorkspaceRepository):
             names = [f"type_{i}" for i in range(len(types))]
             type_filter = f"AND e.type IN ({', '.join(':' + n for n in names)})"
             params.update(zip(names, types, strict=True))
-        if self._conn.dialect.name == "sqlite":
-            sql = _SQLITE.format(types=type_filter)
-            params.update(
-                query=fts5_query(terms),
-                start=SNIPPET_START,
-                end=SNIPPET_END,
-                ellipsis=SNIPPET_ELLIPSIS,
-                words=SNIPPET_WORDS,
-            )
+        sqlite = self._conn.dialect.name == "sqlite"
+        if sqlite:
+            params.update(query=fts5_query(terms), pool=POOL)
+            rows = self._conn.execute(text(_SQLITE_POOL.format(types=type_filter)), params).all()
+            if len(rows) < max(CANDIDATES, limit) and self._matches_fill_the_pool(params):
+                rows = self._conn.execute(text(_SQLITE_ALL.format(types=type_filter)), params).all()
         else:
-            sql = _POSTGRES.format(types=type_filter)
             # `simple` keeps diacritics ("café"): search the words as typed as well as folded.
             written = list(dict.fromkeys([*terms, *query_terms(query, folded=False)]))
-            params.update(query=tsquery(written), options=_HEADLINE_OPTIONS)
-        rows = self._conn.execute(text(sql), params).all()
-        candidates = [
-            Candidate(
-                row.id,
-                row.knowledge_base_id,
-                row.title,
-                row.type,
-                row.content,
-                row.context_header,
-                tuple(_keywords(row.keywords)),
-                rank,
-                row.snippet,
-            )
-            for rank, row in enumerate(rows)
-        ]
-        return ranked(terms, candidates, limit)
+            params.update(query=tsquery(written))
+            rows = self._conn.execute(text(_POSTGRES.format(types=type_filter)), params).all()
+        best = ranked(terms, [_candidate(rank, row) for rank, row in enumerate(rows)], limit)
+        snippets = self._snippets([c.chunk_id for c, _ in best], params) if best else {}
+        return [candidate.hit(score, snippets.get(candidate.chunk_id, "")) for candidate, score in best]
+
+    def _matches_fill_the_pool(self, params: dict[str, object]) -> bool:
+        return int(self._conn.execute(text(_SQLITE_MATCHES), params).scalar_one()) >= POOL
+
+    def _snippets(self, ids: list[int], params: dict[str, object]) -> dict[int, str]:
+        listed = ", ".join(str(int(i)) for i in ids)
+        if self._conn.dialect.name == "sqlite":
+            sql = _SQLITE_SNIPPETS.format(ids=listed)
+            extra = {"start": SNIPPET_START, "end": SNIPPET_END, "ellipsis": SNIPPET_ELLIPSIS, "words": SNIPPET_WORDS}
+        else:
+            sql = _POSTGRES_SNIPPETS.format(ids=listed)
+            extra = {"options": _HEADLINE_OPTIONS}
+        return {row.id: row.snippet for row in self._conn.execute(text(sql), params | extra)}
+
+
+def _candidate(rank: int, row: AnyRow) -> Candidate:
+    return Candidate(
+        row.id,
+        row.knowledge_base_id,
+        row.title,
+        row.type,
+        row.content,
+        row.context_header,
+        tuple(_keywords(row.keywords)),
+        rank,
+    )
 
 
 def _keywords(value: object) -> list[str]:

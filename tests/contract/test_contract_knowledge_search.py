@@ -252,3 +252,73 @@ def test_questions_find_their_passage(uow: UnitOfWorkFactory, account: int) -> N
     missed = {q: p for q, p in positions.items() if p != 0}
     assert first >= 0.9 * len(QUESTIONS), missed
     assert None not in positions.values(), missed
+
+
+def test_search_finds_a_passage_when_other_accounts_crowd_the_index(
+    uow: UnitOfWorkFactory, account: int, other: int
+) -> None:
+    """Many better matches in another account do not hide this account's only match."""
+    with uow.workspace(other) as unit:
+        entry = unit.knowledge_base.add(KnowledgeBaseDraft("Theirs", "text"), NOW)
+        unit.knowledge_chunks.replace(entry.id, chunk_records(["barley barley barley"] * 600), NOW)
+        unit.commit()
+    mine = _entry(uow, account, "Mine", "A long passage that mentions barley once, among many other words.")
+
+    assert [hit.knowledge_base_id for hit in _search(uow, account, "barley")] == [mine]
+
+
+def test_a_stored_embedding_reads_back_and_marks_the_chunk(uow: UnitOfWorkFactory, account: int) -> None:
+    """`set_embedding` stores the vector (float32) and sets has_embedding and its time."""
+    entry = _entry(uow, account, "Menu", "espresso")
+    with uow.workspace(account) as unit:
+        (chunk,) = unit.knowledge_chunks.for_entry(entry)
+        assert unit.knowledge_chunks.set_embedding(chunk.id, "espresso", [0.5, -1.25, 3.0], LATER) is True
+        unit.commit()
+
+    with uow.workspace(account, readonly=True) as unit:
+        stored = unit.knowledge_chunks.get(chunk.id)
+        vectors = unit.knowledge_chunks.embeddings([chunk.id, 999_999])
+    assert stored is not None and (stored.has_embedding, stored.embedding_updated_at) == (True, LATER)
+    assert vectors == {chunk.id: [0.5, -1.25, 3.0]}
+
+
+def test_an_embedding_of_older_text_is_not_stored(uow: UnitOfWorkFactory, account: int) -> None:
+    """An embedding computed for text the chunk no longer has is refused."""
+    entry = _entry(uow, account, "Menu", "espresso")
+    with uow.workspace(account) as unit:
+        (chunk,) = unit.knowledge_chunks.for_entry(entry)
+        assert unit.knowledge_chunks.set_embedding(chunk.id, "ristretto", [1.0], LATER) is False
+        unit.commit()
+
+    with uow.workspace(account, readonly=True) as unit:
+        assert (unit.knowledge_chunks.embeddings([chunk.id]), unit.knowledge_chunks.get(chunk.id).has_embedding) == (  # type: ignore[union-attr]
+            {},
+            False,
+        )
+
+
+def test_new_content_drops_the_embedding(uow: UnitOfWorkFactory, account: int) -> None:
+    """Updating a chunk's text clears has_embedding, its time and the vector."""
+    entry = _entry(uow, account, "Menu", "espresso")
+    with uow.workspace(account) as unit:
+        (chunk,) = unit.knowledge_chunks.for_entry(entry)
+        unit.knowledge_chunks.set_embedding(chunk.id, "espresso", [1.0, 2.0], NOW)
+        updated = unit.knowledge_chunks.update(chunk.id, ChunkPatch(content="lungo"), LATER)
+        vectors = unit.knowledge_chunks.embeddings([chunk.id])
+        unit.commit()
+
+    assert updated is not None
+    assert (updated.has_embedding, updated.embedding_updated_at, vectors) == (False, None, {})
+
+
+def test_another_accounts_embedding_is_neither_set_nor_read(uow: UnitOfWorkFactory, account: int, other: int) -> None:
+    """Embeddings stay within their account."""
+    entry = _entry(uow, other, "Theirs", "espresso")
+    with uow.workspace(other) as unit:
+        (chunk,) = unit.knowledge_chunks.for_entry(entry)
+        unit.knowledge_chunks.set_embedding(chunk.id, "espresso", [1.0], NOW)
+        unit.commit()
+
+    with uow.workspace(account) as unit:
+        assert unit.knowledge_chunks.set_embedding(chunk.id, "espresso", [2.0], LATER) is False
+        assert unit.knowledge_chunks.embeddings([chunk.id]) == {}
