@@ -7,9 +7,11 @@ active entries only.
 Ranking. Each adapter finds candidates with its own full-text index (FTS5's `bm25()` on SQLite,
 `ts_rank_cd` on PostgreSQL, a small BM25 in memory), where a passage needs only some of the query's
 terms to match (OR between terms). The candidates are then put in order by `score` and, between equal
-scores, by the index's own rank.
+scores, by the index's own rank. (PostgreSQL, whose ranking reads every match, first looks among the
+chunks holding at least two of the query's terms, and among all matches only when those are fewer
+than the candidates wanted: see `engage_sql.knowledge.retriever`.)
 
-`score` is the same number on every adapter: the share of the query's terms that the chunk contains,
+`score` is computed alike on every adapter (in the core): the share of the query's terms the chunk holds,
 each term weighted by its rarity among the candidates (an inverse document frequency), from 0 to 1.
 1.0 means every meaningful word of the question occurs in the chunk (as written or by its stem, see
 `terms`); 0.5 about half of the question's weight. Stop words do not count. A caller wanting only

@@ -26,8 +26,8 @@ from engage_core.knowledge.search import (
     check_limit,
     ranked,
 )
-from engage_core.knowledge.terms import query_terms
-from engage_sql.knowledge.search_index import fts5_query, tsquery
+from engage_core.knowledge.terms import fold, query_terms
+from engage_sql.knowledge.search_index import fts5_query, tsquery, tsquery_pairs, tsquery_term
 from engage_sql.repository import WorkspaceRepository
 from engage_sql.types import AnyRow
 
@@ -69,6 +69,8 @@ FROM knowledge_base_chunks_fts
 WHERE knowledge_base_chunks_fts MATCH :query AND rowid IN ({ids})
 """
 POOL = 500
+PAIRED_TERMS = 8
+"""Up to this many terms, PostgreSQL first looks among the chunks holding two of them (28 pairs)."""
 
 # ts_rank_cd over the generated, weighted `search_vector` (normalisation 1: divided by 1 + log(length)).
 _POSTGRES = """
@@ -115,13 +117,30 @@ class SqlRetriever(WorkspaceRepository):
             if len(rows) < max(CANDIDATES, limit) and self._matches_fill_the_pool(params):
                 rows = self._conn.execute(text(_SQLITE_ALL.format(types=type_filter)), params).all()
         else:
-            # `simple` keeps diacritics ("café"): search the words as typed as well as folded.
-            written = list(dict.fromkeys([*terms, *query_terms(query, folded=False)]))
-            params.update(query=tsquery(written))
-            rows = self._conn.execute(text(_POSTGRES.format(types=type_filter)), params).all()
+            rows = self._postgres_candidates(query, terms, type_filter, params)
         best = ranked(terms, [_candidate(rank, row) for rank, row in enumerate(rows)], limit)
         snippets = self._snippets([c.chunk_id for c, _ in best], params) if best else {}
         return [candidate.hit(score, snippets.get(candidate.chunk_id, "")) for candidate, score in best]
+
+    def _postgres_candidates(
+        self, query: str, terms: list[str], type_filter: str, params: dict[str, object]
+    ) -> Sequence[AnyRow]:
+        """The best matches by `ts_rank_cd`: among the chunks holding at least two of the terms when
+        there are enough of them, else among all chunks holding any. Ranking reads every match's
+        vector, so a question with a common word would rank thousands of chunks; those sharing two
+        words with it are far fewer, and the ones the final ordering puts first anyway."""
+        # `simple` keeps diacritics ("café"): each term is searched as typed as well as folded.
+        forms: dict[str, list[str]] = {term: [term] for term in terms}
+        for typed in query_terms(query, folded=False):
+            forms.setdefault(fold(typed), []).append(typed)
+        groups = [tsquery_term(forms[term]) for term in terms]
+        sql = text(_POSTGRES.format(types=type_filter))
+        params["query"] = tsquery(groups)  # also what the snippets highlight
+        if 2 <= len(groups) <= PAIRED_TERMS:
+            rows = self._conn.execute(sql, params | {"query": tsquery_pairs(groups)}).all()
+            if len(rows) == params["candidates"]:
+                return rows
+        return self._conn.execute(sql, params).all()
 
     def _matches_fill_the_pool(self, params: dict[str, object]) -> bool:
         return int(self._conn.execute(text(_SQLITE_MATCHES), params).scalar_one()) >= POOL

@@ -12,6 +12,7 @@ joined by OR, so FTS5 or tsquery syntax in a question ("NEAR", `*`, `"`, `:`, `!
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 from engage_core.knowledge.terms import expansions
@@ -37,10 +38,22 @@ def fts5_query(terms: Sequence[str]) -> str:
     )
 
 
-def tsquery(terms: Sequence[str]) -> str:
-    """A `to_tsquery('simple', ...)` expression: any of the terms, as written or `stem:*`."""
-    return " | ".join(
+def tsquery_term(forms: Sequence[str]) -> str:
+    """One query term for `to_tsquery('simple', ...)`: any of its forms (as typed, folded), each as
+    written or `stem:*`, in parentheses."""
+    alternatives = dict.fromkeys(
         f"'{text.replace(chr(39), chr(39) * 2)}'{':*' if prefix else ''}"
-        for term in terms
-        for text, prefix in expansions(term)
+        for form in forms
+        for text, prefix in expansions(form)
     )
+    return "(" + " | ".join(alternatives) + ")"
+
+
+def tsquery(terms: Sequence[str]) -> str:
+    """Any of the terms (each made by `tsquery_term`)."""
+    return " | ".join(terms)
+
+
+def tsquery_pairs(terms: Sequence[str]) -> str:
+    """Any two of the terms together."""
+    return " | ".join(f"({a} & {b})" for a, b in itertools.combinations(terms, 2))

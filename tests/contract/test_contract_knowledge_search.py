@@ -322,3 +322,17 @@ def test_another_accounts_embedding_is_neither_set_nor_read(uow: UnitOfWorkFacto
     with uow.workspace(account) as unit:
         assert unit.knowledge_chunks.set_embedding(chunk.id, "espresso", [2.0], LATER) is False
         assert unit.knowledge_chunks.embeddings([chunk.id]) == {}
+
+
+def test_chunks_holding_more_of_the_words_come_first_among_many(uow: UnitOfWorkFactory, account: int) -> None:
+    """With more than the candidates' worth of chunks holding two words of the query, the hits are
+    among them, ahead of the many holding one."""
+    with uow.workspace(account) as unit:
+        entry = unit.knowledge_base.add(KnowledgeBaseDraft("Menu", "text"), NOW)
+        records = [f"oat milk flat white number {n}" for n in range(60)] + [f"oat cookie {n}" for n in range(100)]
+        unit.knowledge_chunks.replace(entry.id, chunk_records(records), NOW)
+        unit.commit()
+
+    hits = _search(uow, account, "oat milk", limit=10)
+
+    assert len(hits) == 10 and all("oat milk" in hit.content and hit.score == 1.0 for hit in hits)
