@@ -31,6 +31,7 @@ from engage_core.kernel.fakes import FakeClock, FakeMailer
 from engage_core.kernel.idempotency import InMemoryIdempotencyStore
 from engage_core.kernel.memory import FakeArea, MemoryStore, State
 from engage_core.knowledge import fakes as knowledge
+from engage_core.knowledge import search_fakes as knowledge_search
 from engage_core.messaging import fakes as messaging
 from engage_core.partners import fakes as partners
 from engage_core.partners.fakes import PartnerAttempt, PartnersTables
@@ -57,6 +58,7 @@ AREAS: tuple[FakeArea, ...] = (
     bookings.AREA,
     commerce.AREA,
     knowledge.AREA,
+    knowledge_search.AREA,
     support.AREA,
     team.AREA,
     webhooks.AREA,

@@ -18,6 +18,7 @@ from engage_core.jobs.ports import JobsRepositories
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.units import UnitOfWork
 from engage_core.knowledge.ports import KnowledgeRepositories
+from engage_core.knowledge.search import KnowledgeSearchRepositories
 from engage_core.messaging.ports import ChannelDirectoryRepositories, MessagingRepositories
 from engage_core.partners.ports import PartnersRepositories
 from engage_core.plans.ports import PlansRepositories, UsageRepositories
@@ -32,6 +33,7 @@ class WorkspaceUnitOfWork(
     BookingsRepositories,
     CommerceRepositories,
     KnowledgeRepositories,
+    KnowledgeSearchRepositories,
     SupportRepositories,
     TeamRepositories,
     WebhooksRepositories,

@@ -15,8 +15,10 @@ from engage_core.commerce.orders import OrderDraft, OrderItemDraft
 from engage_core.commerce.products import ProductDraft
 from engage_core.contacts.model import ContactDraft
 from engage_core.contacts.segments import SegmentRules
+from engage_core.jobs.model import JobRequest
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.events import DomainEvent
+from engage_core.knowledge.chunking import chunk_text
 from engage_core.knowledge.model import KnowledgeBaseDraft
 from engage_core.messaging.channels import ChannelDraft
 from engage_core.messaging.messages import MessageDraft
@@ -73,6 +75,8 @@ def fill_workspace(uow: UnitOfWorkFactory, account_id: int, partner_id: int, now
         unit.webhooks.add("Hook", "https://hooks.example.com", (), True, "fake:terces", now)
         catalog = unit.knowledge_base.add(KnowledgeBaseDraft("Catalog", "product_catalog"), now)
         product = unit.products.add_many(catalog.id, [ProductDraft("Tea", price=Decimal("2.50"))], now)[0]
+        unit.knowledge_chunks.replace(catalog.id, chunk_text("Tea: 2.50 USD", title="Catalog"), now)
+        unit.jobs.enqueue(JobRequest("crawl", {"entry_id": catalog.id}, key=f"entry:{catalog.id}"), now)
         item = OrderItemDraft(product.id, "Tea", None, 1, Decimal("2.50"))
         unit.orders.add(
             OrderDraft(contact.id, "Ada", None, None, "USD", (item,), Decimal("2.50"), Decimal("2.50"), "api"), now

@@ -44,6 +44,7 @@ nitpick_ignore = [
         "collections.abc.Callable",
         "collections.abc.Collection",
         "collections.abc.Iterable",
+        "collections.abc.Iterator",
         "collections.abc.Mapping",
         "collections.abc.Sequence",
         "datetime",

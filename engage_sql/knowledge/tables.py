@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from sqlalchemy import (
+    JSON,
     CheckConstraint,
     Column,
     Index,
+    Integer,
+    LargeBinary,
     String,
     Table,
     Text,
     UniqueConstraint,
 )
 
-from engage_sql.schema import account_id, metadata, timestamps
+from engage_sql.schema import account_id, metadata, owned_by_account, timestamps
 from engage_sql.types import Id, UTCDateTime
 
 knowledge_base_entries = Table(
@@ -36,5 +39,33 @@ knowledge_base_entries = Table(
     UniqueConstraint("account_id", "id"),
     # `GET /knowledge-base`: WHERE account_id = ? [AND type = ?] [AND status = ?].
     Index(None, "account_id", "type", "status"),
+    sqlite_autoincrement=True,
+)
+
+knowledge_base_chunks = Table(
+    "knowledge_base_chunks",
+    metadata,
+    # The passages AI search ranks (SPEC 2, Chunk), replaced as a whole when the entry's text
+    # changes. The full-text index is not on `metadata`: migration 0012 creates it per dialect
+    # (`engage_sql.knowledge.search_index`), an FTS5 table kept in step by triggers on SQLite and a
+    # generated `search_vector` column with a GIN index on PostgreSQL.
+    Column("id", Id, primary_key=True),
+    account_id(),
+    Column("knowledge_base_id", Id, nullable=False),
+    Column("chunk_index", Integer(), nullable=False),
+    Column("total_chunks", Integer(), nullable=False),
+    Column("content", Text(), nullable=False),
+    Column("context_header", String(1000)),
+    Column("keywords", JSON()),
+    Column("char_count", Integer(), nullable=False),
+    # No pgvector here: a vector is stored as little-endian float32 bytes; NULL until one is computed.
+    Column("embedding", LargeBinary()),
+    Column("embedding_updated_at", UTCDateTime()),
+    *timestamps(),
+    CheckConstraint("chunk_index >= 0 AND chunk_index < total_chunks", name="chunk_index"),
+    owned_by_account("knowledge_base_id", "knowledge_base_entries"),
+    UniqueConstraint("account_id", "id"),
+    # `GET /knowledge-base/{id}/chunks`: WHERE account_id = ? AND knowledge_base_id = ? ORDER BY chunk_index.
+    Index(None, "account_id", "knowledge_base_id", "chunk_index"),
     sqlite_autoincrement=True,
 )

@@ -15,6 +15,7 @@ from sqlalchemy import Connection
 
 from engage_sql.areas import metadata
 from engage_sql.engines import create_engine
+from engage_sql.knowledge.search_index import include_object
 
 config = context.config
 
@@ -31,6 +32,7 @@ def _run(connection: Connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=metadata,
+        include_object=include_object,  # the full-text index is not on `metadata`
         # SQLite cannot ALTER most things: autogenerate "move and copy" batches for it.
         render_as_batch=connection.dialect.name == "sqlite",
         on_version_apply=_record_applied,
@@ -56,6 +58,7 @@ def run_offline() -> None:
     context.configure(
         url=config.get_main_option("sqlalchemy.url"),
         target_metadata=metadata,
+        include_object=include_object,  # the full-text index is not on `metadata`
         literal_binds=True,
         dialect_opts={"paramstyle": "named"},
     )

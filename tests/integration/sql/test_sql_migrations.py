@@ -18,6 +18,7 @@ from engage_core.testing import AllowAllTargets, FakeCipher
 from engage_core.webhooks.service import WebhookInput
 from engage_sql import Database
 from engage_sql.areas import metadata
+from engage_sql.knowledge.search_index import include_object
 from engage_sql.migrate import SCRIPT_LOCATION, downgrade, upgrade
 
 # Every revision, oldest first, read from the scripts so a new migration needs no test edits.
@@ -40,12 +41,14 @@ def test_upgrade_applies_nothing_when_up_to_date(make_database: Callable[..., Da
 
 
 def test_migrated_schema_matches_the_tables(make_database: Callable[..., Database]) -> None:
-    """Autogenerate finds no difference between the migrated database and `tables.metadata`."""
+    """Autogenerate finds no difference between the migrated database and `tables.metadata` (the
+    full-text index aside, which is not on it)."""
     database = make_database(migrated=False)
     database.upgrade()
 
     with database.engine.connect() as connection:
-        differences = compare_metadata(MigrationContext.configure(connection), metadata)
+        context = MigrationContext.configure(connection, opts={"include_object": include_object})
+        differences = compare_metadata(context, metadata)
 
     assert differences == []
 
