@@ -289,3 +289,29 @@ class WriteGroups:
             connection, self._standby = self._standby, None
         if connection is not None:
             connection.close()
+
+
+class WriteTransactions:
+    """Opens the write transactions of a store that works outside the units of work (the worker's
+    queues, the idempotency keys): one of its own, or, given the units of work's `WriteGroups`
+    (SQLite), a member of the open group, sharing its COMMIT (one fsync) with the HTTP requests'
+    writes instead of waiting for SQLite's write lock in its busy handler (which sleeps)."""
+
+    def __init__(self, engine: Engine, groups: WriteGroups | None) -> None:
+        self._engine = engine
+        self._groups = groups
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[Connection]:
+        """One write transaction, committed when the block ends normally, rolled back otherwise."""
+        if self._groups is None:
+            with self._engine.begin() as connection:  # SQLite: BEGIN IMMEDIATE (engage_sql.engines)
+                yield connection
+            return
+        member = self._groups.enter()
+        try:
+            yield member.connection
+        except BaseException:
+            self._groups.leave(member, commit=False)
+            raise
+        self._groups.leave(member, commit=True)

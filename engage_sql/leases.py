@@ -9,21 +9,18 @@ lease ended (and was taken over) changes nothing. Claims go through `claiming`:
 - SQLite: the same UPDATE with RETURNING (SQLite 3.35 or later) in a `BEGIN IMMEDIATE` transaction,
   which holds the database's single write lock: claims are serialised by construction.
 
-`LeaseTransactions` opens each write: a transaction of its own, or, given the units of work's
-`WriteGroups` (SQLite), a member of the open group commit, sharing one COMMIT (one fsync) with the
-writes of the HTTP requests instead of waiting for the write lock in SQLite's busy handler.
+`LeaseTransactions` opens each write (`engage_sql.group_commit.WriteTransactions`: on SQLite, in
+the open group commit).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Engine, Select, String, func
+from sqlalchemy import ColumnElement, Engine, Select, String, func
 
-from engage_sql.group_commit import WriteGroups
+from engage_sql.group_commit import WriteGroups, WriteTransactions
 
 MIN_SQLITE_VERSION = (3, 35, 0)
 """UPDATE ... RETURNING."""
@@ -42,8 +39,9 @@ def claiming(due: Select[Any], dialect: str) -> Select[Any]:
     return due.with_for_update(skip_locked=True) if dialect == "postgresql" else due
 
 
-class LeaseTransactions:
-    """Opens the write transactions of a queue over `engine` (see the module docstring)."""
+class LeaseTransactions(WriteTransactions):
+    """The write transactions of a leased queue (`WriteTransactions`), on a SQLite that has
+    UPDATE ... RETURNING."""
 
     def __init__(self, engine: Engine, groups: WriteGroups | None, *, what: str) -> None:
         if engine.dialect.name == "sqlite" and sqlite3.sqlite_version_info < MIN_SQLITE_VERSION:
@@ -51,20 +49,4 @@ class LeaseTransactions:
                 f"the {what} needs SQLite {'.'.join(map(str, MIN_SQLITE_VERSION))} or later "
                 f"(UPDATE ... RETURNING); this Python has {sqlite3.sqlite_version}"
             )
-        self._engine = engine
-        self._groups = groups
-
-    @contextmanager
-    def write(self) -> Iterator[Connection]:
-        """One write transaction: of its own, or a member of the open write group."""
-        if self._groups is None:
-            with self._engine.begin() as connection:  # SQLite: BEGIN IMMEDIATE (engage_sql.engines)
-                yield connection
-            return
-        member = self._groups.enter()
-        try:
-            yield member.connection
-        except BaseException:
-            self._groups.leave(member, commit=False)
-            raise
-        self._groups.leave(member, commit=True)
+        super().__init__(engine, groups)

@@ -12,12 +12,10 @@ commit, as the delivery queue's do, instead of waiting for SQLite's write lock o
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, select, update
+from sqlalchemy import Engine, delete, select, update
 
 from engage_core.kernel.idempotency import (
     Claim,
@@ -28,7 +26,7 @@ from engage_core.kernel.idempotency import (
     new_claim,
     resolve,
 )
-from engage_sql.group_commit import WriteGroups
+from engage_sql.group_commit import WriteGroups, WriteTransactions
 from engage_sql.idempotency.tables import idempotency_keys as _k
 from engage_sql.statements import insert_or_ignore
 from engage_sql.types import AnyRow
@@ -78,27 +76,11 @@ class SqlIdempotencyStore:
 
     def __init__(self, engine: Engine, *, groups: WriteGroups | None = None) -> None:
         """`groups`: the write groups (SQLite) of the units of work over the same engine, to commit with."""
-        self._engine = engine
-        self._groups = groups
-
-    @contextmanager
-    def _transaction(self) -> Iterator[Connection]:
-        """One write transaction: of its own, or a savepoint in the open write group."""
-        if self._groups is None:
-            with self._engine.begin() as connection:  # SQLite: BEGIN IMMEDIATE (engage_sql.engines)
-                yield connection
-            return
-        member = self._groups.enter()
-        try:
-            yield member.connection
-        except BaseException:
-            self._groups.leave(member, commit=False)
-            raise
-        self._groups.leave(member, commit=True)
+        self._transactions = WriteTransactions(engine, groups)
 
     def claim(self, scope: str, key: str, fingerprint: str, now: datetime) -> Claim:
         slot = (_k.c.scope == scope) & (_k.c.key == key)
-        with self._transaction() as connection:
+        with self._transactions.write() as connection:
             for _ in range(_ATTEMPTS):
                 fresh = new_claim(fingerprint, now)
                 values = {"scope": scope, "key": key, **_claim_values(fresh)}
@@ -116,7 +98,7 @@ class SqlIdempotencyStore:
         raise RuntimeError(f"the idempotency key was released {_ATTEMPTS} times while being claimed")
 
     def complete(self, scope: str, key: str, token: str, response: StoredResponse) -> bool:
-        with self._transaction() as connection:
+        with self._transactions.write() as connection:
             result = connection.execute(
                 update(_k)
                 .where((_k.c.scope == scope) & (_k.c.key == key) & (_k.c.lease_token == token))
@@ -132,12 +114,12 @@ class SqlIdempotencyStore:
             return result.rowcount == 1
 
     def release(self, scope: str, key: str, token: str) -> bool:
-        with self._transaction() as connection:
+        with self._transactions.write() as connection:
             result = connection.execute(
                 delete(_k).where((_k.c.scope == scope) & (_k.c.key == key) & (_k.c.lease_token == token))
             )
             return result.rowcount == 1
 
     def purge(self, now: datetime) -> int:
-        with self._transaction() as connection:
+        with self._transactions.write() as connection:
             return connection.execute(delete(_k).where(_k.c.expires_at <= now)).rowcount
