@@ -64,6 +64,12 @@ class IdMap:
         """An example created a `kind` with `real_id`: it is the document's next one."""
         self._created.setdefault(kind, []).append(real_id)
 
+    def seen(self, kind: str, real_id: int) -> None:
+        """An example showed a `kind` with `real_id`: the document's next one, unless it knows it already."""
+        known = self._created.get(kind, []) + [real for (k, _), real in self._bound.items() if k == kind]
+        if real_id not in known:
+            self.created(kind, real_id)
+
     def real(self, kind: str, literal: int) -> int:
         key = (kind, literal)
         if key not in self._bound:

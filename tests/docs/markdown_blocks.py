@@ -19,7 +19,8 @@ ROOT = Path(__file__).parents[2]
 
 MODES = {
     "run": "execute the block: shell commands (curl, engage, variables) or Python",
-    "check": "parse each command without running it: engage against its click tree, make targets, modules, files",
+    "check": "parse each command without running it (engage against its click tree, make targets, modules, files);"
+    " the rest of the marker says why it cannot run",
     "response": "JSON: the shape of the response to the Nth request of the run block above (default: the last)",
     "response-of": "JSON: the shape of the response to a request the marker makes (`response-of POST /path {body}`)",
     "data-of": "JSON: the shape of `data` (a list: its first item) of a request the marker makes (`data-of GET /path`)",

@@ -20,6 +20,7 @@ import dates
 import doc_json
 import httpx
 import shell
+from account_fixtures import AccountFixtures
 from click.testing import CliRunner
 from ids import KINDS, IdMap, creations
 from markdown_blocks import ROOT, Block
@@ -30,6 +31,22 @@ DOCS_BASE = "http://127.0.0.1:8000"
 """The server address the docs show; the harness's server stands in for it."""
 
 PLACEHOLDER_HOSTS = ("https://engage.example.com",)
+
+CLI_CREATIONS: dict[tuple[str, ...], str] = {
+    ("accounts", "create"): "account",
+    ("partners", "create"): "partner",
+    ("departments", "create"): "department",
+    ("bookings", "types", "create"): "booking_type",
+    ("bookings", "resources", "create"): "resource",
+}
+"""The engage commands that create one thing, and its kind: the page's next one is the id they print."""
+
+CLI_LISTINGS: dict[tuple[str, ...], str] = {("departments", "list"): "department"}
+"""Listings that may create what they list: a workspace's first department, `General`."""
+
+_PRINTED_ID = re.compile(r'"(?:id|account_id|partner_id)": (\d+)|^Created [a-z ]+? (\d+)\b', re.M)
+_LISTED_ID = re.compile(r'"id": (\d+)|^(\d+)\s', re.M)
+_TICKET_REFERENCE = re.compile(r"TKT-(\d+)", re.I)
 
 
 @attrs.frozen
@@ -86,6 +103,9 @@ class DocumentRun:
             "ENGAGE_DATABASE_URL": served.database_url,
         }
         self._fixtures = 0
+        self._account_fixtures = AccountFixtures(served.database_url)
+        self._fixture_account: int | None = None
+        """While an engage command naming a workspace runs, the workspace its fixtures belong to."""
         self.last_output = ""
 
     def close(self) -> None:
@@ -209,7 +229,10 @@ class DocumentRun:
 
     def _engage(self, args: list[str]) -> str:
         if self.ids is not None:
-            args = self._cli_ids(args)
+            try:
+                args = self._cli_ids(args)
+            finally:
+                self._fixture_account = None
         with contextlib.chdir(self.cwd):  # the command's relative paths are the document's files
             result = CliRunner().invoke(
                 cli,
@@ -220,12 +243,23 @@ class DocumentRun:
         self.last_output = result.output
         if result.exit_code != 0:
             raise BlockFailed(f"engage {' '.join(args)}\n  exited {result.exit_code}: {result.output}")
-        if args[:2] in (["accounts", "create"], ["partners", "create"]) and self.ids is not None:
-            kind = args[0][:-1]
-            found = re.search(rf'"{kind}_id": (\d+)|Created {kind} (\d+)', result.stdout)
-            assert found is not None, result.stdout
-            self.ids.created(kind, int(found[1] or found[2]))
+        if self.ids is not None:
+            self._record(args, result.stdout)
         return result.stdout
+
+    def _record(self, args: list[str], output: str) -> None:
+        """The ids a command printed of what it created (or, for a listing, of what it shows)."""
+        assert self.ids is not None
+        words = tuple(a for a in args if not a.startswith("-"))
+        for path, kind in CLI_CREATIONS.items():
+            if words[: len(path)] == path:
+                found = _PRINTED_ID.search(output)
+                assert found is not None, output
+                self.ids.created(kind, int(found[1] or found[2]))
+        for path, kind in CLI_LISTINGS.items():
+            if words[: len(path)] == path:
+                for found in _LISTED_ID.finditer(output):
+                    self.ids.seen(kind, int(found[1] or found[2]))
 
     def _cli_ids(self, args: list[str]) -> list[str]:
         """The command's id parameters (by name: `account_id`, `booking_id`, `--resource`...) rewritten."""
@@ -233,10 +267,18 @@ class DocumentRun:
         path = [a for a in args if not a.startswith("-")][:3]
         names = command_check.parameter_names(args)
         rewritten = list(args)
-        for index, name in names.items():
+        # The workspace first: the fixtures the other parameters name are made in it.
+        for index, name in sorted(names.items(), key=lambda item: item[1] != "account_id"):
             kind = _kind_of(name, path)
             if kind is not None and rewritten[index].isdigit():
                 rewritten[index] = str(self.ids.real(kind, int(rewritten[index])))
+            if name == "account_id" and rewritten[index].isdigit():
+                self._fixture_account = int(rewritten[index])
+            reference = _TICKET_REFERENCE.fullmatch(rewritten[index])
+            if name == "reference" and reference is not None:
+                # References count a workspace's tickets: TKT-000003 is its third.
+                account = self._fixture_account or self.workspace.account_id
+                self._account_fixtures.tickets_up_to(account, int(reference[1]))
         return rewritten
 
     def _compare_output(self, expected: tuple[str, ...], actual: str) -> None:
@@ -272,6 +314,13 @@ class DocumentRun:
 
     def _make(self, kind: str) -> int:
         """A new `kind` in the document's workspace, for an id no example created."""
+        account = self._fixture_account
+        if account is not None:
+            made = self._account_fixtures.make(kind, account)
+            if made is not None:
+                return made
+            if account != self.workspace.account_id:
+                raise BlockFailed(f"no fixture for a {kind} in account {account}: let an example create it first")
         self._fixtures += 1
         n = self._fixtures
         base = f"{self.served.base_url}"

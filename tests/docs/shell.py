@@ -8,6 +8,7 @@ are split the way sh splits them, with `$VAR` and `${VAR}` expanded outside sing
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import shlex
 from collections.abc import Mapping
@@ -84,10 +85,13 @@ def _open(json_text: str) -> bool:
 
 
 _VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+_DATE_COMMAND = re.compile(r"\$\(date \+([%\w-]+)\)")
+"""`$(date +%F)`, the one command substitution the docs use (a dated backup's name)."""
 
 
 def expand(text: str, env: Mapping[str, str]) -> str:
-    """`text` with `$VAR` and `${VAR}` replaced outside single quotes (an unknown variable fails)."""
+    """`text` with `$VAR`, `${VAR}` and `$(date +FORMAT)` replaced outside single quotes (an unknown
+    variable fails)."""
     parts = re.split(r"('[^']*')", text)
 
     def value(match: re.Match[str]) -> str:
@@ -96,7 +100,11 @@ def expand(text: str, env: Mapping[str, str]) -> str:
             raise KeyError(f"the docs use ${name}, which no earlier block sets")
         return env[name]
 
-    return "".join(part if part.startswith("'") else _VARIABLE.sub(value, part) for part in parts)
+    def substituted(part: str) -> str:
+        part = _DATE_COMMAND.sub(lambda m: dt.datetime.now().strftime(m[1]), part)
+        return _VARIABLE.sub(value, part)
+
+    return "".join(part if part.startswith("'") else substituted(part) for part in parts)
 
 
 def words(text: str) -> list[str]:

@@ -15,6 +15,9 @@ from runner import BlockFailed, DocumentRun, Served, Workspace
 
 PAGES = [page for page in documents() if page.name != "README.md"]
 
+UNRUN = ("skip", "check")
+"""Modes that do not run a block: the marker must say why it cannot run."""
+
 
 def _ids(page: Path) -> str:
     return str(page.relative_to(ROOT))
@@ -22,17 +25,17 @@ def _ids(page: Path) -> str:
 
 @pytest.mark.parametrize("page", documents(), ids=_ids)
 def test_every_block_says_how_it_is_checked(page: Path) -> None:
-    """Each fenced block has a marker with a known mode, and every skip gives its reason."""
+    """Each fenced block has a marker with a known mode, and every skip and check gives its reason."""
     problems = [
         f"{block.where}: no `<!-- docs-test: MODE -->` marker above the block"
         if block.marker is None
         else f"{block.where}: unknown mode {block.marker.mode!r}"
         if block.marker.mode not in MODES
-        else f"{block.where}: a skip needs its reason"
+        else f"{block.where}: a {block.marker.mode} needs its reason"
         for block in blocks(page)
         if block.marker is None
         or block.marker.mode not in MODES
-        or (block.marker.mode == "skip" and not block.marker.args)
+        or (block.marker.mode in UNRUN and not block.marker.args)
     ]
     assert not problems, "\n".join(problems)
 

@@ -7,6 +7,7 @@ import datetime as dt
 import dates
 import doc_json
 import shell
+from ids import IdMap
 
 
 def test_elided_objects_accept_more_keys() -> None:
@@ -41,6 +42,23 @@ def test_a_response_comment_belongs_to_the_command_above() -> None:
 def test_commands_continue_over_open_quotes() -> None:
     """A single-quoted body spanning lines is one command."""
     assert len(shell.commands("curl -d '{\n  \"a\": 1}'\ncurl x\n")) == 2
+
+
+def test_a_dated_name_is_expanded() -> None:
+    """`$(date +%F)`, as a dated backup's name uses it, becomes today's date."""
+    expanded = shell.expand('engage db backup "engage-$(date +%F).db"', {})
+    name = expanded.removeprefix('engage db backup "engage-').removesuffix('.db"')
+    assert dt.date.fromisoformat(name).isoformat() == name
+
+
+def test_a_listed_id_is_the_next_one_only_once() -> None:
+    """An id a listing shows counts as the document's next of its kind, unless it is known already."""
+    ids = IdMap(lambda kind: 99)
+    ids.seen("department", 5)
+    ids.created("department", 6)
+    ids.seen("department", 5)
+    ids.seen("department", 6)
+    assert (ids.real("department", 1), ids.real("department", 2), ids.real("department", 3)) == (5, 6, 99)
 
 
 def test_dates_move_by_whole_weeks_into_the_future() -> None:
