@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
 
@@ -107,8 +106,8 @@ class InMemoryWebsiteRepository(Repo):
 
 class ScriptedCrawler:
     """A `Crawler` that reports scripted pages and failures in order, honouring `max_pages`,
-    `already_done` (skipped, counted as crawled) and `should_stop` (asked before each page, and by
-    `pause_before`, a page URL at which it waits until released: to stop or crash a crawl mid-way)."""
+    `already_done` (skipped, counted as crawled) and `should_stop` (asked before each page). Pages
+    come first, then failures; `forbidden` answers as a start page robots.txt forbids."""
 
     def __init__(
         self,
@@ -121,9 +120,7 @@ class ScriptedCrawler:
         self.failures = list(failures)
         self.forbidden = forbidden
         self.calls: list[tuple[CrawlPlan, frozenset[str]]] = []
-        self.interrupt_before: str | None = None
-        """A URL before which `crawl` raises `CrawlInterrupted` (a process dying mid-crawl)."""
-        self.reached = threading.Event()
+        """Each call's plan and `already_done`."""
 
     def crawl(
         self,
@@ -149,9 +146,6 @@ class ScriptedCrawler:
                 continue
             if not tally.has_room:
                 break
-            if self.interrupt_before == page.url:
-                self.reached.set()
-                raise CrawlInterrupted(page.url)
             if should_stop():
                 stopped = True
                 break
@@ -177,10 +171,6 @@ class ScriptedCrawler:
             error=None if tally.status == "completed" else (error or "No page could be crawled."),
             stopped=stopped,
         )
-
-
-class CrawlInterrupted(Exception):
-    """Raised by `ScriptedCrawler` at its `interrupt_before` page: the process running it died."""
 
 
 AREA = FakeArea(WebsiteTables, workspace={"knowledge_websites": InMemoryWebsiteRepository})
