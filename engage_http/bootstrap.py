@@ -453,6 +453,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
                 runner = start_job_runner(
                     database.job_queue(),
                     job_handlers,
+                    lease_seconds=settings.job_lease_seconds,
                     on_outcome=None if metrics is None else metrics.job_outcome,
                 )
             app.state.delivery_worker = worker

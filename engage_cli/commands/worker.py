@@ -137,7 +137,10 @@ def worker(state: CliState, concurrency: int | None, metrics_port: int | None, m
         runner: JobRunnerHandle | None = None
         if handlers:
             runner = start_job_runner(
-                database.job_queue(), handlers, on_outcome=None if metrics is None else metrics.job_outcome
+                database.job_queue(),
+                handlers,
+                lease_seconds=settings.job_lease_seconds,
+                on_outcome=None if metrics is None else metrics.job_outcome,
             )
         try:
             log.info(
