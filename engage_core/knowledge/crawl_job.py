@@ -12,9 +12,10 @@ Every step is a short transaction; the crawler's network I/O runs between them, 
    the first crawl that finds any), the record gets its final status, `crawl_error` and
    `last_crawled_at`, and `knowledge_base.processing.completed` (or `.failed`) is emitted.
 
-A worker shutting down (`JobContext.stopping()`) stops the crawl between pages; the job defers
-itself (`RetryLater(0)`) and the next worker resumes it. A lost lease stops it too, recording
-nothing more. An entry deleted mid-crawl ends the job quietly.
+A crawl whose last allowed attempt raises (a bug, the database gone for good) ends `failed` with
+the error, so that it can be crawled again. A worker shutting down (`JobContext.stopping()`)
+stops the crawl between pages; the job defers itself (`RetryLater(0)`) and the next worker resumes
+it. A lost lease stops it too, recording nothing more. An entry deleted mid-crawl ends the job quietly.
 """
 
 from __future__ import annotations
@@ -86,18 +87,43 @@ class CrawlJob:
             if not context.lost():
                 self._store_progress(account_id, entry_id, progress, failures)
 
-        outcome = self._crawler.crawl(
-            start.website.plan,
-            on_page=on_page,
-            on_failure=on_failure,
-            should_stop=lambda: context.stopping() or context.lost(),
-            already_done=start.done,
-            known_links=start.links,
-        )
+        try:
+            outcome = self._crawler.crawl(
+                start.website.plan,
+                on_page=on_page,
+                on_failure=on_failure,
+                should_stop=lambda: context.stopping() or context.lost(),
+                already_done=start.done,
+                known_links=start.links,
+            )
+        except Exception as exc:
+            if context.claim.attempt >= context.claim.max_attempts and not context.lost():
+                self._give_up(account_id, entry_id, exc)  # the job fails now: the crawl must not stay `crawling`
+            raise
         context.check()
         if outcome.stopped and context.stopping():
             raise RetryLater(0, "The worker stopped mid-crawl; the next one resumes it from the pages stored.")
         self._finish(account_id, entry_id, outcome)
+
+    def _give_up(self, account_id: int, entry_id: int, exc: Exception) -> None:
+        """End the crawl `failed` after its last attempt raised, keeping the pages read and announcing it."""
+        now = self._clock.now()
+        with self._uow.workspace(account_id) as uow:
+            entry = uow.knowledge_base.get(entry_id)
+            website = None if entry is None else uow.knowledge_websites.get(entry_id)
+            if entry is None or website is None or website.completed:
+                return
+            error = f"The crawl failed: {type(exc).__name__}: {exc}"[:CRAWL_ERROR_MAX]
+            website = uow.knowledge_websites.save(
+                attrs.evolve(website, crawl_status="failed", progress_pct=100, crawl_error=error, last_crawled_at=now),
+                now,
+            )
+            uow.emit(
+                DomainEvent(
+                    "knowledge_base.processing.failed", processing_payload(entry.id, entry.title, website, now), now
+                )
+            )
+            uow.commit()
 
     def _start(self, account_id: int, entry_id: int) -> _Start | None:
         now = self._clock.now()

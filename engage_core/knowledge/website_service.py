@@ -150,18 +150,22 @@ class WebsiteService:
             raise ValidationFailed.on(field, f"{field} must be at most {URL_MAX} characters.")
         try:
             parts = urlsplit(url)
-            port = parts.port
+            _port_of(parts.netloc)
         except ValueError:
             raise ValidationFailed.on(field, f"{field} is not a valid URL.") from None
         if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
             raise ValidationFailed.on(field, f"{field} must be an http or https URL with a host.")
         if parts.username or parts.password:
             raise ValidationFailed.on(field, f"{field} must not hold credentials.")
-        del port
         refusal = self._guard.refusal(url)
         if refusal is not None:
             raise ValidationFailed.on(field, f"{field} cannot be crawled: {refusal}")
         return url
+
+
+def _port_of(netloc: str) -> int | None:
+    """The port of a URL's network location; ValueError when it is no port (`:x`, out of range)."""
+    return urlsplit(f"//{netloc}").port
 
 
 def _crawl_request(entry_id: int) -> JobRequest:

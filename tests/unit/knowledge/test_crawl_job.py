@@ -7,9 +7,10 @@ from decimal import Decimal
 
 import pytest
 
+from engage_core.jobs.model import DEFAULT_MAX_ATTEMPTS
 from engage_core.jobs.runner import JobRunner
 from engage_core.kernel.fakes import FakeClock
-from engage_core.knowledge.crawling import CrawledPage, FoundProduct
+from engage_core.knowledge.crawling import CrawledPage, CrawlOutcome, FoundProduct
 from engage_core.knowledge.website_fakes import ScriptedCrawler
 from engage_core.knowledge.websites import WebsiteInput
 from engage_core.services import Services
@@ -128,3 +129,27 @@ def test_a_forbidden_site_fails_with_an_error_and_a_failed_event(
     events = [e for e in uow.store.events(account_id) if e.name == "knowledge_base.processing.failed"]
     assert (status.crawl_status, status.completed) == ("failed", True)
     assert events and events[0].payload["error"] == status.crawl_error and status.crawl_error
+
+
+class BrokenCrawler(ScriptedCrawler):
+    """A crawler with a bug: every crawl raises."""
+
+    def crawl(self, *args: object, **kwargs: object) -> CrawlOutcome:  # type: ignore[override]
+        raise RuntimeError("boom")
+
+
+def test_a_crawl_whose_last_attempt_raises_ends_failed(
+    uow: InMemoryUnitOfWorkFactory, clock: FakeClock, account_id: int
+) -> None:
+    """When the job has no attempt left, the crawl is `failed` with the error, not left `crawling`."""
+    services = Services.build(uow, clock, guard=AllowAllTargets(), crawler=BrokenCrawler())
+    entry = services.websites.create(account_id, WebsiteInput(title="Shop", website_url=SITE)).knowledge_base.id
+    runner = JobRunner(InMemoryJobQueue(uow.store), services.job_handlers(), clock)
+    for _ in range(DEFAULT_MAX_ATTEMPTS):
+        clock.advance(seconds=7200)
+        runner.run_once()
+
+    status = services.websites.status(account_id, entry)
+    assert (status.crawl_status, status.completed) == ("failed", True)
+    assert status.crawl_error is not None and "boom" in status.crawl_error
+    assert [e.name for e in uow.store.events(account_id)][-1] == "knowledge_base.processing.failed"
