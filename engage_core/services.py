@@ -13,8 +13,11 @@ from engage_core.commerce.ports import StorePlatform
 from engage_core.commerce.wiring import CommerceServices
 from engage_core.contacts.wiring import ContactsServices
 from engage_core.dependencies import Dependencies, unconfigured
+from engage_core.jobs.runner import Handler
 from engage_core.kernel.clock import Clock, SystemClock
 from engage_core.kernel.mail import LoggingMailer, Mailer
+from engage_core.knowledge.crawling import Crawler
+from engage_core.knowledge.website_wiring import WebsiteServices
 from engage_core.knowledge.wiring import KnowledgeServices
 from engage_core.messaging.channels import NoActiveCampaigns
 from engage_core.messaging.ports import CampaignGuard, ChannelGateway
@@ -41,6 +44,7 @@ class Services(
     BookingsServices,
     CommerceServices,
     KnowledgeServices,
+    WebsiteServices,
     SupportServices,
     TeamServices,
     WebhooksServices,
@@ -51,6 +55,20 @@ class Services(
         self.dependencies = deps
         for area in type(self).__bases__:
             vars(area)["wire"](self, deps)
+
+    def job_handlers(self) -> dict[str, Handler]:
+        """The handlers of every job kind, by kind: each area whose wiring defines `job_handlers`
+        declares its own (the worker runs the jobs of these kinds)."""
+        handlers: dict[str, Handler] = {}
+        for area in type(self).__bases__:
+            declare = vars(area).get("job_handlers")
+            if declare is None:
+                continue
+            for kind, handler in declare(self).items():
+                if kind in handlers:
+                    raise ValueError(f"two areas handle the job kind {kind!r}")
+                handlers[kind] = handler
+        return handlers
 
     @classmethod
     def build(
@@ -68,6 +86,7 @@ class Services(
         mailer: Mailer | None = None,
         app_url: str = DEFAULT_APP_URL,
         default_plan: str = DEFAULT_PLAN,
+        crawler: Crawler | None = None,
     ) -> Services:
         """Wire every service. `cipher` (secrets at rest) and `guard` (SSRF checks of target URLs)
         come from `engage_connectors`; without them everything but webhooks works. `store` is the
@@ -81,7 +100,9 @@ class Services(
         and to sending. `hasher` hashes team members' passwords (argon2id from `engage_connectors`);
         without it everything but adding members, changing passwords and signing in works.
         `mailer` sends invitations (logged only, by default); they link to the sign-in page under
-        `app_url`. `default_plan` is the plan of every workspace without a partner."""
+        `app_url`. `default_plan` is the plan of every workspace without a partner. `crawler` reads
+        websites (`engage_connectors.crawler.HttpCrawler`); without it website entries are created
+        and queued, but no worker crawls them."""
         deps = Dependencies(
             uow=uow,
             clock=clock or SystemClock(),
@@ -95,6 +116,7 @@ class Services(
             mailer=mailer or LoggingMailer(),
             app_url=app_url,
             default_plan=default_plan,
+            crawler=crawler or unconfigured("crawler=Crawler", "website crawls"),
         )
         return cls(deps)
 

@@ -48,6 +48,10 @@ class Settings:
     webhook_lease_seconds: float = 60.0
     """`ENGAGE_WEBHOOK_LEASE`: seconds a worker holds a claimed attempt; must exceed the timeout."""
 
+    job_lease_seconds: float = 60.0
+    """`ENGAGE_JOB_LEASE`: seconds a worker holds a claimed job between two extensions (a third of
+    it apart); a dead worker's job is taken over once it ends."""
+
     store_url: str | None = None
     """`ENGAGE_STORE_URL`: base URL of the store connector; unset, no store is connected."""
 
@@ -146,6 +150,7 @@ class Settings:
             webhook_allowed_hosts=env.get("ENGAGE_WEBHOOK_ALLOWED_HOSTS") or "",
             webhook_timeout_seconds=_number(env, "ENGAGE_WEBHOOK_TIMEOUT", 30.0, float),
             webhook_lease_seconds=_number(env, "ENGAGE_WEBHOOK_LEASE", 60.0, float),
+            job_lease_seconds=_number(env, "ENGAGE_JOB_LEASE", 60.0, float),
             store_url=(env.get("ENGAGE_STORE_URL") or "").strip() or None,
             store_token=env.get("ENGAGE_STORE_TOKEN") or None,
             store_timeout_seconds=_number(env, "ENGAGE_STORE_TIMEOUT", 10.0, float),

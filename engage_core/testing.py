@@ -32,6 +32,7 @@ from engage_core.kernel.idempotency import InMemoryIdempotencyStore
 from engage_core.kernel.memory import FakeArea, MemoryStore, State
 from engage_core.knowledge import fakes as knowledge
 from engage_core.knowledge import search_fakes as knowledge_search
+from engage_core.knowledge import website_fakes as knowledge_websites
 from engage_core.messaging import fakes as messaging
 from engage_core.partners import fakes as partners
 from engage_core.partners.fakes import PartnerAttempt, PartnersTables
@@ -59,6 +60,7 @@ AREAS: tuple[FakeArea, ...] = (
     commerce.AREA,
     knowledge.AREA,
     knowledge_search.AREA,
+    knowledge_websites.AREA,
     support.AREA,
     team.AREA,
     webhooks.AREA,

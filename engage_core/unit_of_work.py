@@ -19,6 +19,7 @@ from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.units import UnitOfWork
 from engage_core.knowledge.ports import KnowledgeRepositories
 from engage_core.knowledge.search import KnowledgeSearchRepositories
+from engage_core.knowledge.websites import WebsiteRepositories
 from engage_core.messaging.ports import ChannelDirectoryRepositories, MessagingRepositories
 from engage_core.partners.ports import PartnersRepositories
 from engage_core.plans.ports import PlansRepositories, UsageRepositories
@@ -34,6 +35,7 @@ class WorkspaceUnitOfWork(
     CommerceRepositories,
     KnowledgeRepositories,
     KnowledgeSearchRepositories,
+    WebsiteRepositories,
     SupportRepositories,
     TeamRepositories,
     WebhooksRepositories,

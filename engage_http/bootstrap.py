@@ -49,6 +49,7 @@ import attrs
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 
+from engage_connectors.crawler import CrawlLimits, HttpCrawler
 from engage_connectors.hosted_gateway import HostedCallbackReader, HostedGateway
 from engage_connectors.hosted_messaging import CallbackAuthenticator, HostedMessagingClient
 from engage_connectors.passwords import BoundedHasher, bounded_argon2id
@@ -75,7 +76,7 @@ from engage_http.embedding import LifespanCheck, LifespanState
 from engage_http.health import Readiness, database_probe, secret_probe, worker_probe
 from engage_http.idempotency import IdempotentRequests
 from engage_http.rate_limit import RequestRateLimiter
-from engage_http.worker import DeliveryWorkerHandle, start_delivery_worker
+from engage_http.worker import DeliveryWorkerHandle, JobRunnerHandle, start_delivery_worker, start_job_runner
 from engage_sql import Database, deployment_name, unavailable
 
 if TYPE_CHECKING:  # imported only when on: `prometheus_client` and OpenTelemetry are optional extras
@@ -222,6 +223,12 @@ def target_guard(settings: Settings) -> DnsTargetGuard:
     return DnsTargetGuard(AddressPolicy.from_setting(settings.webhook_allowed_hosts))
 
 
+def website_crawler(settings: Settings) -> HttpCrawler:
+    """The crawler of website entries: every request and redirect hop through the SSRF guard, with
+    the exemptions of `ENGAGE_WEBHOOK_ALLOWED_HOSTS` (the same hosts webhooks may reach)."""
+    return HttpCrawler(AddressPolicy.from_setting(settings.webhook_allowed_hosts), CrawlLimits())
+
+
 class DeferredCipher:
     """The secret cipher, resolved on first use: a command that never touches a secret (creating an
     account from the CLI, say) needs no `ENGAGE_SECRET_KEY`."""
@@ -315,6 +322,7 @@ def build_services(settings: Settings, database: Database) -> Services:
         mailer=mailer(settings),
         app_url=settings.app_url,
         default_plan=settings.default_plan,
+        crawler=website_crawler(settings),
     )
 
 
@@ -372,8 +380,9 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
     Prometheus metrics (`engage_http.metrics`); with `settings.tracing`, requests, SQL statements and
     webhook attempts are OpenTelemetry spans (`engage_http.tracing`).
 
-    When `settings.run_worker`, the app's lifespan runs the delivery worker; leaving the lifespan stops
-    it, closes the store connector's connections and then disposes of the database. Mounted in another
+    When `settings.run_worker`, the app's lifespan runs the delivery worker and the job runner (with
+    the handlers the services declare, `Services.job_handlers`); leaving the lifespan stops them,
+    closes the store connector's connections and then disposes of the database. Mounted in another
     app, run that lifespan in the host's (`engage_http.embedding`); without it the first request logs a
     warning.
     """
@@ -404,6 +413,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             app_url=settings.app_url,
             gateway=outbound(channels.gateway, "channel gateway"),
             default_plan=settings.default_plan,
+            crawler=outbound(website_crawler(settings), "crawler"),
         )
         sandbox = channels.attach(services, database)
         limiter = rate_limiter(settings)
@@ -413,6 +423,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         on_loop = database.engine.dialect.name == "sqlite" and not isinstance(limiter.limiter, RedisRateLimiter)
         lane = database.write_lane() if on_loop else None
         head = database.head_revision()  # read the scripts once, not at every readiness probe
+        job_handlers = services.job_handlers()
     except BaseException:
         _close_store(store)
         channels.close()
@@ -424,6 +435,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         worker: DeliveryWorkerHandle | None = None
+        runner: JobRunnerHandle | None = None
         state.started = True
         if on_loop:  # the event loop's short reads keep one connection (this runs on the loop's thread)
             database.uow.pin_reader()
@@ -437,9 +449,19 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
                     outbound=outbound if tracing is None else traced(tracing, outbound),
                     on_attempt=None if metrics is None else metrics.delivery_outcome,
                 )
+            if settings.run_worker and job_handlers:
+                runner = start_job_runner(
+                    database.job_queue(),
+                    job_handlers,
+                    lease_seconds=settings.job_lease_seconds,
+                    on_outcome=None if metrics is None else metrics.job_outcome,
+                )
             app.state.delivery_worker = worker
+            app.state.job_runner = runner
             yield
         finally:
+            if runner is not None:
+                await run_in_threadpool(runner.stop)
             if worker is not None:
                 await run_in_threadpool(worker.stop)
             if lane is not None:
@@ -455,12 +477,16 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         worker: DeliveryWorkerHandle | None = getattr(app.state, "delivery_worker", None)
         return worker
 
+    def job_runner() -> JobRunnerHandle | None:
+        runner: JobRunnerHandle | None = getattr(app.state, "job_runner", None)
+        return runner
+
     readiness = Readiness(
         [
             database_probe(
                 database.stored_revision, head, secret_probe(database.newest_webhook_secret, cipher.decrypt)
             ),
-            worker_probe(delivery_worker, expected=settings.run_worker),
+            worker_probe(delivery_worker, expected=settings.run_worker, jobs=job_runner if job_handlers else None),
         ]
     )
     app = create_app(
@@ -480,6 +506,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
     )
     if metrics is not None:
         metrics.watch_backlog(database.webhook_backlog)
+        metrics.watch_jobs(database.job_queue().backlog)
     app.add_middleware(LifespanCheck, state=state)  # mounted without its lifespan, it says so
     return app
 

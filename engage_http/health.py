@@ -143,8 +143,14 @@ class Running(Protocol):
     def running(self) -> bool: ...
 
 
-def worker_probe(current: Callable[[], Running | None], *, expected: bool) -> Probe:
-    """`worker`: when this process should run the delivery worker, `current()` is a running one."""
+def worker_probe(
+    current: Callable[[], Running | None],
+    *,
+    expected: bool,
+    jobs: Callable[[], Running | None] | None = None,
+) -> Probe:
+    """`worker`: when this process should run the delivery worker, `current()` is a running one;
+    and when it runs a job runner (`jobs`, asked only then), `jobs()` is a running one too."""
 
     def probe() -> Iterable[Check]:
         if not expected:
@@ -154,6 +160,12 @@ def worker_probe(current: Callable[[], Running | None], *, expected: bool) -> Pr
             return (Check("worker", False, "the delivery worker has not started", "the app's lifespan has not run"),)
         if not worker.running:
             return (Check("worker", False, "the delivery worker is not running", "its thread has ended"),)
+        if jobs is not None:
+            runner = jobs()
+            if runner is None:
+                return (Check("worker", False, "the job runner has not started", "the app's lifespan has not run"),)
+            if not runner.running:
+                return (Check("worker", False, "the job runner is not running", "its thread has ended"),)
         return (Check("worker", True, "running"),)
 
     return probe

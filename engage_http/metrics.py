@@ -15,7 +15,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
@@ -40,6 +40,9 @@ CHALLENGE = {**NO_STORE, "WWW-Authenticate": "Bearer"}
 
 Backlog = Callable[[], tuple[int, datetime | None]]
 """The webhook attempts waiting and the earliest due moment among them (blocking: it reads the database)."""
+
+JobBacklog = Callable[[datetime], Sequence[tuple[str, int, datetime | None]]]
+"""Per job kind: the unfinished jobs and the earliest due moment among the queued ones (`JobQueue.backlog`)."""
 
 
 class Metrics:
@@ -78,6 +81,12 @@ class Metrics:
             ["outcome"],
             registry=self.registry,
         )
+        self.jobs = Counter(
+            "engage_jobs",
+            "Jobs run by this process's worker, by kind and outcome (succeeded, failed, retry, deferred, lost).",
+            ["kind", "outcome"],
+            registry=self.registry,
+        )
         self._now = now
         if backlog is not None:
             self.watch_backlog(backlog)
@@ -85,6 +94,14 @@ class Metrics:
     def watch_backlog(self, backlog: Backlog) -> None:
         """Read the webhook queue's depth and oldest due age through `backlog` at each scrape."""
         (self._shared or self.registry).register(QueueCollector(backlog, self._now))
+
+    def watch_jobs(self, backlog: JobBacklog) -> None:
+        """Read the job queue's depth and oldest due age by kind through `backlog` at each scrape."""
+        (self._shared or self.registry).register(JobQueueCollector(backlog, self._now))
+
+    def job_outcome(self, kind: str, outcome: str) -> None:
+        """Count one job run's outcome (the job runner's `on_outcome`; any thread)."""
+        self.jobs.labels(kind, outcome).inc()
 
     def delivery_outcome(self, outcome: str) -> None:
         """Count one attempt's outcome (the delivery worker's `on_attempt`; any thread)."""
@@ -126,6 +143,39 @@ class QueueCollector(Collector):
             "Seconds the oldest due webhook attempt has waited past its due time (0: none is due).",
             value=age,
         )
+
+
+class JobQueueCollector(Collector):
+    """`engage_job_queue_depth{kind}` and `engage_job_oldest_due_age_seconds{kind}`, read at each
+    scrape; left out of a scrape when the database does not answer."""
+
+    def __init__(self, backlog: JobBacklog, now: Callable[[], datetime]) -> None:
+        self._backlog = backlog
+        self._now = now
+
+    def describe(self) -> Iterator[GaugeMetricFamily]:
+        return iter(())  # nothing read at registration: the database may not be migrated yet
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        try:
+            now = self._now()
+            rows = self._backlog(now)
+        except Exception as exc:  # a scrape must not fail because the database is down
+            logger.warning("The job queue could not be read for metrics: %s", type(exc).__name__)
+            return
+        depth = GaugeMetricFamily(
+            "engage_job_queue_depth", "Unfinished jobs (queued or running), by kind.", labels=["kind"]
+        )
+        age = GaugeMetricFamily(
+            "engage_job_oldest_due_age_seconds",
+            "Seconds the oldest due queued job of a kind has waited past its due time (0: none is due).",
+            labels=["kind"],
+        )
+        for kind, count, earliest in rows:
+            depth.add_metric([kind], count)
+            age.add_metric([kind], 0.0 if earliest is None else max(0.0, (now - earliest).total_seconds()))
+        yield depth
+        yield age
 
 
 class MetricsMiddleware:

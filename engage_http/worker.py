@@ -1,10 +1,17 @@
-"""The in-process delivery worker: a background thread that sends due webhook attempts.
+"""The in-process workers: a background thread that sends due webhook attempts, and one that runs
+due jobs (crawls, and later other background work).
 
 `engage serve` starts it in the app's lifespan (unless `ENGAGE_RUN_WORKER=0`); `engage worker` can run
 the same thing on its own. Up to `ENGAGE_WORKER_CONCURRENCY` attempts are sent at once. Stopping sets
 an event the worker checks between batches, waits a bounded time for the batch in flight, then
 releases the send threads and the HTTP client; an attempt cut short keeps its lease, which expires,
 so another worker (or the next start) sends it again (at least once).
+
+The job runner (`start_job_runner`) runs one job at a time from the job queue with the handlers the
+services declare (`Services.job_handlers`). Stopping sets the event a handler sees through
+`JobContext.stopping()`: a long handler stores its progress and defers itself, to be resumed at once
+by the next worker; the runner's thread is joined for a bounded time, and a job cut short keeps its
+lease, which expires, so another worker takes it over.
 
 Like `bootstrap`, this module is part of the composition root: it is the one other module of
 `engage_http` that imports an outbound adapter (`engage_connectors`).
@@ -14,10 +21,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from engage_connectors.ssrf import AddressPolicy
 from engage_connectors.webhook_sender import HttpWebhookSender
+from engage_core.jobs.ports import JobQueue
+from engage_core.jobs.runner import DEFAULT_LEASE_SECONDS, Handler, JobRunner
 from engage_core.kernel.clock import Clock, SystemClock
 from engage_core.settings import Settings
 from engage_core.webhooks.delivery import DeliveryWorker
@@ -133,4 +142,64 @@ def start_delivery_worker(
     return handle
 
 
-__all__ = ["DeliveryWorkerHandle", "start_delivery_worker"]
+class JobRunnerHandle:
+    """A running job runner. `stop()` ends it; it is idempotent."""
+
+    def __init__(self, thread: threading.Thread, stop_event: threading.Event, queue: JobQueue) -> None:
+        self._thread = thread
+        self._stop = stop_event
+        self._queue = queue
+        self._lock = threading.Lock()
+        self._stopped = False
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def stop(self, timeout: float = STOP_TIMEOUT_SECONDS) -> bool:
+        """Tell the running handler to stop (`JobContext.stopping()`), wait up to `timeout` seconds for
+        it, then release the queue. True when the runner ended within the timeout; otherwise its job
+        keeps its lease, which expires, and another worker resumes it."""
+        with self._lock:
+            if self._stopped:
+                return not self._thread.is_alive()
+            self._stopped = True
+        self._stop.set()
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            logger.warning(
+                "The job runner did not stop within %.0f s; its job will be resumed when its lease expires.", timeout
+            )
+            return False
+        self._queue.close()
+        return True
+
+
+def start_job_runner(
+    queue: JobQueue,
+    handlers: Mapping[str, Handler],
+    clock: Clock | None = None,
+    *,
+    lease_seconds: float = DEFAULT_LEASE_SECONDS,
+    idle_seconds: float = 0.5,
+    on_outcome: Callable[[str, str], None] | None = None,
+) -> JobRunnerHandle:
+    """Start a daemon thread running the jobs of `handlers`' kinds from `queue` until the handle is
+    stopped. A failing queue does not end the thread (`JobRunner.run_until` retries with a growing
+    pause). `on_outcome(kind, outcome)` is told how each job ran (metrics count them)."""
+    runner = JobRunner(queue, handlers, clock or SystemClock(), lease_seconds=lease_seconds, on_outcome=on_outcome)
+    stop_event = threading.Event()
+    thread = threading.Thread(
+        target=runner.run_until,
+        args=(stop_event,),
+        kwargs={"idle_seconds": idle_seconds},
+        name="engage-job-runner",
+        daemon=True,
+    )
+    handle = JobRunnerHandle(thread, stop_event, queue)
+    thread.start()
+    logger.info("Job runner started (%s).", ", ".join(sorted(handlers)))
+    return handle
+
+
+__all__ = ["DeliveryWorkerHandle", "JobRunnerHandle", "start_delivery_worker", "start_job_runner"]

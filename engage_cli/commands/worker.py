@@ -1,4 +1,4 @@
-"""`engage worker`: migrate, then deliver webhooks until SIGTERM or SIGINT.
+"""`engage worker`: migrate, then deliver webhooks and run jobs (website crawls) until SIGTERM or SIGINT.
 
 The same delivery worker `engage serve` runs in-process (`engage_http.worker.start_delivery_worker`),
 with the same cipher (`engage_http.bootstrap.secret_cipher`: `ENGAGE_SECRET_KEY`, or on SQLite the
@@ -6,6 +6,10 @@ development key file beside the database) and the same sender. The first SIGTERM
 claiming, lets the sends in progress finish (each ends within `ENGAGE_WEBHOOK_TIMEOUT`) and records
 them, then exits 0. A second signal exits at once, with status 1: what was in flight keeps its
 lease, which expires, and is sent again by the next worker (at least once, same `delivery_id`).
+
+Beside it runs the job runner (`engage_http.worker.start_job_runner`) with the handlers the services
+declare: a stop tells the job in progress, which stores its progress and is resumed by the next
+worker (a crawl goes on from the pages it stored).
 
 Each attempt is logged on one line of stderr (`engage_core.webhooks.delivery`), without URL, secret,
 signature or body. With `ENGAGE_METRICS=on` and `--metrics-port`, the worker serves `GET /metrics`
@@ -81,8 +85,15 @@ def worker(state: CliState, concurrency: int | None, metrics_port: int | None, m
         raise click.ClickException("--metrics-port needs ENGAGE_METRICS=on.")
 
     from engage_http import logs
-    from engage_http.bootstrap import build_metrics, build_tracing, delivery_gate, secret_cipher, traced
-    from engage_http.worker import start_delivery_worker
+    from engage_http.bootstrap import (
+        build_metrics,
+        build_services,
+        build_tracing,
+        delivery_gate,
+        secret_cipher,
+        traced,
+    )
+    from engage_http.worker import JobRunnerHandle, start_delivery_worker, start_job_runner
 
     try:
         metrics = build_metrics(settings)
@@ -109,6 +120,7 @@ def worker(state: CliState, concurrency: int | None, metrics_port: int | None, m
         metrics_server = None
         if metrics is not None:
             metrics.watch_backlog(database.webhook_backlog)
+            metrics.watch_jobs(database.job_queue().backlog)
             if metrics_port is None:
                 log.warning("ENGAGE_METRICS=on but no --metrics-port: this worker's metrics are not served.")
             else:
@@ -121,6 +133,15 @@ def worker(state: CliState, concurrency: int | None, metrics_port: int | None, m
             outbound=None if tracing is None else traced(tracing, _as_is),
             on_attempt=None if metrics is None else metrics.delivery_outcome,
         )
+        handlers = build_services(settings, database).job_handlers()
+        runner: JobRunnerHandle | None = None
+        if handlers:
+            runner = start_job_runner(
+                database.job_queue(),
+                handlers,
+                lease_seconds=settings.job_lease_seconds,
+                on_outcome=None if metrics is None else metrics.job_outcome,
+            )
         try:
             log.info(
                 "Delivering webhooks from %s (timeout %g s, lease %g s). Stop with SIGTERM or Ctrl+C.",
@@ -131,10 +152,13 @@ def worker(state: CliState, concurrency: int | None, metrics_port: int | None, m
             while not stop.wait(1.0):
                 if not handle.running:  # run_until outlives queue failures: this is only a safety net
                     raise click.ClickException("The delivery worker ended unexpectedly.")
+                if runner is not None and not runner.running:
+                    raise click.ClickException("The job runner ended unexpectedly.")
             log.info("Stopping: finishing the deliveries in progress.")
         finally:
             grace = settings.webhook_timeout_seconds + STOP_MARGIN_SECONDS
-            stopped = handle.stop(timeout=grace)
+            stopped = runner is None or runner.stop(timeout=grace)
+            stopped = handle.stop(timeout=grace) and stopped
             if metrics_server is not None:
                 metrics_server.stop()
         if not stopped:

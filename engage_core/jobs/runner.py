@@ -89,8 +89,12 @@ class JobRunner:
         *,
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
         retry_delays: tuple[int, ...] = RETRY_DELAYS_SECONDS,
+        on_outcome: Callable[[str, str], None] | None = None,
     ) -> None:
+        """`on_outcome(kind, outcome)` is told how each job ran: `succeeded`, `failed`, `retry`,
+        `deferred` or `lost` (metrics count them)."""
         self._queue = queue
+        self._on_outcome = on_outcome
         self._handlers = dict(handlers)
         self._clock = clock
         self._lease = lease_seconds
@@ -141,6 +145,7 @@ class JobRunner:
         finally:
             beating.set()
             heart.join()
+        self._tell(claim.kind, "lost" if outcome is None else outcome.status)
         if outcome is None:
             return
         now = self._clock.now()
@@ -166,6 +171,14 @@ class JobRunner:
                 claim.account_id,
                 time.monotonic() - started,
             )
+
+    def _tell(self, kind: str, outcome: str) -> None:
+        if self._on_outcome is None:
+            return
+        try:
+            self._on_outcome(kind, outcome)
+        except Exception:  # a metrics hook never decides a job's fate
+            logger.warning("The job outcome hook failed.", exc_info=True)
 
     def _outcome(self, claim: JobClaim, context: JobContext) -> _Outcome | None:
         """Run the handler: what to record (None: nothing, the job was lost)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from engage_sql.knowledge.chunks import SqlChunkRepository
 from engage_sql.knowledge.repository import SqlKnowledgeBaseRepository
 from engage_sql.knowledge.retriever import SqlRetriever
+from engage_sql.knowledge.website_repository import SqlWebsiteRepository
 from engage_sql.registry import SqlArea
 
 AREA = SqlArea(
@@ -12,5 +13,6 @@ AREA = SqlArea(
         "knowledge_base": lambda s: SqlKnowledgeBaseRepository(s.connection, s.account_id),
         "knowledge_chunks": lambda s: SqlChunkRepository(s.connection, s.account_id),
         "knowledge_search": lambda s: SqlRetriever(s.connection, s.account_id),
+        "knowledge_websites": lambda s: SqlWebsiteRepository(s.connection, s.account_id),
     },
 )

@@ -88,6 +88,18 @@ def test_a_dead_worker_makes_the_process_not_ready(settings: Settings) -> None:
     assert failed(response.json()) == ["worker"]
 
 
+def test_a_dead_job_runner_makes_the_process_not_ready(settings: Settings) -> None:
+    """When the process runs the job runner (the services declare handlers) and its thread has ended: 503."""
+    with TestClient(build_app(attrs.evolve(settings, run_worker=True))) as client:
+        assert client.app.state.job_runner is not None  # type: ignore[attr-defined]
+        client.app.state.job_runner.stop()  # type: ignore[attr-defined]
+
+        response = _wait_for_status(client, 503)
+
+    assert failed(response.json()) == ["worker"]
+    assert "job runner" in response.json()["checks"]["worker"]["detail"]
+
+
 def test_without_a_worker_of_its_own_the_process_is_ready(settings: Settings) -> None:
     """`ENGAGE_RUN_WORKER=0`: the worker check passes, saying this process runs none."""
     with TestClient(build_app(settings)) as client:

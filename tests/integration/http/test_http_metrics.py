@@ -16,6 +16,7 @@ import attrs
 import pytest
 from starlette.testclient import TestClient
 
+from engage_core.jobs.model import JobRequest
 from engage_core.kernel.events import DomainEvent
 from engage_core.services import Services
 from engage_core.settings import Settings
@@ -141,6 +142,36 @@ def test_the_in_process_worker_counts_its_deliveries(settings: Settings) -> None
         text = client.get("/metrics").text
 
     assert sample(text, "engage_webhook_queue_depth") == 1.0  # the retry, due later
+
+
+def test_the_job_queue_gauges_count_unfinished_jobs_by_kind(database: Database) -> None:
+    """`engage_job_queue_depth{kind}` counts a kind's unfinished jobs; the age is how long the oldest due one waited."""
+    services = Services.build(database.uow, FakeClock(START), cipher=FakeCipher(), guard=AllowAllTargets())
+    account = services.accounts.create("Acme").account.id
+    with database.uow.workspace(account) as uow:
+        uow.jobs.enqueue(JobRequest("knowledge_base.crawl", key="entry:1"), START)
+        uow.jobs.enqueue(JobRequest("knowledge_base.crawl", key="entry:2"), START)
+        uow.commit()
+    metrics = Metrics(now=lambda: START + timedelta(seconds=30))
+    metrics.watch_jobs(database.job_queue().backlog)
+
+    text = metrics.exposition().decode()
+
+    assert sample(text, "engage_job_queue_depth", kind="knowledge_base.crawl") == 2
+    assert sample(text, "engage_job_oldest_due_age_seconds", kind="knowledge_base.crawl") == 30
+
+
+def test_job_outcomes_are_counted_by_kind() -> None:
+    """Each job run's outcome adds one to `engage_jobs_total{kind, outcome}`."""
+    metrics = Metrics()
+    metrics.job_outcome("knowledge_base.crawl", "succeeded")
+    metrics.job_outcome("knowledge_base.crawl", "deferred")
+    metrics.job_outcome("knowledge_base.crawl", "succeeded")
+
+    text = metrics.exposition().decode()
+
+    assert sample(text, "engage_jobs_total", kind="knowledge_base.crawl", outcome="succeeded") == 2
+    assert sample(text, "engage_jobs_total", kind="knowledge_base.crawl", outcome="deferred") == 1
 
 
 def test_metrics_on_without_prometheus_client_are_refused(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from engage_core.commerce.orders import Order
 from engage_core.contacts.model import Contact
 from engage_core.kernel.pagination import PageRequest
 from engage_core.knowledge.service import CatalogResult
+from engage_core.knowledge.websites import WebsiteInput
 from engage_core.services import Services
 from engage_core.support.tickets import Ticket
 from engage_core.team.model import TeamMember
@@ -52,6 +53,7 @@ class Resources:
     delivery: str
     catalog: int
     product: int
+    website: int
     order: int
     ticket: int
     member: int
@@ -117,6 +119,8 @@ SCENARIOS: Mapping[tuple[str, str], Scenario] = {
     ("DELETE", "/knowledge-base/{id:id}/products/{product_id:id}"): Scenario(
         {"id": "catalog", "product_id": "product"}
     ),
+    ("POST", "/knowledge-base/{id:id}/recrawl"): Scenario({"id": "website"}),
+    ("GET", "/knowledge-base/{id:id}/status"): Scenario({"id": "website"}),
     ("GET", "/orders/{id:id}"): Scenario(ORDER),
     ("PUT", "/orders/{id:id}"): Scenario(ORDER, lambda own: {"status": "confirmed", "notes": "Hijacked"}),
     ("POST", "/orders/{id:id}/cancel"): Scenario(ORDER, lambda own: {"reason": "Hijacked"}),
@@ -152,6 +156,19 @@ WITH_IDS = [op for op in OPERATIONS if op.path_params]
 
 def label(operation: Operation) -> str:
     return f"{operation.method} {operation.openapi_path}"
+
+
+def _crawled_website(services: Services, tenant: Tenant, clock: FakeClock) -> int:
+    """A website entry whose crawl has ended (so its owner may crawl it again)."""
+    created = services.websites.create(
+        tenant.account_id, WebsiteInput(title="Site", website_url="https://example.com/")
+    )
+    with services.dependencies.uow.workspace(tenant.account_id) as uow:
+        uow.knowledge_websites.save(
+            attrs.evolve(created.website, crawl_status="completed", progress_pct=100), clock.now()
+        )
+        uow.commit()
+    return created.knowledge_base.id
 
 
 @pytest.fixture
@@ -194,6 +211,7 @@ def make_resources(
             delivery=failed.delivery_id,
             catalog=catalog.knowledge_base.id,
             product=product.id,
+            website=_crawled_website(services, tenant, clock),
             order=order.id,
             ticket=make_ticket(tenant).id,
             member=make_member(tenant, email="same@example.com").id,
