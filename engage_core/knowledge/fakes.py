@@ -7,7 +7,8 @@ from datetime import datetime
 import attrs
 
 from engage_core.kernel.memory import FakeArea, Repo, Tables
-from engage_core.knowledge.model import KnowledgeBaseDraft, KnowledgeBaseEntry
+from engage_core.kernel.pagination import Page, PageRequest, paginate
+from engage_core.knowledge.model import KnowledgeBaseDraft, KnowledgeBaseEntry, KnowledgeBaseFilter
 
 
 @attrs.define
@@ -15,6 +16,7 @@ class KnowledgeTables(Tables):
     """The knowledge area's rows, by table."""
 
     knowledge_base: dict[int, tuple[int, KnowledgeBaseEntry]] = attrs.Factory(dict)
+    knowledge_base_content: dict[int, str] = attrs.Factory(dict)
 
 
 class _Repo(Repo):
@@ -41,12 +43,44 @@ class InMemoryKnowledgeBaseRepository(_Repo):
             updated_at=now,
         )
         self._t.knowledge_base[entry.id] = (self._account, entry)
+        if draft.content is not None:
+            self._t.knowledge_base_content[entry.id] = draft.content
         return entry
 
     def get(self, entry_id: int) -> KnowledgeBaseEntry | None:
         """In memory, as :meth:`.KnowledgeBaseRepository.get`."""
         row = self._t.knowledge_base.get(entry_id)
         return None if row is None or row[0] != self._account else row[1]
+
+    def find(self, filters: KnowledgeBaseFilter, page: PageRequest) -> Page[KnowledgeBaseEntry]:
+        """In memory, as :meth:`.KnowledgeBaseRepository.find`."""
+        found = sorted(
+            (e for account, e in self._t.knowledge_base.values() if account == self._account and filters.matches(e)),
+            key=lambda e: (e.created_at, e.id),
+            reverse=True,
+        )
+        return paginate(found, page)
+
+    def content(self, entry_id: int) -> str | None:
+        """In memory, as :meth:`.KnowledgeBaseRepository.content`."""
+        return self._t.knowledge_base_content.get(entry_id) if self.get(entry_id) is not None else None
+
+    def update(self, entry: KnowledgeBaseEntry, content: str | None = None) -> None:
+        """In memory, as :meth:`.KnowledgeBaseRepository.update`."""
+        if self.get(entry.id) is None:
+            return
+        self._t.knowledge_base[entry.id] = (self._account, entry)
+        if content is not None:
+            self._t.knowledge_base_content[entry.id] = content
+
+    def delete(self, entry_id: int) -> bool:
+        """In memory, as :meth:`.KnowledgeBaseRepository.delete`."""
+        if self.get(entry_id) is None:
+            return False
+        del self._t.knowledge_base[entry_id]
+        self._t.knowledge_base_content.pop(entry_id, None)
+        self._state.forget("knowledge_base", entry_id)  # its chunks, products, documents, voice notes
+        return True
 
 
 AREA = FakeArea(

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engage_core.knowledge.chunks import KnowledgeChunkService
+from engage_core.knowledge.embeddings import KnowledgeSearch
+from engage_core.knowledge.entries import KnowledgeEntryService
 from engage_core.knowledge.service import KnowledgeBaseService
 
 if TYPE_CHECKING:
@@ -11,10 +14,14 @@ if TYPE_CHECKING:
 
 
 class KnowledgeServices:
-    """The knowledge area's service: the knowledge base."""
+    """The knowledge area's services: product catalogs, entries of every type, their chunks and search."""
 
     knowledge_base: KnowledgeBaseService
+    knowledge_entries: KnowledgeEntryService
+    knowledge_chunks: KnowledgeChunkService
 
     def wire(self, deps: Dependencies) -> None:
         """Build this area's services from `deps` (called once by :class:`.Services`)."""
         self.knowledge_base = KnowledgeBaseService(deps.uow, deps.clock)
+        self.knowledge_entries = KnowledgeEntryService(deps.uow, deps.clock)
+        self.knowledge_chunks = KnowledgeChunkService(deps.uow, deps.clock, KnowledgeSearch(deps.uow, deps.clock))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engage_http.knowledge import routes
+from engage_http.knowledge import chunk_routes, entry_routes, routes
 from engage_http.operations import Operation
 
-OPERATIONS: tuple[Operation, ...] = routes.OPERATIONS
+OPERATIONS: tuple[Operation, ...] = (*chunk_routes.OPERATIONS, *routes.OPERATIONS, *entry_routes.OPERATIONS)
 """In routing order."""

@@ -21,7 +21,7 @@ from engage_core.knowledge import model as domain
 from engage_core.knowledge.service import CatalogInput, CatalogResult, ProductsInput
 from engage_http.commerce.product_schemas import CatalogProduct, ProductCreate, attribute_problems
 from engage_http.constraints import Doc, Items, Text
-from engage_http.converter import structures_into
+from engage_http.converter import renders, structures_into
 from engage_http.multipart import MEDIA_TYPE
 
 CSV_MEDIA_TYPE = "text/csv"
@@ -109,6 +109,7 @@ class ProductsAdd:
         return _products_or_csv(schema)
 
 
+@renders(domain.KnowledgeBaseEntry)
 @attrs.frozen
 class KnowledgeBase:
     """A knowledge-base entry (SPEC 2)."""
@@ -125,7 +126,7 @@ class KnowledgeBase:
     created_at: datetime
     updated_at: datetime
 
-    # By hand: it is only rendered inside `CatalogProducts`, which is built by hand.
+    # By hand too: `CatalogProducts` and `KnowledgeBaseDetail` are built by hand.
     @classmethod
     def from_domain(cls, entry: domain.KnowledgeBaseEntry) -> KnowledgeBase:
         return cls(
