@@ -13,6 +13,7 @@ import attrs
 from engage_core.commerce.ports import StorePlatform
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.mail import Mailer
+from engage_core.knowledge.extraction import DocumentExtractor
 from engage_core.messaging.ports import CampaignGuard, ChannelGateway
 from engage_core.plans.ports import FeatureGate
 from engage_core.team.ports import PasswordHasher
@@ -52,3 +53,4 @@ class Dependencies:
     mailer: Mailer
     app_url: str
     default_plan: str
+    extractor: DocumentExtractor

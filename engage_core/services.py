@@ -15,6 +15,7 @@ from engage_core.contacts.wiring import ContactsServices
 from engage_core.dependencies import Dependencies, unconfigured
 from engage_core.kernel.clock import Clock, SystemClock
 from engage_core.kernel.mail import LoggingMailer, Mailer
+from engage_core.knowledge.extraction import DocumentExtractor
 from engage_core.knowledge.wiring import KnowledgeServices
 from engage_core.messaging.channels import NoActiveCampaigns
 from engage_core.messaging.ports import CampaignGuard, ChannelGateway
@@ -68,6 +69,7 @@ class Services(
         mailer: Mailer | None = None,
         app_url: str = DEFAULT_APP_URL,
         default_plan: str = DEFAULT_PLAN,
+        extractor: DocumentExtractor | None = None,
     ) -> Services:
         """Wire every service. `cipher` (secrets at rest) and `guard` (SSRF checks of target URLs)
         come from `engage_connectors`; without them everything but webhooks works. `store` is the
@@ -81,7 +83,9 @@ class Services(
         and to sending. `hasher` hashes team members' passwords (argon2id from `engage_connectors`);
         without it everything but adding members, changing passwords and signing in works.
         `mailer` sends invitations (logged only, by default); they link to the sign-in page under
-        `app_url`. `default_plan` is the plan of every workspace without a partner."""
+        `app_url`. `default_plan` is the plan of every workspace without a partner. `extractor` reads
+        uploaded documents (`engage_connectors.documents.FileExtractor`); without it everything but
+        document entries works."""
         deps = Dependencies(
             uow=uow,
             clock=clock or SystemClock(),
@@ -95,6 +99,7 @@ class Services(
             mailer=mailer or LoggingMailer(),
             app_url=app_url,
             default_plan=default_plan,
+            extractor=extractor or unconfigured("extractor=DocumentExtractor", "document entries"),
         )
         return cls(deps)
 

@@ -17,6 +17,7 @@ from engage_core.contacts.ports import ContactsRepositories
 from engage_core.jobs.ports import JobsRepositories
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.units import UnitOfWork
+from engage_core.knowledge.documents import DocumentRepositories
 from engage_core.knowledge.ports import KnowledgeRepositories
 from engage_core.knowledge.search import KnowledgeSearchRepositories
 from engage_core.messaging.ports import ChannelDirectoryRepositories, MessagingRepositories
@@ -34,6 +35,7 @@ class WorkspaceUnitOfWork(
     CommerceRepositories,
     KnowledgeRepositories,
     KnowledgeSearchRepositories,
+    DocumentRepositories,
     SupportRepositories,
     TeamRepositories,
     WebhooksRepositories,

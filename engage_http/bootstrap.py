@@ -49,6 +49,7 @@ import attrs
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 
+from engage_connectors.documents import FileExtractor
 from engage_connectors.hosted_gateway import HostedCallbackReader, HostedGateway
 from engage_connectors.hosted_messaging import CallbackAuthenticator, HostedMessagingClient
 from engage_connectors.passwords import BoundedHasher, bounded_argon2id
@@ -315,6 +316,7 @@ def build_services(settings: Settings, database: Database) -> Services:
         mailer=mailer(settings),
         app_url=settings.app_url,
         default_plan=settings.default_plan,
+        extractor=FileExtractor(),
     )
 
 
@@ -404,6 +406,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             app_url=settings.app_url,
             gateway=outbound(channels.gateway, "channel gateway"),
             default_plan=settings.default_plan,
+            extractor=outbound(FileExtractor(), "document extractor"),
         )
         sandbox = channels.attach(services, database)
         limiter = rate_limiter(settings)

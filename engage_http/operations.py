@@ -115,6 +115,9 @@ class Operation:
     `Reply(status=...)`)."""
     multipart: bool = False
     """The body may also be sent as `multipart/form-data` (see `engage_http.multipart`)."""
+    form_only: bool = False
+    """The body is `multipart/form-data` only (it carries file uploads, `engage_http.uploads`): any
+    other body is a 422. Implies `multipart`."""
     body_optional: bool = False
     """An empty request body stands for `{}`."""
     body_limit: int | None = None

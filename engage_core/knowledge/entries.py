@@ -20,6 +20,7 @@ from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.kernel.unset import UNSET, pick
 from engage_core.kernel.validation import ErrorCollector, one_of, optional_text, required_text
 from engage_core.knowledge.chunking import chunk_text
+from engage_core.knowledge.documents import Document
 from engage_core.knowledge.model import (
     BUSINESS_DESCRIPTION_MAX,
     CONTENT_MAX,
@@ -51,11 +52,12 @@ class TextInput:
 @attrs.frozen
 class EntryDetail:
     """One entry with its parts by type (`GET /knowledge-base/{id}`): a text entry's `content`, a
-    catalog's `products`; None where the type has no such part."""
+    catalog's `products`, a document entry's `documents`; None where the type has no such part."""
 
     entry: KnowledgeBaseEntry
     content: str | None = None
     products: Sequence[Product] | None = None
+    documents: Sequence[Document] | None = None
 
 
 def validate_fields(
@@ -130,6 +132,8 @@ class KnowledgeEntryService:
                 return EntryDetail(entry, content=uow.knowledge_base.content(entry_id) or "")
             if entry.type == "product_catalog":
                 return EntryDetail(entry, products=uow.products.for_catalog(entry_id))
+            if entry.type == "document":
+                return EntryDetail(entry, documents=uow.knowledge_documents.for_entry(entry_id))
             return EntryDetail(entry)
 
     def update(self, account_id: int, entry_id: int, patch: KnowledgeBasePatch) -> KnowledgeBaseEntry:

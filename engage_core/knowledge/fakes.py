@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 import attrs
 
 from engage_core.kernel.memory import FakeArea, Repo, Tables
 from engage_core.kernel.pagination import Page, PageRequest, paginate
+from engage_core.knowledge.documents import Document, DocumentDraft
 from engage_core.knowledge.model import KnowledgeBaseDraft, KnowledgeBaseEntry, KnowledgeBaseFilter
 
 
@@ -17,6 +19,14 @@ class KnowledgeTables(Tables):
 
     knowledge_base: dict[int, tuple[int, KnowledgeBaseEntry]] = attrs.Factory(dict)
     knowledge_base_content: dict[int, str] = attrs.Factory(dict)
+    knowledge_base_documents: dict[int, tuple[int, Document]] = attrs.Factory(dict)
+
+    def forget(self, kind: str, ident: int) -> None:
+        """A deleted entry takes its documents with it (SQL: ON DELETE CASCADE)."""
+        if kind == "knowledge_base":
+            table = self.knowledge_base_documents
+            for key in [k for k, (_, d) in table.items() if d.knowledge_base_id == ident]:
+                del table[key]
 
 
 class _Repo(Repo):
@@ -83,9 +93,45 @@ class InMemoryKnowledgeBaseRepository(_Repo):
         return True
 
 
+class InMemoryDocumentRepository(_Repo):
+    """The in-memory :class:`.DocumentRepository`."""
+
+    def add_many(self, entry_id: int, drafts: Sequence[DocumentDraft], now: datetime) -> list[Document]:
+        """In memory, as :meth:`.DocumentRepository.add_many`."""
+        stored = [
+            Document(
+                id=self._store.next_id(),
+                knowledge_base_id=entry_id,
+                original_name=draft.original_name,
+                file_type=draft.file_type,
+                processing_status=draft.processing_status,
+                extracted_content=draft.extracted_content,
+                processing_error=draft.processing_error,
+                created_at=now,
+                updated_at=now,
+            )
+            for draft in drafts
+        ]
+        for document in stored:
+            self._t.knowledge_base_documents[document.id] = (self._account, document)
+        return stored
+
+    def for_entry(self, entry_id: int) -> list[Document]:
+        """In memory, as :meth:`.DocumentRepository.for_entry`."""
+        return sorted(
+            (
+                d
+                for account, d in self._t.knowledge_base_documents.values()
+                if account == self._account and d.knowledge_base_id == entry_id
+            ),
+            key=lambda d: d.id,
+        )
+
+
 AREA = FakeArea(
     KnowledgeTables,
     workspace={
         "knowledge_base": InMemoryKnowledgeBaseRepository,
+        "knowledge_documents": InMemoryDocumentRepository,
     },
 )

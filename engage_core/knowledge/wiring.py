@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engage_core.knowledge.chunks import KnowledgeChunkService
+from engage_core.knowledge.document_service import KnowledgeDocumentService
 from engage_core.knowledge.embeddings import KnowledgeSearch
 from engage_core.knowledge.entries import KnowledgeEntryService
 from engage_core.knowledge.service import KnowledgeBaseService
@@ -19,9 +20,11 @@ class KnowledgeServices:
     knowledge_base: KnowledgeBaseService
     knowledge_entries: KnowledgeEntryService
     knowledge_chunks: KnowledgeChunkService
+    knowledge_documents: KnowledgeDocumentService
 
     def wire(self, deps: Dependencies) -> None:
         """Build this area's services from `deps` (called once by :class:`.Services`)."""
         self.knowledge_base = KnowledgeBaseService(deps.uow, deps.clock)
         self.knowledge_entries = KnowledgeEntryService(deps.uow, deps.clock)
         self.knowledge_chunks = KnowledgeChunkService(deps.uow, deps.clock, KnowledgeSearch(deps.uow, deps.clock))
+        self.knowledge_documents = KnowledgeDocumentService(deps.uow, deps.clock, deps.extractor)

@@ -14,7 +14,7 @@ from engage_core.knowledge.entries import EntryDetail, TextInput
 from engage_http.commerce.product_schemas import CatalogProduct
 from engage_http.constraints import Doc, Text
 from engage_http.converter import structures_into
-from engage_http.knowledge.schemas import KnowledgeBase, KnowledgeBaseStatus, KnowledgeBaseType
+from engage_http.knowledge.schemas import KnowledgeBase, KnowledgeBaseStatus, KnowledgeBaseType, KnowledgeDocument
 
 Title = Annotated[str, Text(max_length=domain.TITLE_MAX, blank=False), Doc(example="Opening hours")]
 Description = Annotated[str, Text(max_length=domain.DESCRIPTION_MAX)]
@@ -71,7 +71,7 @@ class KnowledgeBaseFilters:
 @attrs.frozen
 class KnowledgeBaseDetail:
     """An entry with its parts by type: `content` for a `text` entry, `products` for a
-    `product_catalog`; each is null for the other types."""
+    `product_catalog`, `documents` for a `document` entry; each is null for the other types."""
 
     id: int
     title: str
@@ -88,6 +88,9 @@ class KnowledgeBaseDetail:
     products: tuple[CatalogProduct, ...] | None = attrs.field(
         metadata={"description": "The products of a `product_catalog` entry."}
     )
+    documents: tuple[KnowledgeDocument, ...] | None = attrs.field(
+        metadata={"description": "The files of a `document` entry, in upload order."}
+    )
 
     # By hand: the products carry money (`CatalogProduct.from_domain`).
     @classmethod
@@ -97,7 +100,10 @@ class KnowledgeBaseDetail:
         products = None
         if detail.products is not None:
             products = tuple(CatalogProduct.from_domain(p) for p in detail.products)
-        return cls(**fields, content=detail.content, products=products)
+        documents = None
+        if detail.documents is not None:
+            documents = tuple(KnowledgeDocument.from_domain(d) for d in detail.documents)
+        return cls(**fields, content=detail.content, products=products, documents=documents)
 
 
 __all__ = ["KnowledgeBaseDetail", "KnowledgeBaseFilters", "KnowledgeBaseUpdate", "TextCreate"]

@@ -18,6 +18,7 @@ from engage_core.commerce.product_csv import COLUMNS
 from engage_core.commerce.products import MAX_PRODUCTS_PER_REQUEST, ProductInput
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.knowledge import model as domain
+from engage_core.knowledge.documents import Document
 from engage_core.knowledge.service import CatalogInput, CatalogResult, ProductsInput
 from engage_http.commerce.product_schemas import CatalogProduct, ProductCreate, attribute_problems
 from engage_http.constraints import Doc, Items, Text
@@ -30,6 +31,7 @@ CSV_FORMAT = "product-catalog-csv"
 
 KnowledgeBaseType = Literal["text", "document", "voice", "product_catalog", "website"]
 KnowledgeBaseStatus = Literal["active", "inactive"]
+ProcessingStatus = Literal["pending", "processing", "completed", "failed"]
 
 _COLUMNS = ", ".join(f"`{name}`" for name in COLUMNS)
 CsvFile = Annotated[
@@ -142,6 +144,32 @@ class KnowledgeBase:
         )
 
 
+@renders(Document)
+@attrs.frozen
+class KnowledgeDocument:
+    """A file of a document entry: what was read from it, or why it could not be."""
+
+    id: int
+    original_name: str
+    file_type: str = attrs.field(
+        metadata={"description": "The format read from the content: `pdf`, `docx`, `doc`, `xlsx`, `csv` or `txt`."}
+    )
+    processing_status: ProcessingStatus
+    extracted_content: str | None = attrs.field(metadata={"description": "The text read from the file."})
+    processing_error: str | None = attrs.field(metadata={"description": "Why the file could not be read."})
+
+    @classmethod
+    def from_domain(cls, document: Document) -> KnowledgeDocument:
+        return cls(
+            document.id,
+            document.original_name,
+            document.file_type,
+            document.processing_status,  # type: ignore[arg-type]
+            document.extracted_content,
+            document.processing_error,
+        )
+
+
 @attrs.frozen
 class CatalogProducts:
     """A catalogue and the products this request added to it (JSON products first, then CSV rows)."""
@@ -160,4 +188,13 @@ class CatalogProducts:
         )
 
 
-__all__ = ["CSV_FORMAT", "CatalogCreate", "CatalogProducts", "KnowledgeBase", "ProductsAdd", "check_products"]
+__all__ = [
+    "CSV_FORMAT",
+    "CatalogCreate",
+    "CatalogProducts",
+    "KnowledgeBase",
+    "KnowledgeDocument",
+    "ProcessingStatus",
+    "ProductsAdd",
+    "check_products",
+]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engage_sql.knowledge.chunks import SqlChunkRepository
+from engage_sql.knowledge.documents import SqlDocumentRepository
 from engage_sql.knowledge.repository import SqlKnowledgeBaseRepository
 from engage_sql.knowledge.retriever import SqlRetriever
 from engage_sql.registry import SqlArea
@@ -10,6 +11,7 @@ from engage_sql.registry import SqlArea
 AREA = SqlArea(
     workspace={
         "knowledge_base": lambda s: SqlKnowledgeBaseRepository(s.connection, s.account_id),
+        "knowledge_documents": lambda s: SqlDocumentRepository(s.connection, s.account_id),
         "knowledge_chunks": lambda s: SqlChunkRepository(s.connection, s.account_id),
         "knowledge_search": lambda s: SqlRetriever(s.connection, s.account_id),
     },

@@ -69,3 +69,25 @@ knowledge_base_chunks = Table(
     Index(None, "account_id", "knowledge_base_id", "chunk_index"),
     sqlite_autoincrement=True,
 )
+
+knowledge_base_documents = Table(
+    "knowledge_base_documents",
+    metadata,
+    # The files of a `document` entry (SPEC 2, Document record): what was read from each, or why it
+    # could not be. The file itself is not kept.
+    Column("id", Id, primary_key=True),
+    account_id(),
+    Column("knowledge_base_id", Id, nullable=False),
+    Column("original_name", String(255), nullable=False),
+    Column("file_type", String(16), nullable=False),
+    Column("processing_status", String(16), nullable=False),
+    Column("extracted_content", Text()),
+    Column("processing_error", String(2000)),
+    *timestamps(),
+    CheckConstraint("processing_status IN ('pending', 'processing', 'completed', 'failed')", name="processing_status"),
+    owned_by_account("knowledge_base_id", "knowledge_base_entries"),
+    UniqueConstraint("account_id", "id"),
+    # A document entry's files in upload order: WHERE account_id = ? AND knowledge_base_id = ? ORDER BY id.
+    Index(None, "account_id", "knowledge_base_id", "id"),
+    sqlite_autoincrement=True,
+)

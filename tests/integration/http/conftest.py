@@ -28,6 +28,7 @@ from engage_core.contacts.model import Contact, ContactInput, Note
 from engage_core.contacts.segments import Segment
 from engage_core.contacts.tags import Tag
 from engage_core.kernel.pagination import PageRequest
+from engage_core.knowledge.extraction_fakes import FakeDocumentExtractor
 from engage_core.knowledge.service import CatalogInput, CatalogResult
 from engage_core.messaging.channel_service import CredentialsInput
 from engage_core.messaging.channels import QR_CHANNELS, ChannelAccount
@@ -83,7 +84,19 @@ def sandbox(clock: FakeClock) -> SandboxGateway:
 
 
 @pytest.fixture
-def services(uow: InMemoryUnitOfWorkFactory, clock: FakeClock, mailer: FakeMailer, sandbox: SandboxGateway) -> Services:
+def extractor() -> FakeDocumentExtractor:
+    """Reads uploaded documents as UTF-8 text; fails the names it is told to."""
+    return FakeDocumentExtractor()
+
+
+@pytest.fixture
+def services(
+    uow: InMemoryUnitOfWorkFactory,
+    clock: FakeClock,
+    mailer: FakeMailer,
+    sandbox: SandboxGateway,
+    extractor: FakeDocumentExtractor,
+) -> Services:
     built = Services.build(
         uow,
         clock,
@@ -92,6 +105,7 @@ def services(uow: InMemoryUnitOfWorkFactory, clock: FakeClock, mailer: FakeMaile
         hasher=FakePasswordHasher(),
         mailer=mailer,
         gateway=sandbox,
+        extractor=extractor,
     )
     sandbox.attach(built.inbox)
     return built
