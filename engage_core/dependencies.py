@@ -14,6 +14,7 @@ from engage_core.commerce.ports import StorePlatform
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.mail import Mailer
 from engage_core.knowledge.extraction import DocumentExtractor
+from engage_core.knowledge.transcription import AudioProber, Transcriber
 from engage_core.messaging.ports import CampaignGuard, ChannelGateway
 from engage_core.plans.ports import FeatureGate
 from engage_core.team.ports import PasswordHasher
@@ -54,3 +55,5 @@ class Dependencies:
     app_url: str
     default_plan: str
     extractor: DocumentExtractor
+    transcriber: Transcriber
+    prober: AudioProber

@@ -16,6 +16,7 @@ from engage_core.dependencies import Dependencies, unconfigured
 from engage_core.kernel.clock import Clock, SystemClock
 from engage_core.kernel.mail import LoggingMailer, Mailer
 from engage_core.knowledge.extraction import DocumentExtractor
+from engage_core.knowledge.transcription import AudioProber, Transcriber
 from engage_core.knowledge.wiring import KnowledgeServices
 from engage_core.messaging.channels import NoActiveCampaigns
 from engage_core.messaging.ports import CampaignGuard, ChannelGateway
@@ -70,6 +71,8 @@ class Services(
         app_url: str = DEFAULT_APP_URL,
         default_plan: str = DEFAULT_PLAN,
         extractor: DocumentExtractor | None = None,
+        transcriber: Transcriber | None = None,
+        prober: AudioProber | None = None,
     ) -> Services:
         """Wire every service. `cipher` (secrets at rest) and `guard` (SSRF checks of target URLs)
         come from `engage_connectors`; without them everything but webhooks works. `store` is the
@@ -85,7 +88,8 @@ class Services(
         `mailer` sends invitations (logged only, by default); they link to the sign-in page under
         `app_url`. `default_plan` is the plan of every workspace without a partner. `extractor` reads
         uploaded documents (`engage_connectors.documents.FileExtractor`); without it everything but
-        document entries works."""
+        document entries works. `transcriber` and `prober` transcribe and identify voice notes
+        (`engage_connectors.speech`); without them everything but voice entries works."""
         deps = Dependencies(
             uow=uow,
             clock=clock or SystemClock(),
@@ -100,6 +104,8 @@ class Services(
             app_url=app_url,
             default_plan=default_plan,
             extractor=extractor or unconfigured("extractor=DocumentExtractor", "document entries"),
+            transcriber=transcriber or unconfigured("transcriber=Transcriber", "voice entries"),
+            prober=prober or unconfigured("prober=AudioProber", "voice entries"),
         )
         return cls(deps)
 

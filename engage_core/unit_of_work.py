@@ -20,6 +20,7 @@ from engage_core.kernel.units import UnitOfWork
 from engage_core.knowledge.documents import DocumentRepositories
 from engage_core.knowledge.ports import KnowledgeRepositories
 from engage_core.knowledge.search import KnowledgeSearchRepositories
+from engage_core.knowledge.voice import VoiceRepositories
 from engage_core.messaging.ports import ChannelDirectoryRepositories, MessagingRepositories
 from engage_core.partners.ports import PartnersRepositories
 from engage_core.plans.ports import PlansRepositories, UsageRepositories
@@ -36,6 +37,7 @@ class WorkspaceUnitOfWork(
     KnowledgeRepositories,
     KnowledgeSearchRepositories,
     DocumentRepositories,
+    VoiceRepositories,
     SupportRepositories,
     TeamRepositories,
     WebhooksRepositories,

@@ -43,7 +43,7 @@ import secrets
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from starlette.applications import Starlette
@@ -304,6 +304,17 @@ def channel_wiring(settings: Settings) -> ChannelWiring:
     return ChannelWiring(gateway=gateway, callbacks=HostedCallbackReader(authenticator, gateway))
 
 
+def voice_ports(settings: Settings) -> dict[str, Any]:
+    """The transcriber and audio prober of voice entries (`ENGAGE_TRANSCRIPTION_*`), or none when the
+    `voice` extra (PyAV, pocketsphinx) is not installed: then every service but voice entries works."""
+    try:
+        from engage_connectors.speech import AvAudioProber, transcriber_for
+    except ImportError:
+        return {}
+    transcriber = transcriber_for(settings.transcription_url, settings.transcription_key, settings.transcription_model)
+    return {"transcriber": transcriber, "prober": AvAudioProber()}
+
+
 def build_services(settings: Settings, database: Database) -> Services:
     """Every use case over `database`, with the real target guard and store connector, and the cipher
     resolved on first use."""
@@ -317,6 +328,7 @@ def build_services(settings: Settings, database: Database) -> Services:
         app_url=settings.app_url,
         default_plan=settings.default_plan,
         extractor=FileExtractor(),
+        **voice_ports(settings),
     )
 
 
@@ -407,6 +419,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             gateway=outbound(channels.gateway, "channel gateway"),
             default_plan=settings.default_plan,
             extractor=outbound(FileExtractor(), "document extractor"),
+            **{name: outbound(port, name) for name, port in voice_ports(settings).items()},
         )
         sandbox = channels.attach(services, database)
         limiter = rate_limiter(settings)

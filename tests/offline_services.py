@@ -1,10 +1,11 @@
 """The services of an app under test over a real database, with offline stand-ins for the outside
-world (cipher, SSRF guard, password hasher, mailer, document reader) and the sandbox channel gateway attached."""
+world (cipher, SSRF guard, password hasher, mailer, document reader, speech) and the sandbox channel gateway attached."""
 
 from __future__ import annotations
 
 from engage_core.kernel.clock import Clock
 from engage_core.knowledge.extraction_fakes import FakeDocumentExtractor
+from engage_core.knowledge.transcription_fakes import FakeAudioProber, FakeTranscriber
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeMailer, FakePasswordHasher
@@ -23,6 +24,8 @@ def offline_services(uow: UnitOfWorkFactory, clock: Clock) -> Services:
         mailer=FakeMailer(),
         gateway=sandbox,
         extractor=FakeDocumentExtractor(),
+        transcriber=FakeTranscriber(),
+        prober=FakeAudioProber(),
     )
     sandbox.attach(services.inbox)
     return services

@@ -33,6 +33,7 @@ from engage_core.knowledge.model import (
     KnowledgeBaseFilter,
     KnowledgeBasePatch,
 )
+from engage_core.knowledge.voice import VoiceNote
 from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
 
 TEXT = "text"
@@ -52,12 +53,14 @@ class TextInput:
 @attrs.frozen
 class EntryDetail:
     """One entry with its parts by type (`GET /knowledge-base/{id}`): a text entry's `content`, a
-    catalog's `products`, a document entry's `documents`; None where the type has no such part."""
+    catalog's `products`, a document entry's `documents`, a voice entry's `voice_notes`; None where
+    the type has no such part."""
 
     entry: KnowledgeBaseEntry
     content: str | None = None
     products: Sequence[Product] | None = None
     documents: Sequence[Document] | None = None
+    voice_notes: Sequence[VoiceNote] | None = None
 
 
 def validate_fields(
@@ -134,6 +137,8 @@ class KnowledgeEntryService:
                 return EntryDetail(entry, products=uow.products.for_catalog(entry_id))
             if entry.type == "document":
                 return EntryDetail(entry, documents=uow.knowledge_documents.for_entry(entry_id))
+            if entry.type == "voice":
+                return EntryDetail(entry, voice_notes=uow.knowledge_voice_notes.for_entry(entry_id))
             return EntryDetail(entry)
 
     def update(self, account_id: int, entry_id: int, patch: KnowledgeBasePatch) -> KnowledgeBaseEntry:

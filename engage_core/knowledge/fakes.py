@@ -11,6 +11,7 @@ from engage_core.kernel.memory import FakeArea, Repo, Tables
 from engage_core.kernel.pagination import Page, PageRequest, paginate
 from engage_core.knowledge.documents import Document, DocumentDraft
 from engage_core.knowledge.model import KnowledgeBaseDraft, KnowledgeBaseEntry, KnowledgeBaseFilter
+from engage_core.knowledge.voice import VoiceNote, VoiceNoteDraft
 
 
 @attrs.define
@@ -20,13 +21,14 @@ class KnowledgeTables(Tables):
     knowledge_base: dict[int, tuple[int, KnowledgeBaseEntry]] = attrs.Factory(dict)
     knowledge_base_content: dict[int, str] = attrs.Factory(dict)
     knowledge_base_documents: dict[int, tuple[int, Document]] = attrs.Factory(dict)
+    knowledge_base_voice_notes: dict[int, tuple[int, VoiceNote]] = attrs.Factory(dict)
 
     def forget(self, kind: str, ident: int) -> None:
-        """A deleted entry takes its documents with it (SQL: ON DELETE CASCADE)."""
+        """A deleted entry takes its documents and voice notes with it (SQL: ON DELETE CASCADE)."""
         if kind == "knowledge_base":
-            table = self.knowledge_base_documents
-            for key in [k for k, (_, d) in table.items() if d.knowledge_base_id == ident]:
-                del table[key]
+            for table in (self.knowledge_base_documents, self.knowledge_base_voice_notes):
+                for key in [k for k, (_, row) in table.items() if row.knowledge_base_id == ident]:
+                    del table[key]
 
 
 class _Repo(Repo):
@@ -128,10 +130,44 @@ class InMemoryDocumentRepository(_Repo):
         )
 
 
+class InMemoryVoiceNoteRepository(_Repo):
+    """The in-memory :class:`.VoiceNoteRepository`."""
+
+    def add(self, entry_id: int, draft: VoiceNoteDraft, now: datetime) -> VoiceNote:
+        """In memory, as :meth:`.VoiceNoteRepository.add`."""
+        note = VoiceNote(
+            id=self._store.next_id(),
+            knowledge_base_id=entry_id,
+            original_name=draft.original_name,
+            audio_format=draft.audio_format,
+            duration_seconds=draft.duration_seconds,
+            language=draft.language,
+            transcription_status=draft.transcription_status,
+            transcription=draft.transcription,
+            transcription_error=draft.transcription_error,
+            created_at=now,
+            updated_at=now,
+        )
+        self._t.knowledge_base_voice_notes[note.id] = (self._account, note)
+        return note
+
+    def for_entry(self, entry_id: int) -> list[VoiceNote]:
+        """In memory, as :meth:`.VoiceNoteRepository.for_entry`."""
+        return sorted(
+            (
+                n
+                for account, n in self._t.knowledge_base_voice_notes.values()
+                if account == self._account and n.knowledge_base_id == entry_id
+            ),
+            key=lambda n: n.id,
+        )
+
+
 AREA = FakeArea(
     KnowledgeTables,
     workspace={
         "knowledge_base": InMemoryKnowledgeBaseRepository,
         "knowledge_documents": InMemoryDocumentRepository,
+        "knowledge_voice_notes": InMemoryVoiceNoteRepository,
     },
 )

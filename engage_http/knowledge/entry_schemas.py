@@ -14,7 +14,13 @@ from engage_core.knowledge.entries import EntryDetail, TextInput
 from engage_http.commerce.product_schemas import CatalogProduct
 from engage_http.constraints import Doc, Text
 from engage_http.converter import structures_into
-from engage_http.knowledge.schemas import KnowledgeBase, KnowledgeBaseStatus, KnowledgeBaseType, KnowledgeDocument
+from engage_http.knowledge.schemas import (
+    KnowledgeBase,
+    KnowledgeBaseStatus,
+    KnowledgeBaseType,
+    KnowledgeDocument,
+    KnowledgeVoiceNote,
+)
 
 Title = Annotated[str, Text(max_length=domain.TITLE_MAX, blank=False), Doc(example="Opening hours")]
 Description = Annotated[str, Text(max_length=domain.DESCRIPTION_MAX)]
@@ -71,7 +77,8 @@ class KnowledgeBaseFilters:
 @attrs.frozen
 class KnowledgeBaseDetail:
     """An entry with its parts by type: `content` for a `text` entry, `products` for a
-    `product_catalog`, `documents` for a `document` entry; each is null for the other types."""
+    `product_catalog`, `documents` for a `document` entry, `voice_notes` for a `voice` entry; each is null for the other
+    types."""
 
     id: int
     title: str
@@ -91,6 +98,9 @@ class KnowledgeBaseDetail:
     documents: tuple[KnowledgeDocument, ...] | None = attrs.field(
         metadata={"description": "The files of a `document` entry, in upload order."}
     )
+    voice_notes: tuple[KnowledgeVoiceNote, ...] | None = attrs.field(
+        metadata={"description": "The recording of a `voice` entry."}
+    )
 
     # By hand: the products carry money (`CatalogProduct.from_domain`).
     @classmethod
@@ -103,7 +113,10 @@ class KnowledgeBaseDetail:
         documents = None
         if detail.documents is not None:
             documents = tuple(KnowledgeDocument.from_domain(d) for d in detail.documents)
-        return cls(**fields, content=detail.content, products=products, documents=documents)
+        notes = None
+        if detail.voice_notes is not None:
+            notes = tuple(KnowledgeVoiceNote.from_domain(n) for n in detail.voice_notes)
+        return cls(**fields, content=detail.content, products=products, documents=documents, voice_notes=notes)
 
 
 __all__ = ["KnowledgeBaseDetail", "KnowledgeBaseFilters", "KnowledgeBaseUpdate", "TextCreate"]

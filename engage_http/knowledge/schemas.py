@@ -20,6 +20,7 @@ from engage_core.kernel.errors import ValidationFailed
 from engage_core.knowledge import model as domain
 from engage_core.knowledge.documents import Document
 from engage_core.knowledge.service import CatalogInput, CatalogResult, ProductsInput
+from engage_core.knowledge.voice import VoiceNote
 from engage_http.commerce.product_schemas import CatalogProduct, ProductCreate, attribute_problems
 from engage_http.constraints import Doc, Items, Text
 from engage_http.converter import renders, structures_into
@@ -32,6 +33,7 @@ CSV_FORMAT = "product-catalog-csv"
 KnowledgeBaseType = Literal["text", "document", "voice", "product_catalog", "website"]
 KnowledgeBaseStatus = Literal["active", "inactive"]
 ProcessingStatus = Literal["pending", "processing", "completed", "failed"]
+TranscriptionStatus = ProcessingStatus
 
 _COLUMNS = ", ".join(f"`{name}`" for name in COLUMNS)
 CsvFile = Annotated[
@@ -170,6 +172,32 @@ class KnowledgeDocument:
         )
 
 
+@renders(VoiceNote)
+@attrs.frozen
+class KnowledgeVoiceNote:
+    """A recording of a voice entry: its transcription, or why there is none."""
+
+    id: int
+    original_name: str
+    transcription_status: TranscriptionStatus
+    transcription: str | None
+    transcription_error: str | None = attrs.field(metadata={"description": "Why the recording was not transcribed."})
+    language: str | None = attrs.field(metadata={"description": "The language asked for or recognised."})
+    duration_seconds: float | None
+
+    @classmethod
+    def from_domain(cls, note: VoiceNote) -> KnowledgeVoiceNote:
+        return cls(
+            note.id,
+            note.original_name,
+            note.transcription_status,  # type: ignore[arg-type]
+            note.transcription,
+            note.transcription_error,
+            note.language,
+            note.duration_seconds,
+        )
+
+
 @attrs.frozen
 class CatalogProducts:
     """A catalogue and the products this request added to it (JSON products first, then CSV rows)."""
@@ -194,6 +222,7 @@ __all__ = [
     "CatalogProducts",
     "KnowledgeBase",
     "KnowledgeDocument",
+    "KnowledgeVoiceNote",
     "ProcessingStatus",
     "ProductsAdd",
     "check_products",

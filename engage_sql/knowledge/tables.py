@@ -6,6 +6,7 @@ from sqlalchemy import (
     JSON,
     CheckConstraint,
     Column,
+    Float,
     Index,
     Integer,
     LargeBinary,
@@ -88,6 +89,31 @@ knowledge_base_documents = Table(
     owned_by_account("knowledge_base_id", "knowledge_base_entries"),
     UniqueConstraint("account_id", "id"),
     # A document entry's files in upload order: WHERE account_id = ? AND knowledge_base_id = ? ORDER BY id.
+    Index(None, "account_id", "knowledge_base_id", "id"),
+    sqlite_autoincrement=True,
+)
+
+knowledge_base_voice_notes = Table(
+    "knowledge_base_voice_notes",
+    metadata,
+    # The recording of a `voice` entry (SPEC 2, Voice note record): its transcription, or why there
+    # is none. The recording itself is not kept.
+    Column("id", Id, primary_key=True),
+    account_id(),
+    Column("knowledge_base_id", Id, nullable=False),
+    Column("original_name", String(255), nullable=False),
+    Column("audio_format", String(16)),
+    Column("duration_seconds", Float()),
+    Column("language", String(8)),
+    Column("transcription_status", String(16), nullable=False),
+    Column("transcription", Text()),
+    Column("transcription_error", String(2000)),
+    *timestamps(),
+    CheckConstraint(
+        "transcription_status IN ('pending', 'processing', 'completed', 'failed')", name="transcription_status"
+    ),
+    owned_by_account("knowledge_base_id", "knowledge_base_entries"),
+    UniqueConstraint("account_id", "id"),
     Index(None, "account_id", "knowledge_base_id", "id"),
     sqlite_autoincrement=True,
 )
