@@ -1,5 +1,6 @@
 """The services of an app under test over a real database, with offline stand-ins for the outside
-world (cipher, SSRF guard, password hasher, mailer, document reader, speech) and the sandbox channel gateway attached."""
+world (cipher, SSRF guard, password hasher, mailer, document reader, speech) and the sandbox channel
+gateway attached."""
 
 from __future__ import annotations
 
