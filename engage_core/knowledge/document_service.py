@@ -133,8 +133,8 @@ def _check_files(files: Sequence[DocumentUpload]) -> None:
     errors: dict[str, list[str]] = {}
     for index, upload in enumerate(files):
         field = f"files.{index}"
-        if not upload.name.strip() or len(upload.name) > NAME_MAX:
-            errors.setdefault(field, []).append(f"A file name is 1 to {NAME_MAX} characters.")
+        if not upload.name.strip() or len(upload.name) > NAME_MAX or "\x00" in upload.name:
+            errors.setdefault(field, []).append(f"A file name is 1 to {NAME_MAX} characters, without NUL.")
         elif format_of_name(upload.name) is None:
             errors.setdefault(field, []).append(f"{upload.name}: the file must be one of {accepted}.")
         if upload.path.stat().st_size > MAX_DOCUMENT_BYTES:

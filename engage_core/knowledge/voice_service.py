@@ -109,8 +109,10 @@ def _check(data: VoiceInput) -> str | None:
     if language is not None and not _LANGUAGE.fullmatch(language):
         errors["language"] = ["The language must be a two-letter ISO 639-1 code, such as en or ar."]
     name = data.audio_file.name
-    if not name.strip() or len(name) > NAME_MAX:
-        errors.setdefault("audio_file", []).append(f"The audio file needs a name of 1 to {NAME_MAX} characters.")
+    if not name.strip() or len(name) > NAME_MAX or "\x00" in name:
+        errors.setdefault("audio_file", []).append(
+            f"The audio file needs a name of 1 to {NAME_MAX} characters, without NUL."
+        )
     if data.audio_file.path.stat().st_size > VOICE_NOTE_MAX_BYTES:
         errors.setdefault("audio_file", []).append("The audio file may not be larger than 10 MB.")
     if errors:

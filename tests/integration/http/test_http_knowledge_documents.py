@@ -234,3 +234,15 @@ def test_another_accounts_document_entry_is_not_found(
     theirs = upload(client_for(make_tenant("Other")), ("handbook.txt", HANDBOOK)).json()["data"]["knowledge_base"]
 
     assert api.get(f"{BASE}/{theirs['id']}").status_code == 404
+
+
+def test_a_file_name_holding_nul_is_refused(api: Api) -> None:
+    """A raw NUL in the part's file name (no database column can store it) is a 422, not a 500."""
+    body = (
+        b'--b\r\nContent-Disposition: form-data; name="title"\r\n\r\nT\r\n'
+        b'--b\r\nContent-Disposition: form-data; name="files"; filename="a\x00b.txt"\r\n\r\nx\r\n--b--\r\n'
+    )
+
+    response = api.post(DOCUMENTS, content=body, headers={"Content-Type": "multipart/form-data; boundary=b"})
+
+    assert (response.status_code, list(response.json()["errors"])) == (422, ["files.0"])
