@@ -24,6 +24,8 @@ engage [--database-url URL] bookings types list|create|update|deactivate ACCOUNT
 engage [--database-url URL] bookings resources list|create|update|deactivate ACCOUNT_ID ... [--json]
 engage [--database-url URL] bookings hours show|set|clear ACCOUNT_ID [--resource ID] [--file F] [--timezone TZ]
 engage [--database-url URL] bookings complete ACCOUNT_ID BOOKING_ID [--json]
+engage [--database-url URL] kb list ACCOUNT_ID [--type T] [--status S] [--page N] [--per-page N] [--json]
+engage [--database-url URL] kb search ACCOUNT_ID QUERY [--type T] [--limit N] [--json]
 engage sandbox [--url URL] --api-key KEY scan|fail|set-status|inject-message|inject-receipt ...
 """
 
@@ -35,6 +37,7 @@ from engage_cli.commands.accounts import accounts
 from engage_cli.commands.bookings import bookings
 from engage_cli.commands.commerce import orders
 from engage_cli.commands.db import db
+from engage_cli.commands.knowledge import kb
 from engage_cli.commands.messaging import sandbox
 from engage_cli.commands.partners import partners
 from engage_cli.commands.plans import plans
@@ -77,6 +80,7 @@ cli.add_command(departments)
 cli.add_command(bookings)
 cli.add_command(partners)
 cli.add_command(plans)
+cli.add_command(kb)
 
 
 def main() -> None:

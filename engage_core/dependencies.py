@@ -14,6 +14,8 @@ from engage_core.commerce.ports import StorePlatform
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.mail import Mailer
 from engage_core.knowledge.crawling import Crawler
+from engage_core.knowledge.extraction import DocumentExtractor
+from engage_core.knowledge.transcription import AudioProber, Transcriber
 from engage_core.messaging.ports import CampaignGuard, ChannelGateway
 from engage_core.plans.ports import FeatureGate
 from engage_core.team.ports import PasswordHasher
@@ -53,4 +55,7 @@ class Dependencies:
     mailer: Mailer
     app_url: str
     default_plan: str
+    extractor: DocumentExtractor
+    transcriber: Transcriber
+    prober: AudioProber
     crawler: Crawler = attrs.field(factory=lambda: unconfigured("crawler=Crawler", "website crawls"))

@@ -17,6 +17,8 @@ from engage_core.jobs.runner import Handler
 from engage_core.kernel.clock import Clock, SystemClock
 from engage_core.kernel.mail import LoggingMailer, Mailer
 from engage_core.knowledge.crawling import Crawler
+from engage_core.knowledge.extraction import DocumentExtractor
+from engage_core.knowledge.transcription import AudioProber, Transcriber
 from engage_core.knowledge.website_wiring import WebsiteServices
 from engage_core.knowledge.wiring import KnowledgeServices
 from engage_core.messaging.channels import NoActiveCampaigns
@@ -87,6 +89,9 @@ class Services(
         app_url: str = DEFAULT_APP_URL,
         default_plan: str = DEFAULT_PLAN,
         crawler: Crawler | None = None,
+        extractor: DocumentExtractor | None = None,
+        transcriber: Transcriber | None = None,
+        prober: AudioProber | None = None,
     ) -> Services:
         """Wire every service. `cipher` (secrets at rest) and `guard` (SSRF checks of target URLs)
         come from `engage_connectors`; without them everything but webhooks works. `store` is the
@@ -102,7 +107,10 @@ class Services(
         `mailer` sends invitations (logged only, by default); they link to the sign-in page under
         `app_url`. `default_plan` is the plan of every workspace without a partner. `crawler` reads
         websites (`engage_connectors.crawler.HttpCrawler`); without it website entries are created
-        and queued, but no worker crawls them."""
+        and queued, but no worker crawls them. `extractor` reads uploaded documents
+        (`engage_connectors.documents.FileExtractor`); without it everything but document entries
+        works. `transcriber` and `prober` transcribe and identify voice notes
+        (`engage_connectors.speech`); without them everything but voice entries works."""
         deps = Dependencies(
             uow=uow,
             clock=clock or SystemClock(),
@@ -117,6 +125,9 @@ class Services(
             app_url=app_url,
             default_plan=default_plan,
             crawler=crawler or unconfigured("crawler=Crawler", "website crawls"),
+            extractor=extractor or unconfigured("extractor=DocumentExtractor", "document entries"),
+            transcriber=transcriber or unconfigured("transcriber=Transcriber", "voice entries"),
+            prober=prober or unconfigured("prober=AudioProber", "voice entries"),
         )
         return cls(deps)
 

@@ -61,6 +61,16 @@ class Settings:
     store_timeout_seconds: float = 10.0
     """`ENGAGE_STORE_TIMEOUT`: seconds the store connector has to answer a status change."""
 
+    transcription_url: str | None = None
+    """`ENGAGE_TRANSCRIPTION_URL`: base URL of an OpenAI-compatible service (`.../v1`) that transcribes
+    voice notes; unset, they are transcribed offline by pocketsphinx (English only)."""
+
+    transcription_key: str | None = attrs.field(default=None, repr=False)
+    """`ENGAGE_TRANSCRIPTION_KEY`: bearer key sent to the transcription service (never printed)."""
+
+    transcription_model: str | None = None
+    """`ENGAGE_TRANSCRIPTION_MODEL`: the service's model (unset: `whisper-1`)."""
+
     app_url: str = DEFAULT_APP_URL
     """`ENGAGE_APP_URL`: the public address of the application; invitation e-mails link under it."""
 
@@ -154,6 +164,9 @@ class Settings:
             store_url=(env.get("ENGAGE_STORE_URL") or "").strip() or None,
             store_token=env.get("ENGAGE_STORE_TOKEN") or None,
             store_timeout_seconds=_number(env, "ENGAGE_STORE_TIMEOUT", 10.0, float),
+            transcription_url=(env.get("ENGAGE_TRANSCRIPTION_URL") or "").strip() or None,
+            transcription_key=env.get("ENGAGE_TRANSCRIPTION_KEY") or None,
+            transcription_model=(env.get("ENGAGE_TRANSCRIPTION_MODEL") or "").strip() or None,
             app_url=(env.get("ENGAGE_APP_URL") or "").strip() or DEFAULT_APP_URL,
             smtp_host=(env.get("ENGAGE_SMTP_HOST") or "").strip() or None,
             smtp_port=_number(env, "ENGAGE_SMTP_PORT", 587, int),

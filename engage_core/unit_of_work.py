@@ -17,8 +17,10 @@ from engage_core.contacts.ports import ContactsRepositories
 from engage_core.jobs.ports import JobsRepositories
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.units import UnitOfWork
+from engage_core.knowledge.documents import DocumentRepositories
 from engage_core.knowledge.ports import KnowledgeRepositories
 from engage_core.knowledge.search import KnowledgeSearchRepositories
+from engage_core.knowledge.voice import VoiceRepositories
 from engage_core.knowledge.websites import WebsiteRepositories
 from engage_core.messaging.ports import ChannelDirectoryRepositories, MessagingRepositories
 from engage_core.partners.ports import PartnersRepositories
@@ -36,6 +38,8 @@ class WorkspaceUnitOfWork(
     KnowledgeRepositories,
     KnowledgeSearchRepositories,
     WebsiteRepositories,
+    DocumentRepositories,
+    VoiceRepositories,
     SupportRepositories,
     TeamRepositories,
     WebhooksRepositories,

@@ -43,13 +43,14 @@ import secrets
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 
 from engage_connectors.crawler import CrawlLimits, HttpCrawler
+from engage_connectors.documents import FileExtractor
 from engage_connectors.hosted_gateway import HostedCallbackReader, HostedGateway
 from engage_connectors.hosted_messaging import CallbackAuthenticator, HostedMessagingClient
 from engage_connectors.passwords import BoundedHasher, bounded_argon2id
@@ -310,6 +311,17 @@ def channel_wiring(settings: Settings) -> ChannelWiring:
     return ChannelWiring(gateway=gateway, callbacks=HostedCallbackReader(authenticator, gateway))
 
 
+def voice_ports(settings: Settings) -> dict[str, Any]:
+    """The transcriber and audio prober of voice entries (`ENGAGE_TRANSCRIPTION_*`), or none when the
+    `voice` extra (PyAV, pocketsphinx) is not installed: then every service but voice entries works."""
+    try:
+        from engage_connectors.speech import AvAudioProber, transcriber_for
+    except ImportError:
+        return {}
+    transcriber = transcriber_for(settings.transcription_url, settings.transcription_key, settings.transcription_model)
+    return {"transcriber": transcriber, "prober": AvAudioProber()}
+
+
 def build_services(settings: Settings, database: Database) -> Services:
     """Every use case over `database`, with the real target guard and store connector, and the cipher
     resolved on first use."""
@@ -323,6 +335,8 @@ def build_services(settings: Settings, database: Database) -> Services:
         app_url=settings.app_url,
         default_plan=settings.default_plan,
         crawler=website_crawler(settings),
+        extractor=FileExtractor(),
+        **voice_ports(settings),
     )
 
 
@@ -414,6 +428,8 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             gateway=outbound(channels.gateway, "channel gateway"),
             default_plan=settings.default_plan,
             crawler=outbound(website_crawler(settings), "crawler"),
+            extractor=outbound(FileExtractor(), "document extractor"),
+            **{name: outbound(port, name) for name, port in voice_ports(settings).items()},
         )
         sandbox = channels.attach(services, database)
         limiter = rate_limiter(settings)

@@ -59,6 +59,7 @@ from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.money import as_number
 from engage_core.kernel.unset import UNSET
 from engage_http.constraints import CONSTRAINT_TYPES, Items
+from engage_http.uploads import Upload
 
 T = TypeVar("T")
 
@@ -162,6 +163,13 @@ def _structure_bool(value: Any, _: Any) -> bool:
     if type(value) is not bool:
         raise Invalid("The {field} must be true or false.")
     return value
+
+
+def _structure_upload(value: Any, _: Any) -> Upload:
+    """Only a form's file part is an upload (`engage_http.multipart`); JSON holds none."""
+    if isinstance(value, Upload):
+        return value
+    raise Invalid("The {field} must be an uploaded file.")
 
 
 def _structure_any(value: Any, _: Any) -> Any:
@@ -338,6 +346,7 @@ def make_converter() -> cattrs.Converter:
     conv.register_structure_hook(float, _structure_number)
     conv.register_structure_hook(bool, _structure_bool)
     conv.register_structure_hook(Any, _structure_any)
+    conv.register_structure_hook(Upload, _structure_upload)
     conv.register_structure_hook_factory(attrs.has, _attrs_factory(conv))
     conv.register_structure_hook_factory(is_list, _list_factory(conv))
     conv.register_structure_hook_factory(is_literal, _literal_factory)

@@ -20,6 +20,7 @@ import attrs
 from engage_core.kernel.unset import UNSET
 from engage_http.constraints import CONSTRAINT_TYPES, NO_NUL
 from engage_http.converter import FREE_ARRAY_MAX, is_list, is_union, is_unset, union_members
+from engage_http.uploads import UPLOAD_SCHEMA, Upload
 
 REF_PREFIX = "#/components/schemas/"
 FREE_JSON = "JsonValue"
@@ -32,6 +33,7 @@ _PRIMITIVES: Mapping[Any, dict[str, Any]] = {
     float: {"type": "number"},
     type(None): {"type": "null"},
     datetime: {"type": "string", "format": "date-time"},
+    Upload: UPLOAD_SCHEMA,
 }
 
 

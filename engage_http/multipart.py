@@ -11,6 +11,9 @@ names a field of the body class:
   is how OpenAPI encodes such properties (`application/json`). An array field may also come as
   repeated parts, each holding one item or an array of items. A blank part counts as not given,
   as an empty input of an HTML form does;
+- an `Upload` field (or a tuple of them) takes the part's bytes and file name as they are; an
+  array of uploads also takes the parts named with a trailing `[]` (`files[]`, as HTML forms and
+  PHP clients send them);
 - parts that name no field are ignored, like unknown keys of a JSON body. A field given twice
   is a 422.
 
@@ -31,6 +34,7 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 
 from engage_core.kernel.errors import ValidationFailed
 from engage_http.converter import BODY, is_list, is_literal, is_union, union_members
+from engage_http.uploads import Upload
 
 FORM = "multipart/form-data"
 JSON_PART = "application/json"
@@ -55,6 +59,7 @@ class Part:
 class _Kind:
     text: bool
     array: bool
+    file: bool = False
 
 
 def is_form(content_type: str | None) -> bool:
@@ -97,6 +102,17 @@ def values_for(parts: Sequence[Part], cls: type) -> dict[str, Any]:
     for name, kind in _kinds(cls).items():
         given = by_name.get(name, [])
         try:
+            if kind.file:
+                given = given + by_name.get(f"{name}[]", []) if kind.array else given
+                uploads = [Upload(part.filename or "", part.data) for part in given]
+                if kind.array:
+                    if uploads:
+                        values[name] = uploads
+                elif len(uploads) > 1:
+                    raise ValidationFailed.on(name, f"The {name} may be given only once.")
+                elif uploads:
+                    values[name] = uploads[0]
+                continue
             if kind.text:
                 if len(given) > 1:
                     raise ValidationFailed.on(name, f"The {name} may be given only once.")
@@ -127,6 +143,8 @@ def encoding(cls: type) -> dict[str, dict[str, str]]:
         media_type = field.metadata.get(MEDIA_TYPE)
         if media_type is not None:
             found[field.name] = {"contentType": media_type}
+        elif kinds[field.name].file:
+            found[field.name] = {"contentType": "application/octet-stream"}
         elif not kinds[field.name].text:
             found[field.name] = {"contentType": JSON_PART}
     return found
@@ -238,7 +256,10 @@ def _kind(tp: Any) -> _Kind:
     inner = union_members(tp)[0][0] if is_union(tp) else tp
     base = inner.__origin__ if hasattr(inner, "__metadata__") else inner
     text = base is str or (is_literal(base) and all(isinstance(c, str) for c in get_args(base)))
-    return _Kind(text=text, array=is_list(base))
+    array = is_list(base)
+    item = get_args(base)[0] if array else base
+    item = item.__origin__ if hasattr(item, "__metadata__") else item
+    return _Kind(text=text, array=array, file=item is Upload)
 
 
 __all__ = ["FORM", "MEDIA_TYPE", "Part", "encoding", "form_values", "is_form", "read_parts", "values_for"]

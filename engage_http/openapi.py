@@ -197,8 +197,8 @@ def _operation(op: Operation, registry: SchemaRegistry) -> dict[str, Any]:
         spec["parameters"] = parameters
     if op.body is not None:
         body = registry.schema(op.body)
-        content: dict[str, Any] = {JSON: {"schema": body}}
-        if op.multipart:
+        content: dict[str, Any] = {} if op.form_only else {JSON: {"schema": body}}
+        if op.multipart or op.form_only:
             content[multipart.FORM] = {"schema": body, "encoding": multipart.encoding(op.body)}
         spec["requestBody"] = {"required": not op.body_optional, "content": content}
     responses: dict[str, Any] = {}

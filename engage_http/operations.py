@@ -15,6 +15,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Callable, Mapping
+from types import UnionType
 from typing import Any, Generic, TypeVar
 
 import attrs
@@ -98,7 +99,9 @@ class Operation:
     handler: Handler
     summary: str
     tag: str
-    response: type | None = None
+    response: type | UnionType | None = None
+    """The class of the data rendered; a union of classes where the shape depends on the resource
+    (each rendered as its own class; the document says `anyOf`)."""
     shape: Shape = Shape.ONE
     status: int = 200
     message: str | None = None
@@ -115,6 +118,9 @@ class Operation:
     `Reply(status=...)`)."""
     multipart: bool = False
     """The body may also be sent as `multipart/form-data` (see `engage_http.multipart`)."""
+    form_only: bool = False
+    """The body is `multipart/form-data` only (it carries file uploads, `engage_http.uploads`): any
+    other body is a 422. Implies `multipart`."""
     body_optional: bool = False
     """An empty request body stands for `{}`."""
     body_limit: int | None = None

@@ -54,7 +54,7 @@ from engage_core.messaging.channels import CHANNEL_TYPES
 from engage_core.plans.model import Plan
 from engage_core.services import Services
 from engage_http import auth, cors, envelope, idempotency, multipart, pagination, partner_auth
-from engage_http.converter import core_type, load_json, structure, to_core, unstructure_hook
+from engage_http.converter import BODY, core_type, load_json, structure, to_core, unstructure_hook
 from engage_http.envelope_schemas import PageMeta
 from engage_http.errors import (
     StorageErrors,
@@ -293,9 +293,11 @@ class BoundOperation:
         if op.body is None:
             return None
         content_type = headers.get("content-type")
-        if op.multipart and multipart.is_form(content_type):
+        if (op.multipart or op.form_only) and multipart.is_form(content_type):
             assert content_type is not None
             return structure(multipart.form_values(content_type, raw, op.body), op.body)
+        if op.form_only:
+            raise ValidationFailed.on(BODY, "Send the request as multipart/form-data.")
         if op.body_optional and not raw.strip():
             return structure({}, op.body)
         return structure(load_json(raw), op.body)

@@ -1,9 +1,12 @@
 """The services of an app under test over a real database, with offline stand-ins for the outside
-world (cipher, SSRF guard, password hasher, mailer) and the sandbox channel gateway attached."""
+world (cipher, SSRF guard, password hasher, mailer, document reader, speech) and the sandbox channel
+gateway attached."""
 
 from __future__ import annotations
 
 from engage_core.kernel.clock import Clock
+from engage_core.knowledge.extraction_fakes import FakeDocumentExtractor
+from engage_core.knowledge.transcription_fakes import FakeAudioProber, FakeTranscriber
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeMailer, FakePasswordHasher
@@ -21,6 +24,9 @@ def offline_services(uow: UnitOfWorkFactory, clock: Clock) -> Services:
         hasher=FakePasswordHasher(),
         mailer=FakeMailer(),
         gateway=sandbox,
+        extractor=FakeDocumentExtractor(),
+        transcriber=FakeTranscriber(),
+        prober=FakeAudioProber(),
     )
     sandbox.attach(services.inbox)
     return services

@@ -19,7 +19,10 @@ from engage_core.jobs.model import JobRequest
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.events import DomainEvent
 from engage_core.knowledge.chunking import chunk_text
+from engage_core.knowledge.documents import DocumentDraft
 from engage_core.knowledge.model import KnowledgeBaseDraft
+from engage_core.knowledge.voice import VoiceNoteDraft
+from engage_core.knowledge.websites import StoredPage, WebsiteDraft
 from engage_core.messaging.channels import ChannelDraft
 from engage_core.messaging.messages import MessageDraft
 from engage_core.partners.client_service import AdminInput, ClientInput, PartnerClientService
@@ -77,6 +80,13 @@ def fill_workspace(uow: UnitOfWorkFactory, account_id: int, partner_id: int, now
         product = unit.products.add_many(catalog.id, [ProductDraft("Tea", price=Decimal("2.50"))], now)[0]
         unit.knowledge_chunks.replace(catalog.id, chunk_text("Tea: 2.50 USD", title="Catalog"), now)
         unit.jobs.enqueue(JobRequest("crawl", {"entry_id": catalog.id}, key=f"entry:{catalog.id}"), now)
+        documents = unit.knowledge_base.add(KnowledgeBaseDraft("Manual", "document"), now)
+        unit.knowledge_documents.add_many(documents.id, [DocumentDraft("manual.txt", "txt", "completed", "Hi")], now)
+        voice = unit.knowledge_base.add(KnowledgeBaseDraft("Greeting", "voice"), now)
+        unit.knowledge_voice_notes.add(voice.id, VoiceNoteDraft("hello.mp3", "completed", "Hello"), now)
+        site = unit.knowledge_base.add(KnowledgeBaseDraft("Site", "website"), now)
+        unit.knowledge_websites.add(site.id, WebsiteDraft("https://shop.example.com"), now)
+        unit.knowledge_websites.add_page(site.id, StoredPage("https://shop.example.com/", "Shop", "Tea", 0), now)
         item = OrderItemDraft(product.id, "Tea", None, 1, Decimal("2.50"))
         unit.orders.add(
             OrderDraft(contact.id, "Ada", None, None, "USD", (item,), Decimal("2.50"), Decimal("2.50"), "api"), now

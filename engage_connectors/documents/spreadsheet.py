@@ -36,8 +36,15 @@ class XlsxExtractor:
     def extract(self, path: Path) -> ExtractedDocument:
         started = self._monotonic()
         try:
-            workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+            # A file object, not the path: openpyxl refuses a path without an Excel extension, and the
+            # port's path is wherever the bytes are (an upload's temporary file has no extension).
+            handle = path.open("rb")
+        except OSError:
+            raise ExtractionFailed(DAMAGED) from None
+        try:
+            workbook = openpyxl.load_workbook(handle, read_only=True, data_only=True)
         except Exception:  # openpyxl raises zip, XML, key and value errors on a damaged package
+            handle.close()
             raise ExtractionFailed(DAMAGED) from None
         records: list[Record] = []
         truncated = False
@@ -56,6 +63,7 @@ class XlsxExtractor:
             raise ExtractionFailed(DAMAGED) from None
         finally:
             workbook.close()
+            handle.close()
         return document("xlsx", records, row_count=len(records), truncated=truncated)
 
 

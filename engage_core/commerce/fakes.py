@@ -23,6 +23,12 @@ class CommerceTables(Tables):
     products: dict[int, tuple[int, Product]] = attrs.Factory(dict)
     orders: dict[int, tuple[int, Order]] = attrs.Factory(dict)
 
+    def forget(self, kind: str, ident: int) -> None:
+        """A deleted catalog entry takes its products with it (SQL: ON DELETE CASCADE)."""
+        if kind == "knowledge_base":
+            for key in [k for k, (_, p) in self.products.items() if p.knowledge_base_id == ident]:
+                del self.products[key]
+
 
 class _Repo(Repo):
     @property

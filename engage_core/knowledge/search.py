@@ -132,8 +132,14 @@ class ChunkRepository(Protocol):
     def update(self, chunk_id: int, patch: ChunkPatch, now: datetime) -> Chunk | None:
         """Apply `patch`; None when there is no such chunk."""
 
+    def append(self, entry_id: int, draft: ChunkDraft, now: datetime) -> Chunk:
+        """Store `draft` after the entry's last chunk (its `chunk_index` and `total_chunks` are
+        ignored): its index is the number of chunks before it, and every chunk of the entry gets
+        the new `total_chunks`."""
+
     def delete(self, chunk_id: int) -> bool:
-        """Remove one chunk (the others keep their index and total); False when there was none."""
+        """Remove one chunk; the entry's later chunks move down one index and all of them get the
+        new `total_chunks`. False when there was none."""
 
     def count(self, entry_id: int) -> int: ...
 

@@ -107,11 +107,38 @@ class InMemoryChunkRepository(_Repo):
         self._t.knowledge_base_chunks[chunk_id] = (self._account, updated)
         return updated
 
+    def append(self, entry_id: int, draft: ChunkDraft, now: datetime) -> Chunk:
+        siblings = self.for_entry(entry_id)
+        total = len(siblings) + 1
+        for sibling in siblings:
+            self._t.knowledge_base_chunks[sibling.id] = (self._account, attrs.evolve(sibling, total_chunks=total))
+        chunk = Chunk(
+            id=self._store.next_id(),
+            knowledge_base_id=entry_id,
+            content=draft.content,
+            chunk_index=total - 1,
+            total_chunks=total,
+            context_header=draft.context_header,
+            keywords=draft.keywords,
+            has_embedding=False,
+            embedding_updated_at=None,
+            created_at=now,
+            updated_at=now,
+        )
+        self._t.knowledge_base_chunks[chunk.id] = (self._account, chunk)
+        return chunk
+
     def delete(self, chunk_id: int) -> bool:
-        if self.get(chunk_id) is None:
+        chunk = self.get(chunk_id)
+        if chunk is None:
             return False
         del self._t.knowledge_base_chunks[chunk_id]
         self._t.knowledge_base_chunk_embeddings.pop(chunk_id, None)
+        rest = self.for_entry(chunk.knowledge_base_id)
+        for sibling in rest:
+            index = sibling.chunk_index - 1 if sibling.chunk_index > chunk.chunk_index else sibling.chunk_index
+            moved = attrs.evolve(sibling, chunk_index=index, total_chunks=len(rest))
+            self._t.knowledge_base_chunks[sibling.id] = (self._account, moved)
         return True
 
     def count(self, entry_id: int) -> int:

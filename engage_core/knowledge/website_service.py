@@ -30,6 +30,7 @@ from engage_core.knowledge.websites import (
     CRAWL_JOB,
     PATHS_MAX,
     URL_MAX,
+    WEBSITE,
     Website,
     WebsiteDraft,
     WebsiteInput,
@@ -39,7 +40,6 @@ from engage_core.knowledge.websites import (
 from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
 from engage_core.webhooks.ports import TargetGuard
 
-WEBSITE = "website"
 STATUS_TYPES_MESSAGE = "status is available for website and document entries"
 
 

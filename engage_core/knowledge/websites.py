@@ -27,6 +27,9 @@ from engage_core.knowledge.crawling import (
     FoundProduct,
 )
 
+WEBSITE = "website"
+"""The entry type a website record belongs to."""
+
 CRAWL_JOB = "knowledge_base.crawl"
 """The job kind of a crawl; its key is `entry:<knowledge_base_id>`."""
 URL_MAX = 2048

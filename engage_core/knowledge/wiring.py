@@ -4,17 +4,30 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engage_core.knowledge.chunks import KnowledgeChunkService
+from engage_core.knowledge.document_service import KnowledgeDocumentService
+from engage_core.knowledge.embeddings import KnowledgeSearch
+from engage_core.knowledge.entries import KnowledgeEntryService
 from engage_core.knowledge.service import KnowledgeBaseService
+from engage_core.knowledge.voice_service import KnowledgeVoiceService
 
 if TYPE_CHECKING:
     from engage_core.dependencies import Dependencies
 
 
 class KnowledgeServices:
-    """The knowledge area's service: the knowledge base."""
+    """The knowledge area's services: product catalogs, entries of every type, their chunks and search."""
 
     knowledge_base: KnowledgeBaseService
+    knowledge_entries: KnowledgeEntryService
+    knowledge_chunks: KnowledgeChunkService
+    knowledge_documents: KnowledgeDocumentService
+    knowledge_voice: KnowledgeVoiceService
 
     def wire(self, deps: Dependencies) -> None:
         """Build this area's services from `deps` (called once by :class:`.Services`)."""
         self.knowledge_base = KnowledgeBaseService(deps.uow, deps.clock)
+        self.knowledge_entries = KnowledgeEntryService(deps.uow, deps.clock)
+        self.knowledge_chunks = KnowledgeChunkService(deps.uow, deps.clock, KnowledgeSearch(deps.uow, deps.clock))
+        self.knowledge_documents = KnowledgeDocumentService(deps.uow, deps.clock, deps.extractor)
+        self.knowledge_voice = KnowledgeVoiceService(deps.uow, deps.clock, deps.transcriber, deps.prober)

@@ -18,10 +18,12 @@ from engage_core.commerce.product_csv import COLUMNS
 from engage_core.commerce.products import MAX_PRODUCTS_PER_REQUEST, ProductInput
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.knowledge import model as domain
+from engage_core.knowledge.documents import Document
 from engage_core.knowledge.service import CatalogInput, CatalogResult, ProductsInput
+from engage_core.knowledge.voice import VoiceNote
 from engage_http.commerce.product_schemas import CatalogProduct, ProductCreate, attribute_problems
 from engage_http.constraints import Doc, Items, Text
-from engage_http.converter import structures_into
+from engage_http.converter import renders, structures_into
 from engage_http.multipart import MEDIA_TYPE
 
 CSV_MEDIA_TYPE = "text/csv"
@@ -30,6 +32,8 @@ CSV_FORMAT = "product-catalog-csv"
 
 KnowledgeBaseType = Literal["text", "document", "voice", "product_catalog", "website"]
 KnowledgeBaseStatus = Literal["active", "inactive"]
+ProcessingStatus = Literal["pending", "processing", "completed", "failed"]
+TranscriptionStatus = ProcessingStatus
 
 _COLUMNS = ", ".join(f"`{name}`" for name in COLUMNS)
 CsvFile = Annotated[
@@ -109,6 +113,7 @@ class ProductsAdd:
         return _products_or_csv(schema)
 
 
+@renders(domain.KnowledgeBaseEntry)
 @attrs.frozen
 class KnowledgeBase:
     """A knowledge-base entry (SPEC 2)."""
@@ -125,7 +130,7 @@ class KnowledgeBase:
     created_at: datetime
     updated_at: datetime
 
-    # By hand: it is only rendered inside `CatalogProducts`, which is built by hand.
+    # By hand too: `CatalogProducts` and `KnowledgeBaseDetail` are built by hand.
     @classmethod
     def from_domain(cls, entry: domain.KnowledgeBaseEntry) -> KnowledgeBase:
         return cls(
@@ -138,6 +143,58 @@ class KnowledgeBase:
             embedding_updated_at=entry.embedding_updated_at,
             created_at=entry.created_at,
             updated_at=entry.updated_at,
+        )
+
+
+@renders(Document)
+@attrs.frozen
+class KnowledgeDocument:
+    """A file of a document entry: what was read from it, or why it could not be."""
+
+    id: int
+    original_name: str
+    file_type: str = attrs.field(
+        metadata={"description": "The format read from the content: `pdf`, `docx`, `doc`, `xlsx`, `csv` or `txt`."}
+    )
+    processing_status: ProcessingStatus
+    extracted_content: str | None = attrs.field(metadata={"description": "The text read from the file."})
+    processing_error: str | None = attrs.field(metadata={"description": "Why the file could not be read."})
+
+    @classmethod
+    def from_domain(cls, document: Document) -> KnowledgeDocument:
+        return cls(
+            document.id,
+            document.original_name,
+            document.file_type,
+            document.processing_status,  # type: ignore[arg-type]
+            document.extracted_content,
+            document.processing_error,
+        )
+
+
+@renders(VoiceNote)
+@attrs.frozen
+class KnowledgeVoiceNote:
+    """A recording of a voice entry: its transcription, or why there is none."""
+
+    id: int
+    original_name: str
+    transcription_status: TranscriptionStatus
+    transcription: str | None
+    transcription_error: str | None = attrs.field(metadata={"description": "Why the recording was not transcribed."})
+    language: str | None = attrs.field(metadata={"description": "The language asked for or recognised."})
+    duration_seconds: float | None
+
+    @classmethod
+    def from_domain(cls, note: VoiceNote) -> KnowledgeVoiceNote:
+        return cls(
+            note.id,
+            note.original_name,
+            note.transcription_status,  # type: ignore[arg-type]
+            note.transcription,
+            note.transcription_error,
+            note.language,
+            note.duration_seconds,
         )
 
 
@@ -159,4 +216,14 @@ class CatalogProducts:
         )
 
 
-__all__ = ["CSV_FORMAT", "CatalogCreate", "CatalogProducts", "KnowledgeBase", "ProductsAdd", "check_products"]
+__all__ = [
+    "CSV_FORMAT",
+    "CatalogCreate",
+    "CatalogProducts",
+    "KnowledgeBase",
+    "KnowledgeDocument",
+    "KnowledgeVoiceNote",
+    "ProcessingStatus",
+    "ProductsAdd",
+    "check_products",
+]

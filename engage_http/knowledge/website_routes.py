@@ -1,5 +1,7 @@
 """Website entries (SPEC 4): creating one, crawling it again, and its crawl's status.
 
+`GET /knowledge-base/{id}/status` also answers for document entries (their files' processing).
+
 A crawl never runs in the request: creating the entry (or asking for a re-crawl) queues a job that
 the worker runs (`engage_core.knowledge.crawl_job`), and the answer is a 202 with the crawl
 `pending`. Follow it with `GET /knowledge-base/{id}/status`.
@@ -8,6 +10,7 @@ the worker runs (`engage_core.knowledge.crawl_job`), and the answer is a 202 wit
 from __future__ import annotations
 
 from engage_core.knowledge.websites import WebsiteInput
+from engage_http.knowledge.document_schemas import KnowledgeDocumentStatus
 from engage_http.knowledge.website_schemas import CrawlStatusView, WebsiteCreate, WebsiteEntry
 from engage_http.operations import Call, Operation
 
@@ -22,8 +25,14 @@ def recrawl(call: Call[None, None]) -> WebsiteEntry:
     return WebsiteEntry.from_domain(call.services.websites.recrawl(call.account_id, call.path["id"]))
 
 
-def crawl_status(call: Call[None, None]) -> CrawlStatusView:
-    return CrawlStatusView.from_domain(call.services.websites.status(call.account_id, call.path["id"]))
+def entry_status(call: Call[None, None]) -> CrawlStatusView | KnowledgeDocumentStatus:
+    """A website entry's crawl, or a document entry's files (SPEC 4 gives the two shapes)."""
+    entry_id = call.path["id"]
+    if call.services.knowledge_entries.type_of(call.account_id, entry_id) == "document":
+        return KnowledgeDocumentStatus.from_domain(
+            call.services.knowledge_documents.document_status(call.account_id, entry_id)
+        )
+    return CrawlStatusView.from_domain(call.services.websites.status(call.account_id, entry_id))
 
 
 OPERATIONS: tuple[Operation, ...] = (
@@ -58,12 +67,13 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation(
         "GET",
         "/knowledge-base/{id:id}/status",
-        crawl_status,
-        "Show a website entry's crawl status",
+        entry_status,
+        "Show the processing status of a website or document entry",
         TAG,
-        CrawlStatusView,
+        CrawlStatusView | KnowledgeDocumentStatus,
         errors=frozenset({422}),
-        description="`completed` is true once the crawl has ended (`completed`, `partial` or `failed`). Other "
-        "types of entry are a 422 for now.",
+        description="A website entry: its crawl, `completed` once it has ended (`completed`, `partial` or "
+        "`failed`). A document entry: its files, `completed` once none is `pending` or `processing`. Other types "
+        "of entry are a 422.",
     ),
 )

@@ -131,7 +131,7 @@ def _operations(channel: str) -> tuple[Operation, ...]:
                 _credentials_connect(channel),
                 f"Connect {title} with a username and password",
                 TAG,
-                Channel | TwoFactorRequired,  # type: ignore[arg-type]
+                Channel | TwoFactorRequired,
                 message=f"{title} connected.",
                 body=CredentialsConnect,
                 errors=frozenset({409, 422, 503}),
@@ -145,7 +145,7 @@ def _operations(channel: str) -> tuple[Operation, ...]:
                 _submit_code(channel),
                 f"Answer a {title} 2FA checkpoint",
                 TAG,
-                Channel | TwoFactorRequired,  # type: ignore[arg-type]
+                Channel | TwoFactorRequired,
                 message=f"{title} connected.",
                 body=TwoFactorCode,
                 errors=frozenset({404, 409, 422, 503}),

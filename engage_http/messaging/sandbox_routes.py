@@ -62,7 +62,7 @@ def operations(controls: SandboxControls) -> tuple[Operation, ...]:
             scan,
             "Scan the waiting QR code (sandbox)",
             TAG,
-            state,  # type: ignore[arg-type]
+            state,
             message="QR code scanned.",
             body=SandboxScan,
             body_optional=True,
@@ -76,7 +76,7 @@ def operations(controls: SandboxControls) -> tuple[Operation, ...]:
             fail,
             "Refuse the waiting QR code (sandbox)",
             TAG,
-            state,  # type: ignore[arg-type]
+            state,
             message="QR code refused.",
             body=SandboxFail,
             body_optional=True,
@@ -90,7 +90,7 @@ def operations(controls: SandboxControls) -> tuple[Operation, ...]:
             set_status,
             "Change the account's provider status (sandbox)",
             TAG,
-            state,  # type: ignore[arg-type]
+            state,
             message="Status changed.",
             body=SandboxStatusChange,
             errors=frozenset({409}),

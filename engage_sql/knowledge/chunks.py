@@ -108,9 +108,47 @@ class SqlChunkRepository(WorkspaceRepository):
         # after this UPDATE (the contract test caught it), though the row held NULL.
         return self.get(chunk_id) if changed.rowcount else None
 
+    def append(self, entry_id: int, draft: ChunkDraft, now: datetime) -> Chunk:
+        of_entry = (self.owned(table), table.c.knowledge_base_id == entry_id)
+        total = self.count(entry_id) + 1
+        self._conn.execute(update(table).where(*of_entry).values(total_chunks=total))
+        row = self._conn.execute(
+            insert(table)
+            .values(
+                account_id=self._account_id,
+                knowledge_base_id=entry_id,
+                chunk_index=total - 1,
+                total_chunks=total,
+                content=draft.content,
+                context_header=draft.context_header,
+                keywords=list(draft.keywords),
+                char_count=draft.char_count,
+                embedding=None,
+                embedding_updated_at=None,
+                created_at=now,
+                updated_at=now,
+            )
+            .returning(*_COLUMNS)
+        ).one()
+        return chunk_from_row(row)
+
     def delete(self, chunk_id: int) -> bool:
-        result = self._conn.execute(delete(table).where(self.owned(table), table.c.id == chunk_id))
-        return bool(result.rowcount)
+        gone = self._conn.execute(
+            delete(table)
+            .where(self.owned(table), table.c.id == chunk_id)
+            .returning(table.c.knowledge_base_id, table.c.chunk_index)
+        ).one_or_none()
+        if gone is None:
+            return False
+        of_entry = (self.owned(table), table.c.knowledge_base_id == gone.knowledge_base_id)
+        # Indexes first, then the total: each statement leaves `chunk_index < total_chunks` true.
+        self._conn.execute(
+            update(table)
+            .where(*of_entry, table.c.chunk_index > gone.chunk_index)
+            .values(chunk_index=table.c.chunk_index - 1)
+        )
+        self._conn.execute(update(table).where(*of_entry).values(total_chunks=self.count(gone.knowledge_base_id)))
+        return True
 
     def count(self, entry_id: int) -> int:
         return int(

@@ -6,6 +6,7 @@ from sqlalchemy import (
     JSON,
     CheckConstraint,
     Column,
+    Float,
     Index,
     Integer,
     LargeBinary,
@@ -67,5 +68,52 @@ knowledge_base_chunks = Table(
     UniqueConstraint("account_id", "id"),
     # `GET /knowledge-base/{id}/chunks`: WHERE account_id = ? AND knowledge_base_id = ? ORDER BY chunk_index.
     Index(None, "account_id", "knowledge_base_id", "chunk_index"),
+    sqlite_autoincrement=True,
+)
+
+knowledge_base_documents = Table(
+    "knowledge_base_documents",
+    metadata,
+    # The files of a `document` entry (SPEC 2, Document record): what was read from each, or why it
+    # could not be. The file itself is not kept.
+    Column("id", Id, primary_key=True),
+    account_id(),
+    Column("knowledge_base_id", Id, nullable=False),
+    Column("original_name", String(255), nullable=False),
+    Column("file_type", String(16), nullable=False),
+    Column("processing_status", String(16), nullable=False),
+    Column("extracted_content", Text()),
+    Column("processing_error", String(2000)),
+    *timestamps(),
+    CheckConstraint("processing_status IN ('pending', 'processing', 'completed', 'failed')", name="processing_status"),
+    owned_by_account("knowledge_base_id", "knowledge_base_entries"),
+    UniqueConstraint("account_id", "id"),
+    # A document entry's files in upload order: WHERE account_id = ? AND knowledge_base_id = ? ORDER BY id.
+    Index(None, "account_id", "knowledge_base_id", "id"),
+    sqlite_autoincrement=True,
+)
+
+knowledge_base_voice_notes = Table(
+    "knowledge_base_voice_notes",
+    metadata,
+    # The recording of a `voice` entry (SPEC 2, Voice note record): its transcription, or why there
+    # is none. The recording itself is not kept.
+    Column("id", Id, primary_key=True),
+    account_id(),
+    Column("knowledge_base_id", Id, nullable=False),
+    Column("original_name", String(255), nullable=False),
+    Column("audio_format", String(16)),
+    Column("duration_seconds", Float()),
+    Column("language", String(8)),
+    Column("transcription_status", String(16), nullable=False),
+    Column("transcription", Text()),
+    Column("transcription_error", String(2000)),
+    *timestamps(),
+    CheckConstraint(
+        "transcription_status IN ('pending', 'processing', 'completed', 'failed')", name="transcription_status"
+    ),
+    owned_by_account("knowledge_base_id", "knowledge_base_entries"),
+    UniqueConstraint("account_id", "id"),
+    Index(None, "account_id", "knowledge_base_id", "id"),
     sqlite_autoincrement=True,
 )

@@ -4,7 +4,9 @@ exactly the keys of its events' `data`, and each `payload` example has the shape
 from __future__ import annotations
 
 import re
+import tempfile
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import doc_json
@@ -15,7 +17,13 @@ from engage_core.commerce.order_service import OrderInput, OrderPatch
 from engage_core.commerce.orders import ItemRequest
 from engage_core.commerce.products import ProductInput
 from engage_core.contacts.model import ContactInput
+from engage_core.knowledge.documents import DocumentInput, DocumentUpload
+from engage_core.knowledge.entries import TextInput
+from engage_core.knowledge.extraction_fakes import FakeDocumentExtractor
+from engage_core.knowledge.model import KnowledgeBasePatch
 from engage_core.knowledge.service import CatalogInput
+from engage_core.knowledge.transcription_fakes import FakeAudioProber, FakeTranscriber
+from engage_core.knowledge.voice import AudioUpload, VoiceInput
 from engage_core.services import Services
 from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
 
@@ -38,7 +46,13 @@ def _catalogue() -> dict[str, set[str]]:
 def _emitted() -> dict[str, Mapping[str, Any]]:
     """One `data` of each order and knowledge-base event, from the real services over the fakes."""
     uow = InMemoryUnitOfWorkFactory()
-    services = Services.build(uow, FakeClock())
+    services = Services.build(
+        uow,
+        FakeClock(),
+        extractor=FakeDocumentExtractor(failures={"scan.pdf": "The PDF is encrypted."}),
+        transcriber=FakeTranscriber(),
+        prober=FakeAudioProber(),
+    )
     account = services.accounts.create("Acme").account.id
     contact = services.contacts.create(account, ContactInput(name="Ada Lovelace", type="instagram"))
     catalog = services.knowledge_base.create_catalog(
@@ -50,7 +64,24 @@ def _emitted() -> dict[str, Mapping[str, Any]]:
         services.orders.update(account, first.id, OrderPatch(status=status))
     second = services.orders.create(account, OrderInput(items=[ItemRequest(product.id, 1)], customer_name="Lee")).order
     services.orders.cancel(account, second.id, "Changed their mind")
+    _knowledge_events(services, account)
     return {event.name: event.payload for event in uow.store.events(account)}
+
+
+def _knowledge_events(services: Services, account: int) -> None:
+    """Updated and deleted entries, and processing of a voice note then of documents (whose events
+    carry more fields: the catalogue names theirs)."""
+    text = services.knowledge_entries.create_text(account, TextInput("Hours", "We open at 7."))
+    services.knowledge_entries.update(account, text.id, KnowledgeBasePatch(status="inactive"))
+    services.knowledge_entries.delete(account, text.id)
+    with tempfile.TemporaryDirectory() as directory:
+        audio, good, bad = (Path(directory) / name for name in ("note", "good", "bad"))
+        audio.write_bytes(b"ID3")
+        good.write_text("Refunds take five days.")
+        bad.write_bytes(b"%PDF")
+        services.knowledge_voice.create(account, VoiceInput("Note", AudioUpload("note.mp3", audio)))
+        uploads = [DocumentUpload("refunds.txt", good), DocumentUpload("scan.pdf", bad)]
+        services.knowledge_documents.create(account, DocumentInput("Policies", uploads))
 
 
 EMITTED = _emitted()

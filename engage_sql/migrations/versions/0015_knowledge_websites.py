@@ -1,7 +1,7 @@
 """Website entries: their records and the pages their crawls stored.
 
 Revision ID: 0015
-Revises: 0013
+Revises: 0014
 Create Date: 2027-01-27
 
 `knowledge_base_websites` holds one record per `website` entry (what to crawl, how the crawl
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0015"
-down_revision: str | Sequence[str] | None = "0013"
+down_revision: str | Sequence[str] | None = "0014"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

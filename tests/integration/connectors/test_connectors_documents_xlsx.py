@@ -106,3 +106,12 @@ def test_a_damaged_workbook_is_refused(tmp_path: Path) -> None:
             dst.writestr(item, b"<workbook" if item.filename == "xl/workbook.xml" else src.read(item.filename))
     with pytest.raises(ExtractionFailed, match=r"^The Excel workbook is damaged and could not be read\.$"):
         FileExtractor().extract("damaged.xlsx", damaged)
+
+
+def test_a_workbook_is_read_from_a_path_without_an_extension(tmp_path: Path) -> None:
+    """The bytes decide, not the path: an upload's temporary file named without `.xlsx` is read."""
+    path = catalog_xlsx(tmp_path / "catalog.xlsx").rename(tmp_path / "upload-0")
+
+    extracted = FileExtractor().extract("catalog.xlsx", path)
+
+    assert (extracted.format, extracted.row_count) == ("xlsx", 3)

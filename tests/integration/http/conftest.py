@@ -28,7 +28,9 @@ from engage_core.contacts.model import Contact, ContactInput, Note
 from engage_core.contacts.segments import Segment
 from engage_core.contacts.tags import Tag
 from engage_core.kernel.pagination import PageRequest
+from engage_core.knowledge.extraction_fakes import FakeDocumentExtractor
 from engage_core.knowledge.service import CatalogInput, CatalogResult
+from engage_core.knowledge.transcription_fakes import FakeAudioProber, FakeTranscriber
 from engage_core.messaging.channel_service import CredentialsInput
 from engage_core.messaging.channels import QR_CHANNELS, ChannelAccount
 from engage_core.messaging.sandbox import SandboxGateway
@@ -83,7 +85,33 @@ def sandbox(clock: FakeClock) -> SandboxGateway:
 
 
 @pytest.fixture
-def services(uow: InMemoryUnitOfWorkFactory, clock: FakeClock, mailer: FakeMailer, sandbox: SandboxGateway) -> Services:
+def extractor() -> FakeDocumentExtractor:
+    """Reads uploaded documents as UTF-8 text; fails the names it is told to."""
+    return FakeDocumentExtractor()
+
+
+@pytest.fixture
+def transcriber() -> FakeTranscriber:
+    """Transcribes every voice note as the same English text; fails as it is told to."""
+    return FakeTranscriber()
+
+
+@pytest.fixture
+def prober() -> FakeAudioProber:
+    """Identifies every voice note as a three-second MP3, or fails as it is told to."""
+    return FakeAudioProber()
+
+
+@pytest.fixture
+def services(
+    uow: InMemoryUnitOfWorkFactory,
+    clock: FakeClock,
+    mailer: FakeMailer,
+    sandbox: SandboxGateway,
+    extractor: FakeDocumentExtractor,
+    transcriber: FakeTranscriber,
+    prober: FakeAudioProber,
+) -> Services:
     built = Services.build(
         uow,
         clock,
@@ -92,6 +120,9 @@ def services(uow: InMemoryUnitOfWorkFactory, clock: FakeClock, mailer: FakeMaile
         hasher=FakePasswordHasher(),
         mailer=mailer,
         gateway=sandbox,
+        extractor=extractor,
+        transcriber=transcriber,
+        prober=prober,
     )
     sandbox.attach(built.inbox)
     return built

@@ -13,6 +13,7 @@ from engage_core.jobs.fakes import InMemoryJobQueue
 from engage_core.jobs.runner import JobRunner
 from engage_core.kernel.fakes import FakeClock, FakeMailer
 from engage_core.knowledge.crawling import CrawledPage, FoundProduct, PageFailure
+from engage_core.knowledge.extraction_fakes import FakeDocumentExtractor
 from engage_core.knowledge.website_fakes import ScriptedCrawler
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
@@ -56,6 +57,7 @@ def services(
     mailer: FakeMailer,
     sandbox: SandboxGateway,
     crawler: ScriptedCrawler,
+    extractor: FakeDocumentExtractor,
 ) -> Services:
     built = Services.build(
         uow,
@@ -66,6 +68,7 @@ def services(
         mailer=mailer,
         gateway=sandbox,
         crawler=crawler,
+        extractor=extractor,
     )
     sandbox.attach(built.inbox)
     return built
@@ -172,7 +175,7 @@ def test_a_crawl_with_a_failed_page_is_partial_with_an_error(
 
 
 def test_status_of_another_type_of_entry_is_a_422(api: Api) -> None:
-    """Only website (and, later, document) entries have a status."""
+    """Only website and document entries have a status."""
     created = api.post("/knowledge-base/product-catalog", json={"title": "C", "products": [{"product_name": "Mug"}]})
     entry_id = created.json()["data"]["knowledge_base"]["id"]
 
@@ -180,6 +183,31 @@ def test_status_of_another_type_of_entry_is_a_422(api: Api) -> None:
 
     assert response.status_code == 422
     assert "status is available for website and document entries" in response.text
+
+
+def test_status_of_a_document_entry_lists_its_files(api: Api) -> None:
+    """A document entry's status is the document shape: its files and how far each is."""
+    files = [("files[]", ("faq.txt", b"We ship on Mondays.", "text/plain"))]
+    created = api.post("/knowledge-base/document", data={"title": "FAQ"}, files=files)
+    entry_id = created.json()["data"]["knowledge_base"]["id"]
+
+    status = api.get(f"/knowledge-base/{entry_id}/status").json()["data"]
+
+    assert (status["type"], status["completed"], status["total"], status["failed_count"]) == ("document", True, 1, 0)
+    assert [d["original_name"] for d in status["documents"]] == ["faq.txt"]
+
+
+def test_a_website_entry_shows_its_crawl(api: Api) -> None:
+    """`GET /knowledge-base/{id}` of a website entry carries its `website` record."""
+    created = api.post("/knowledge-base/website", json={"title": "Site", "website_url": "https://shop.example.com"})
+    entry_id = created.json()["data"]["knowledge_base"]["id"]
+
+    shown = api.get(f"/knowledge-base/{entry_id}").json()["data"]
+
+    assert (shown["website"]["website_url"], shown["website"]["crawl_status"]) == (
+        "https://shop.example.com",
+        "pending",
+    )
 
 
 def test_status_of_an_unknown_entry_is_a_404(api: Api) -> None:

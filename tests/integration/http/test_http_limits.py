@@ -46,7 +46,7 @@ def send(
     def call(location: Location, body: dict[str, object]) -> tuple[int, dict[str, list[str]]]:
         caller = partner.api if location.partner else api
         path = location.path.removeprefix(API_PREFIX)
-        for name in ("{id}", "{list_id}", "{segment_id}", "{tag_id}", "{product_id}", "{contact_id}"):
+        for name in ("{id}", "{list_id}", "{segment_id}", "{tag_id}", "{product_id}", "{contact_id}", "{chunk_id}"):
             path = path.replace(name, str(segment.id))
         response = caller.request(location.method, path, json=body)
         return response.status_code, response.json().get("errors", {})

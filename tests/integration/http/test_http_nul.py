@@ -77,7 +77,7 @@ def _send(callers: tuple[Api, Api, Services], location: Location, **kwargs: obje
     workspace, partner, _ = callers
     caller = partner if location.partner else workspace
     path = location.path.removeprefix(API_PREFIX)
-    for name in ("id", "list_id", "segment_id", "tag_id", "product_id", "contact_id"):
+    for name in ("id", "list_id", "segment_id", "tag_id", "product_id", "contact_id", "chunk_id"):
         path = path.replace("{" + name + "}", "1")
     path = path.replace("{delivery_id}", "00000000-0000-4000-8000-000000000000")
     response = caller.request(location.method, path, **kwargs)  # type: ignore[arg-type]

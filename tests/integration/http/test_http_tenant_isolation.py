@@ -22,6 +22,7 @@ from engage_core.bookings.setup import BookingType, Resource
 from engage_core.commerce.orders import Order
 from engage_core.contacts.model import Contact
 from engage_core.kernel.pagination import PageRequest
+from engage_core.knowledge.entries import TextInput
 from engage_core.knowledge.service import CatalogResult
 from engage_core.knowledge.websites import WebsiteInput
 from engage_core.services import Services
@@ -54,6 +55,8 @@ class Resources:
     catalog: int
     product: int
     website: int
+    text: int
+    chunk: int
     order: int
     ticket: int
     member: int
@@ -73,6 +76,8 @@ class Scenario:
 
 CONTACT = {"id": "contact"}
 WEBHOOK = {"id": "webhook"}
+TEXT = {"id": "text"}
+CHUNK = {"id": "text", "chunk_id": "chunk"}
 ORDER = {"id": "order"}
 TICKET = {"id": "ticket"}
 MEMBER = {"id": "member"}
@@ -120,6 +125,14 @@ SCENARIOS: Mapping[tuple[str, str], Scenario] = {
         {"id": "catalog", "product_id": "product"}
     ),
     ("POST", "/knowledge-base/{id:id}/recrawl"): Scenario({"id": "website"}),
+    ("GET", "/knowledge-base/{id:id}"): Scenario(TEXT),
+    ("PUT", "/knowledge-base/{id:id}"): Scenario(TEXT, lambda own: {"title": "Hijacked", "content": "Hijacked"}),
+    ("DELETE", "/knowledge-base/{id:id}"): Scenario(TEXT),
+    ("GET", "/knowledge-base/{id:id}/chunks"): Scenario(TEXT),
+    ("POST", "/knowledge-base/{id:id}/chunks"): Scenario(TEXT, lambda own: {"content": "Hijacked"}),
+    ("GET", "/knowledge-base/{id:id}/chunks/{chunk_id:id}"): Scenario(CHUNK),
+    ("PUT", "/knowledge-base/{id:id}/chunks/{chunk_id:id}"): Scenario(CHUNK, lambda own: {"content": "Hijacked"}),
+    ("DELETE", "/knowledge-base/{id:id}/chunks/{chunk_id:id}"): Scenario(CHUNK),
     ("GET", "/knowledge-base/{id:id}/status"): Scenario({"id": "website"}),
     ("GET", "/orders/{id:id}"): Scenario(ORDER),
     ("PUT", "/orders/{id:id}"): Scenario(ORDER, lambda own: {"status": "confirmed", "notes": "Hijacked"}),
@@ -202,6 +215,7 @@ def make_resources(
         booking_type, resource = make_booking_type(tenant), make_resource(tenant)
         booking = make_booking(tenant, contact.id, booking_type.id, clock.now())  # starts now: completable
         pending = make_booking(tenant, contact.id, booking_type.id, clock.now() + timedelta(days=1), status="pending")
+        text = services.knowledge_entries.create_text(tenant.account_id, TextInput("Returns", "Refunds in 30 days."))
         return Resources(
             contact=contact.id,
             tag=tag.id,
@@ -212,6 +226,8 @@ def make_resources(
             catalog=catalog.knowledge_base.id,
             product=product.id,
             website=_crawled_website(services, tenant, clock),
+            text=text.id,
+            chunk=services.knowledge_chunks.list(tenant.account_id, text.id).chunks[0].id,
             order=order.id,
             ticket=make_ticket(tenant).id,
             member=make_member(tenant, email="same@example.com").id,
