@@ -32,6 +32,7 @@ from engage_core.jobs.runner import JobContext
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.events import DomainEvent
+from engage_core.knowledge.catalog_chunks import rechunk_catalog
 from engage_core.knowledge.chunking import ChunkDraft, chunk_text
 from engage_core.knowledge.crawling import (
     CrawledPage,
@@ -285,4 +286,5 @@ def _catalog(
     new = [p for p in products if _product_key(p.sku, p.name) not in existing]
     if new:
         uow.products.add_many(catalog.id, new, now)
+        rechunk_catalog(uow, catalog, now)
     return catalog.id

@@ -19,6 +19,7 @@ from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.kernel.unset import UNSET, pick
 from engage_core.kernel.validation import ErrorCollector, one_of, optional_text, required_text
+from engage_core.knowledge.catalog_chunks import rechunk_catalog
 from engage_core.knowledge.chunking import chunk_text
 from engage_core.knowledge.documents import Document
 from engage_core.knowledge.model import (
@@ -184,6 +185,8 @@ class KnowledgeEntryService:
                 text = content if content is not None else uow.knowledge_base.content(entry_id)
                 if text is not None:
                     uow.knowledge_chunks.replace(entry_id, chunk_text(text, title=changed.title), now)
+                elif changed.type == "product_catalog":
+                    rechunk_catalog(uow, changed, now)
             uow.emit(DomainEvent("knowledge_base.updated", changed.event_payload(), now))
             uow.commit()
         return changed

@@ -19,6 +19,7 @@ from engage_core.kernel.clock import Clock
 from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.validation import ErrorCollector, one_of, optional_text, required_text
+from engage_core.knowledge.catalog_chunks import rechunk_catalog
 from engage_core.knowledge.model import (
     BUSINESS_DESCRIPTION_MAX,
     DESCRIPTION_MAX,
@@ -100,18 +101,20 @@ class KnowledgeBaseService:
         with self._uow.workspace(account_id) as uow:
             entry = uow.knowledge_base.add(draft, now)
             created = uow.products.add_many(entry.id, products, now)
+            rechunk_catalog(uow, entry, now)
             uow.emit(DomainEvent("knowledge_base.created", entry.event_payload(), now))
             uow.commit()
         return CatalogResult(entry, list(created))
 
     def add_products(self, account_id: int, knowledge_base_id: int, data: ProductsInput) -> CatalogResult:
-        """Append products to a catalog entry, all or nothing. The entry's own fields do not change,
-        so no `knowledge_base.updated` is emitted."""
+        """Append products to a catalog entry, all or nothing, and re-chunk it (one chunk a product).
+        The entry's own fields do not change, so no `knowledge_base.updated` is emitted."""
         products = _product_drafts(data)
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             entry = _catalog(uow, knowledge_base_id)
             created = uow.products.add_many(entry.id, products, now)
+            rechunk_catalog(uow, entry, now)
             uow.commit()
         return CatalogResult(entry, list(created))
 
@@ -119,11 +122,12 @@ class KnowledgeBaseService:
         """Remove a product from its catalog. Orders that hold it keep their item snapshot; their
         stock has nowhere to go back to, so a later cancellation restores nothing for it."""
         with self._uow.workspace(account_id) as uow:
-            _catalog(uow, knowledge_base_id)
+            catalog = _catalog(uow, knowledge_base_id)
             product = uow.products.get(product_id)
             if product is None or product.knowledge_base_id != knowledge_base_id:
                 raise NotFound("Product")
             uow.products.delete(product_id)
+            rechunk_catalog(uow, catalog, self._clock.now())
             uow.commit()
 
 

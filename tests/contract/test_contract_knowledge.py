@@ -127,3 +127,41 @@ def test_products_cannot_be_added_to_an_entry_that_is_no_catalog(
         services.knowledge_base.add_products(account, entry.id, ProductsInput([ProductInput("Tea")]))
 
     assert list(refused.value.errors) == ["type"]
+
+
+def _catalog_chunks(services: Services, account: int, catalog_id: int) -> list[str]:
+    return [chunk.content for chunk in services.knowledge_chunks.list(account, catalog_id).chunks]
+
+
+def test_a_catalogue_has_one_chunk_per_product(services: Services, account: int) -> None:
+    """Each product becomes one `field: value` chunk, so search can find it."""
+    products = [ProductInput("Green tea", sku="GT-1", price=4.5), ProductInput("Kettle", category="Kitchen")]
+    result = services.knowledge_base.create_catalog(account, CatalogInput("Shop", products=products))
+
+    chunks = _catalog_chunks(services, account, result.knowledge_base.id)
+
+    assert len(chunks) == 2
+    assert "Product: Green tea" in chunks[0] and "SKU: GT-1" in chunks[0] and "Price: 4.50 USD" in chunks[0]
+
+
+def test_adding_and_removing_products_re_chunks_the_catalogue(services: Services, account: int) -> None:
+    """The chunks follow the products: added ones appear, a removed one goes."""
+    created = services.knowledge_base.create_catalog(account, CatalogInput("Shop", products=[ProductInput("Tea")]))
+    catalog_id = created.knowledge_base.id
+    added = services.knowledge_base.add_products(account, catalog_id, ProductsInput([ProductInput("Coffee")]))
+    services.knowledge_base.delete_product(account, catalog_id, created.products[0].id)
+
+    chunks = _catalog_chunks(services, account, catalog_id)
+
+    assert [c.splitlines()[0] for c in chunks] == ["Product: Coffee"] and added.products[0].name == "Coffee"
+
+
+def test_a_product_is_found_by_search(services: Services, account: int) -> None:
+    """A question about a product finds the catalogue's chunk of it."""
+    services.knowledge_base.create_catalog(
+        account, CatalogInput("Shop", products=[ProductInput("Ceramic teapot", price=25), ProductInput("Mug")])
+    )
+
+    result = services.knowledge_chunks.search(account, "How much is the ceramic teapot?")
+
+    assert result.hits and "Ceramic teapot" in result.hits[0].content
