@@ -9,6 +9,7 @@ is one unit of work with its events (`knowledge_base.created`, `.updated`, `.del
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 import attrs
 
@@ -20,7 +21,7 @@ from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.kernel.unset import UNSET, pick
 from engage_core.kernel.validation import ErrorCollector, one_of, optional_text, required_text
 from engage_core.knowledge.catalog_chunks import rechunk_catalog
-from engage_core.knowledge.chunking import chunk_text
+from engage_core.knowledge.chunking import HEADER_SEPARATOR, chunk_text
 from engage_core.knowledge.documents import Document
 from engage_core.knowledge.model import (
     BUSINESS_DESCRIPTION_MAX,
@@ -34,6 +35,7 @@ from engage_core.knowledge.model import (
     KnowledgeBaseFilter,
     KnowledgeBasePatch,
 )
+from engage_core.knowledge.search import ChunkPatch
 from engage_core.knowledge.voice import VoiceNote
 from engage_core.knowledge.websites import CRAWL_JOB, WEBSITE, Website, crawl_key
 from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
@@ -187,6 +189,8 @@ class KnowledgeEntryService:
                     uow.knowledge_chunks.replace(entry_id, chunk_text(text, title=changed.title), now)
                 elif changed.type == "product_catalog":
                     rechunk_catalog(uow, changed, now)
+                else:  # documents, voice notes, pages: their text is chunked as it was, under the new title
+                    retitle_chunks(uow, entry_id, entry.title, changed.title, now)
             uow.emit(DomainEvent("knowledge_base.updated", changed.event_payload(), now))
             uow.commit()
         return changed
@@ -203,6 +207,14 @@ class KnowledgeEntryService:
             uow.knowledge_base.delete(entry_id)
             uow.emit(DomainEvent("knowledge_base.deleted", entry.deleted_payload(now), now))
             uow.commit()
+
+
+def retitle_chunks(uow: WorkspaceUnitOfWork, entry_id: int, old: str, new: str, now: datetime) -> None:
+    """Put `new` in place of the title `old` that heads the entry's chunks (`context_header`)."""
+    for chunk in uow.knowledge_chunks.for_entry(entry_id):
+        header = chunk.context_header
+        if header == old or (header is not None and header.startswith(old + HEADER_SEPARATOR)):
+            uow.knowledge_chunks.update(chunk.id, ChunkPatch(context_header=new + header[len(old) :]), now)
 
 
 def entry_of(uow: WorkspaceUnitOfWork, entry_id: int) -> KnowledgeBaseEntry:

@@ -95,6 +95,17 @@ def test_sections_keep_their_heading_path(api: Api, extractor: FakeDocumentExtra
     assert chunk["context_header"] == "Handbook > Shipping"
 
 
+def test_a_new_title_heads_the_documents_chunks(api: Api, extractor: FakeDocumentExtractor) -> None:
+    """Retitling a document entry puts the new title at the head of its chunks' `context_header`."""
+    extractor.documents["guide.docx"] = ExtractedDocument("docx", (Section("Ship in two days.", ("Shipping",)),))
+    entry = upload(api, ("guide.docx", b"ignored")).json()["data"]["knowledge_base"]
+
+    api.put(f"{BASE}/{entry['id']}", json={"title": "Staff handbook"})
+
+    [chunk] = api.get(f"{BASE}/{entry['id']}/chunks").json()["data"]["chunks"]
+    assert chunk["context_header"] == "Staff handbook > Shipping"
+
+
 def test_a_file_that_cannot_be_read_is_failed_not_an_error(api: Api, extractor: FakeDocumentExtractor) -> None:
     """An unreadable file ends `failed` with a readable error; the other files and the entry are kept."""
     extractor.failures["scan.pdf"] = "The PDF is encrypted."
