@@ -38,8 +38,48 @@ STOP_TIMEOUT_SECONDS = 10.0
 """How long `stop()` waits for the batch in flight before giving up on it (its leases expire)."""
 
 
-class DeliveryWorkerHandle:
-    """A running delivery worker. `stop()` ends it; it is idempotent."""
+class BackgroundHandle:
+    """A background thread that loops until its stop event is set. `stop()` ends it; it is idempotent."""
+
+    WHAT = "background thread"
+    LEFT_BEHIND = ""
+    """What happens to the work in flight when the thread does not stop in time (for the warning)."""
+
+    def __init__(self, thread: threading.Thread, stop_event: threading.Event) -> None:
+        self._thread = thread
+        self._stop = stop_event
+        self._lock = threading.Lock()
+        self._stopped = False
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def stop(self, timeout: float = STOP_TIMEOUT_SECONDS) -> bool:
+        """Ask the thread to finish, wait up to `timeout` seconds for the work in flight, then release
+        its resources (`_release`). True when it ended within the timeout; otherwise it is left to
+        finish on its own (a daemon thread) and its resources to the process exit."""
+        with self._lock:
+            if self._stopped:
+                return not self._thread.is_alive()
+            self._stopped = True
+        self._stop.set()
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            logger.warning("The %s did not stop within %.0f s; %s", self.WHAT, timeout, self.LEFT_BEHIND)
+            return False
+        self._release()
+        return True
+
+    def _release(self) -> None:
+        """Close what the thread used, once it has ended."""
+
+
+class DeliveryWorkerHandle(BackgroundHandle):
+    """A running delivery worker: `stop()` then releases the send threads, the HTTP client and the queue."""
+
+    WHAT = "delivery worker"
+    LEFT_BEHIND = "attempts in flight will be sent again when their lease expires."
 
     def __init__(
         self,
@@ -51,43 +91,19 @@ class DeliveryWorkerHandle:
         *,
         owns_sender: bool,
     ) -> None:
-        self._thread = thread
-        self._stop = stop_event
+        super().__init__(thread, stop_event)
         self._worker = worker
         self._sender = sender
         self._queue = queue
         self._owns_sender = owns_sender
-        self._lock = threading.Lock()
-        self._stopped = False
 
-    @property
-    def running(self) -> bool:
-        return self._thread.is_alive()
-
-    def stop(self, timeout: float = STOP_TIMEOUT_SECONDS) -> bool:
-        """Ask the worker to finish, wait up to `timeout` seconds for the batch in flight, then release
-        the send threads, the HTTP client and the queue. True when the worker ended within the timeout;
-        otherwise it is left to finish on its own (a daemon thread) and its resources to the process exit."""
-        with self._lock:
-            if self._stopped:
-                return not self._thread.is_alive()
-            self._stopped = True
-        self._stop.set()
-        self._thread.join(timeout)
-        if self._thread.is_alive():
-            logger.warning(
-                "The delivery worker did not stop within %.0f s; attempts in flight will be sent again "
-                "when their lease expires.",
-                timeout,
-            )
-            return False
+    def _release(self) -> None:
         self._worker.close()
         if self._owns_sender:
             close = getattr(self._sender, "close", None)
             if close is not None:
                 close()
         self._queue.close()
-        return True
 
 
 def start_delivery_worker(
@@ -142,37 +158,19 @@ def start_delivery_worker(
     return handle
 
 
-class JobRunnerHandle:
-    """A running job runner. `stop()` ends it; it is idempotent."""
+class JobRunnerHandle(BackgroundHandle):
+    """A running job runner: `stop()` tells the running handler to stop (`JobContext.stopping()`),
+    waits for it, then releases the queue."""
+
+    WHAT = "job runner"
+    LEFT_BEHIND = "its job will be resumed when its lease expires."
 
     def __init__(self, thread: threading.Thread, stop_event: threading.Event, queue: JobQueue) -> None:
-        self._thread = thread
-        self._stop = stop_event
+        super().__init__(thread, stop_event)
         self._queue = queue
-        self._lock = threading.Lock()
-        self._stopped = False
 
-    @property
-    def running(self) -> bool:
-        return self._thread.is_alive()
-
-    def stop(self, timeout: float = STOP_TIMEOUT_SECONDS) -> bool:
-        """Tell the running handler to stop (`JobContext.stopping()`), wait up to `timeout` seconds for
-        it, then release the queue. True when the runner ended within the timeout; otherwise its job
-        keeps its lease, which expires, and another worker resumes it."""
-        with self._lock:
-            if self._stopped:
-                return not self._thread.is_alive()
-            self._stopped = True
-        self._stop.set()
-        self._thread.join(timeout)
-        if self._thread.is_alive():
-            logger.warning(
-                "The job runner did not stop within %.0f s; its job will be resumed when its lease expires.", timeout
-            )
-            return False
+    def _release(self) -> None:
         self._queue.close()
-        return True
 
 
 def start_job_runner(
