@@ -14,6 +14,7 @@ from engage_core.commerce.ports import StorePlatform
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.mail import Mailer
 from engage_core.knowledge.crawling import Crawler
+from engage_core.knowledge.embeddings import Embedder
 from engage_core.knowledge.extraction import DocumentExtractor
 from engage_core.knowledge.transcription import AudioProber, Transcriber
 from engage_core.messaging.ports import CampaignGuard, ChannelGateway
@@ -59,3 +60,4 @@ class Dependencies:
     transcriber: Transcriber
     prober: AudioProber
     crawler: Crawler = attrs.field(factory=lambda: unconfigured("crawler=Crawler", "website crawls"))
+    embedder: Embedder | None = None

@@ -17,6 +17,7 @@ from engage_core.jobs.runner import Handler
 from engage_core.kernel.clock import Clock, SystemClock
 from engage_core.kernel.mail import LoggingMailer, Mailer
 from engage_core.knowledge.crawling import Crawler
+from engage_core.knowledge.embeddings import Embedder
 from engage_core.knowledge.extraction import DocumentExtractor
 from engage_core.knowledge.transcription import AudioProber, Transcriber
 from engage_core.knowledge.website_wiring import WebsiteServices
@@ -89,6 +90,7 @@ class Services(
         app_url: str = DEFAULT_APP_URL,
         default_plan: str = DEFAULT_PLAN,
         crawler: Crawler | None = None,
+        embedder: Embedder | None = None,
         extractor: DocumentExtractor | None = None,
         transcriber: Transcriber | None = None,
         prober: AudioProber | None = None,
@@ -110,7 +112,10 @@ class Services(
         and queued, but no worker crawls them. `extractor` reads uploaded documents
         (`engage_connectors.documents.FileExtractor`); without it everything but document entries
         works. `transcriber` and `prober` transcribe and identify voice notes
-        (`engage_connectors.speech`); without them everything but voice entries works."""
+        (`engage_connectors.speech`); without them everything but voice entries works. `embedder`
+        turns chunks into vectors (`engage_connectors.openai_embeddings.OpenAIEmbedder`): with it a
+        change of an entry's text queues their embedding and search blends full text with similarity;
+        without it search is full text alone."""
         deps = Dependencies(
             uow=uow,
             clock=clock or SystemClock(),
@@ -125,6 +130,7 @@ class Services(
             app_url=app_url,
             default_plan=default_plan,
             crawler=crawler or unconfigured("crawler=Crawler", "website crawls"),
+            embedder=embedder,
             extractor=extractor or unconfigured("extractor=DocumentExtractor", "document entries"),
             transcriber=transcriber or unconfigured("transcriber=Transcriber", "voice entries"),
             prober=prober or unconfigured("prober=AudioProber", "voice entries"),

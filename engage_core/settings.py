@@ -71,6 +71,16 @@ class Settings:
     transcription_model: str | None = None
     """`ENGAGE_TRANSCRIPTION_MODEL`: the service's model (unset: `whisper-1`)."""
 
+    embeddings_url: str | None = None
+    """`ENGAGE_EMBEDDINGS_URL`: base URL of an OpenAI-compatible service (`.../v1`) whose `/embeddings`
+    turns knowledge-base chunks into vectors for semantic search; unset, search is full text alone."""
+
+    embeddings_key: str | None = attrs.field(default=None, repr=False)
+    """`ENGAGE_EMBEDDINGS_KEY`: bearer key sent to the embeddings service (never printed)."""
+
+    embeddings_model: str = "text-embedding-3-small"
+    """`ENGAGE_EMBEDDINGS_MODEL`: the service's embedding model."""
+
     app_url: str = DEFAULT_APP_URL
     """`ENGAGE_APP_URL`: the public address of the application; invitation e-mails link under it."""
 
@@ -167,6 +177,9 @@ class Settings:
             transcription_url=(env.get("ENGAGE_TRANSCRIPTION_URL") or "").strip() or None,
             transcription_key=env.get("ENGAGE_TRANSCRIPTION_KEY") or None,
             transcription_model=(env.get("ENGAGE_TRANSCRIPTION_MODEL") or "").strip() or None,
+            embeddings_url=(env.get("ENGAGE_EMBEDDINGS_URL") or "").strip() or None,
+            embeddings_key=env.get("ENGAGE_EMBEDDINGS_KEY") or None,
+            embeddings_model=(env.get("ENGAGE_EMBEDDINGS_MODEL") or "").strip() or "text-embedding-3-small",
             app_url=(env.get("ENGAGE_APP_URL") or "").strip() or DEFAULT_APP_URL,
             smtp_host=(env.get("ENGAGE_SMTP_HOST") or "").strip() or None,
             smtp_port=_number(env, "ENGAGE_SMTP_PORT", 587, int),

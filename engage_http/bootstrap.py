@@ -53,6 +53,7 @@ from engage_connectors.crawler import CrawlLimits, HttpCrawler
 from engage_connectors.documents import FileExtractor
 from engage_connectors.hosted_gateway import HostedCallbackReader, HostedGateway
 from engage_connectors.hosted_messaging import CallbackAuthenticator, HostedMessagingClient
+from engage_connectors.openai_embeddings import OpenAIEmbedder
 from engage_connectors.passwords import BoundedHasher, bounded_argon2id
 from engage_connectors.redis_rate_limiter import RedisRateLimiter
 from engage_connectors.secrets import FernetCipher
@@ -322,6 +323,13 @@ def voice_ports(settings: Settings) -> dict[str, Any]:
     return {"transcriber": transcriber, "prober": AvAudioProber()}
 
 
+def embedder(settings: Settings) -> OpenAIEmbedder | None:
+    """The OpenAI-compatible embeddings client of `ENGAGE_EMBEDDINGS_*`, or None (full-text search)."""
+    if settings.embeddings_url is None:
+        return None
+    return OpenAIEmbedder(settings.embeddings_url, settings.embeddings_model, api_key=settings.embeddings_key)
+
+
 def build_services(settings: Settings, database: Database) -> Services:
     """Every use case over `database`, with the real target guard and store connector, and the cipher
     resolved on first use."""
@@ -336,6 +344,7 @@ def build_services(settings: Settings, database: Database) -> Services:
         default_plan=settings.default_plan,
         crawler=website_crawler(settings),
         extractor=FileExtractor(),
+        embedder=embedder(settings),
         **voice_ports(settings),
     )
 
@@ -406,6 +415,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
     access_log.install()  # keys, secrets and login-link tokens never reach the access log
     mail = mailer(settings)  # a misconfigured mail server or store is refused before anything is touched
     store = store_platform(settings)
+    embeddings = embedder(settings)
     channels = channel_wiring(settings)
     database = Database.connect(settings.database_url)
     if tracing is not None:
@@ -428,6 +438,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             gateway=outbound(channels.gateway, "channel gateway"),
             default_plan=settings.default_plan,
             crawler=outbound(website_crawler(settings), "crawler"),
+            embedder=None if embeddings is None else outbound(embeddings, "embedder"),
             extractor=outbound(FileExtractor(), "document extractor"),
             **{name: outbound(port, name) for name, port in voice_ports(settings).items()},
         )
@@ -442,6 +453,8 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         job_handlers = services.job_handlers()
     except BaseException:
         _close_store(store)
+        if embeddings is not None:
+            embeddings.close()
         channels.close()
         database.dispose()
         raise
@@ -485,6 +498,8 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             state.started = False
             database.uow.unpin_reader()
             _close_store(store)
+            if embeddings is not None:
+                embeddings.close()
             channels.close()
             _close_limiter(limiter)
             database.dispose()

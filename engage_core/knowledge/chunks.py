@@ -18,6 +18,7 @@ from engage_core.kernel.clock import Clock
 from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.kernel.validation import ErrorCollector, one_of, optional_text, required_text
 from engage_core.knowledge.chunking import ChunkDraft, keywords
+from engage_core.knowledge.embedding_jobs import NO_EMBEDDINGS, EmbeddingQueue
 from engage_core.knowledge.embeddings import KnowledgeSearch
 from engage_core.knowledge.entries import entry_of
 from engage_core.knowledge.model import KB_TYPES
@@ -86,10 +87,17 @@ class KnowledgeChunkService:
     Methods that name an entry or a chunk raise :class:`.NotFound` when it is not in the account (a
     chunk of another entry is not found either); invalid fields raise :class:`.ValidationFailed`."""
 
-    def __init__(self, uow: UnitOfWorkFactory, clock: Clock, search: KnowledgeSearch) -> None:
+    def __init__(
+        self,
+        uow: UnitOfWorkFactory,
+        clock: Clock,
+        search: KnowledgeSearch,
+        embeddings: EmbeddingQueue = NO_EMBEDDINGS,
+    ) -> None:
         self._uow = uow
         self._clock = clock
         self._search = search
+        self._embeddings = embeddings
 
     def list(self, account_id: int, entry_id: int) -> EntryChunks:
         """Every chunk of the entry, by `chunk_index`."""
@@ -113,6 +121,7 @@ class KnowledgeChunkService:
                 words = _keywords_among(content, uow.knowledge_chunks.for_entry(entry_id))
             draft = ChunkDraft(content, 0, 1, header if header is not None else entry.title, words)
             chunk = uow.knowledge_chunks.append(entry_id, draft, now)
+            self._embeddings.changed(uow, entry_id, now)
             uow.commit()
         return chunk
 
@@ -128,6 +137,8 @@ class KnowledgeChunkService:
                 words = _keywords_among(content, others)
             updated = uow.knowledge_chunks.update(chunk_id, ChunkPatch(content, header, words), now)
             assert updated is not None
+            if content is not None and content != current.content:
+                self._embeddings.changed(uow, entry_id, now)
             uow.commit()
         return updated
 

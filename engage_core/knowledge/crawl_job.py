@@ -43,6 +43,7 @@ from engage_core.knowledge.crawling import (
     FoundProduct,
     PageFailure,
 )
+from engage_core.knowledge.embedding_jobs import NO_EMBEDDINGS, EmbeddingQueue
 from engage_core.knowledge.model import TITLE_MAX, KnowledgeBaseDraft, KnowledgeBaseEntry
 from engage_core.knowledge.websites import CRAWL_ERROR_MAX, StoredPage, Website, processing_payload
 from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
@@ -63,10 +64,13 @@ class _Start:
 class CrawlJob:
     """The handler of `knowledge_base.crawl` jobs (payload: `knowledge_base_id`)."""
 
-    def __init__(self, uow: UnitOfWorkFactory, clock: Clock, crawler: Crawler) -> None:
+    def __init__(
+        self, uow: UnitOfWorkFactory, clock: Clock, crawler: Crawler, embeddings: EmbeddingQueue = NO_EMBEDDINGS
+    ) -> None:
         self._uow = uow
         self._clock = clock
         self._crawler = crawler
+        self._embeddings = embeddings
 
     def __call__(self, context: JobContext) -> None:
         """Run (or resume) the crawl of the job's entry, as the module notes say."""
@@ -178,7 +182,10 @@ class CrawlJob:
                 return
             pages = uow.knowledge_websites.pages(entry_id)
             uow.knowledge_chunks.replace(entry_id, page_chunks(pages), now)
+            self._embeddings.changed(uow, entry_id, now)
             catalog_id = _catalog(uow, entry, website, _found_products(pages), now)
+            if catalog_id is not None:  # its new products, if any (a run finds nothing left to embed otherwise)
+                self._embeddings.changed(uow, catalog_id, now)
             status = outcome.status if pages or outcome.status == "failed" else "failed"
             error = None if status == "completed" else (outcome.error or "No page could be crawled.")
             website = uow.knowledge_websites.save(

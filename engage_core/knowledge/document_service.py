@@ -33,6 +33,7 @@ from engage_core.knowledge.documents import (
     DocumentUpload,
     processing_payload,
 )
+from engage_core.knowledge.embedding_jobs import NO_EMBEDDINGS, EmbeddingQueue
 from engage_core.knowledge.entries import entry_of, validate_fields
 from engage_core.knowledge.extraction import (
     DOCUMENT_FORMATS,
@@ -72,10 +73,17 @@ class KnowledgeDocumentService:
     :class:`.ValidationFailed` and nothing is read or stored. A file that cannot be read is stored
     `failed`, never an error of the request."""
 
-    def __init__(self, uow: UnitOfWorkFactory, clock: Clock, extractor: DocumentExtractor) -> None:
+    def __init__(
+        self,
+        uow: UnitOfWorkFactory,
+        clock: Clock,
+        extractor: DocumentExtractor,
+        embeddings: EmbeddingQueue = NO_EMBEDDINGS,
+    ) -> None:
         self._uow = uow
         self._clock = clock
         self._extractor = extractor
+        self._embeddings = embeddings
 
     def create(self, account_id: int, data: DocumentInput) -> DocumentResult:
         """A new `document` entry with one document per file, each read, chunked and searchable when
@@ -91,6 +99,7 @@ class KnowledgeDocumentService:
             entry = uow.knowledge_base.add(draft, now)
             documents = uow.knowledge_documents.add_many(entry.id, [d for d, _ in outcomes], now)
             uow.knowledge_chunks.replace(entry.id, chunks, now)
+            self._embeddings.changed(uow, entry.id, now)
             uow.emit(DomainEvent("knowledge_base.created", entry.event_payload(), now))
             for document in documents:
                 name, payload = processing_payload(entry, document, now)

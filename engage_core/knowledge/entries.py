@@ -23,6 +23,7 @@ from engage_core.kernel.validation import ErrorCollector, one_of, optional_text,
 from engage_core.knowledge.catalog_chunks import rechunk_catalog
 from engage_core.knowledge.chunking import HEADER_SEPARATOR, chunk_text
 from engage_core.knowledge.documents import Document
+from engage_core.knowledge.embedding_jobs import NO_EMBEDDINGS, EmbeddingQueue
 from engage_core.knowledge.model import (
     BUSINESS_DESCRIPTION_MAX,
     CONTENT_MAX,
@@ -102,9 +103,10 @@ class KnowledgeEntryService:
     Methods that name an entry raise :class:`.NotFound` when it is not in the account; invalid
     fields raise :class:`.ValidationFailed` and nothing is stored."""
 
-    def __init__(self, uow: UnitOfWorkFactory, clock: Clock) -> None:
+    def __init__(self, uow: UnitOfWorkFactory, clock: Clock, embeddings: EmbeddingQueue = NO_EMBEDDINGS) -> None:
         self._uow = uow
         self._clock = clock
+        self._embeddings = embeddings
 
     def create_text(self, account_id: int, data: TextInput) -> KnowledgeBaseEntry:
         """A new `text` entry, chunked for search in the same transaction; emits `knowledge_base.created`."""
@@ -117,6 +119,7 @@ class KnowledgeEntryService:
         with self._uow.workspace(account_id) as uow:
             entry = uow.knowledge_base.add(draft, now)
             uow.knowledge_chunks.replace(entry.id, chunks, now)
+            self._embeddings.changed(uow, entry.id, now)
             uow.emit(DomainEvent("knowledge_base.created", entry.event_payload(), now))
             uow.commit()
         return entry
@@ -187,8 +190,10 @@ class KnowledgeEntryService:
                 text = content if content is not None else uow.knowledge_base.content(entry_id)
                 if text is not None:
                     uow.knowledge_chunks.replace(entry_id, chunk_text(text, title=changed.title), now)
+                    self._embeddings.changed(uow, entry_id, now)
                 elif changed.type == "product_catalog":
                     rechunk_catalog(uow, changed, now)
+                    self._embeddings.changed(uow, entry_id, now)
                 else:  # documents, voice notes, pages: their text is chunked as it was, under the new title
                     retitle_chunks(uow, entry_id, entry.title, changed.title, now)
             uow.emit(DomainEvent("knowledge_base.updated", changed.event_payload(), now))

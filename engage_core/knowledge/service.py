@@ -20,6 +20,7 @@ from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.validation import ErrorCollector, one_of, optional_text, required_text
 from engage_core.knowledge.catalog_chunks import rechunk_catalog
+from engage_core.knowledge.embedding_jobs import NO_EMBEDDINGS, EmbeddingQueue
 from engage_core.knowledge.model import (
     BUSINESS_DESCRIPTION_MAX,
     DESCRIPTION_MAX,
@@ -74,9 +75,10 @@ class KnowledgeBaseService:
     :class:`.ValidationFailed` on `type` when it is not a product catalog; invalid fields, products or
     CSV rows raise :class:`.ValidationFailed` and nothing is stored."""
 
-    def __init__(self, uow: UnitOfWorkFactory, clock: Clock) -> None:
+    def __init__(self, uow: UnitOfWorkFactory, clock: Clock, embeddings: EmbeddingQueue = NO_EMBEDDINGS) -> None:
         self._uow = uow
         self._clock = clock
+        self._embeddings = embeddings
 
     def catalog_products(self, account_id: int, knowledge_base_id: int) -> Sequence[Product]:
         """The products of one catalog entry (for `GET /knowledge-base/{id}`)."""
@@ -102,6 +104,7 @@ class KnowledgeBaseService:
             entry = uow.knowledge_base.add(draft, now)
             created = uow.products.add_many(entry.id, products, now)
             rechunk_catalog(uow, entry, now)
+            self._embeddings.changed(uow, entry.id, now)
             uow.emit(DomainEvent("knowledge_base.created", entry.event_payload(), now))
             uow.commit()
         return CatalogResult(entry, list(created))
@@ -115,6 +118,7 @@ class KnowledgeBaseService:
             entry = _catalog(uow, knowledge_base_id)
             created = uow.products.add_many(entry.id, products, now)
             rechunk_catalog(uow, entry, now)
+            self._embeddings.changed(uow, entry.id, now)
             uow.commit()
         return CatalogResult(entry, list(created))
 
@@ -128,6 +132,7 @@ class KnowledgeBaseService:
                 raise NotFound("Product")
             uow.products.delete(product_id)
             rechunk_catalog(uow, catalog, self._clock.now())
+            self._embeddings.changed(uow, catalog.id, self._clock.now())
             uow.commit()
 
 

@@ -15,6 +15,7 @@ from engage_core.kernel.clock import Clock
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.events import DomainEvent
 from engage_core.knowledge.chunking import chunk_text
+from engage_core.knowledge.embedding_jobs import NO_EMBEDDINGS, EmbeddingQueue
 from engage_core.knowledge.entries import validate_fields
 from engage_core.knowledge.transcription import (
     VOICE_NOTE_MAX_BYTES,
@@ -44,11 +45,19 @@ class KnowledgeVoiceService:
     10 MB, no file name) raise :class:`.ValidationFailed` and nothing is stored. A recording that
     cannot be transcribed is stored `failed`, never an error of the request."""
 
-    def __init__(self, uow: UnitOfWorkFactory, clock: Clock, transcriber: Transcriber, prober: AudioProber) -> None:
+    def __init__(
+        self,
+        uow: UnitOfWorkFactory,
+        clock: Clock,
+        transcriber: Transcriber,
+        prober: AudioProber,
+        embeddings: EmbeddingQueue = NO_EMBEDDINGS,
+    ) -> None:
         self._uow = uow
         self._clock = clock
         self._transcriber = transcriber
         self._prober = prober
+        self._embeddings = embeddings
 
     def create(self, account_id: int, data: VoiceInput) -> VoiceResult:
         """A new `voice` entry with its transcribed note, searchable when this returns. Emits
@@ -62,6 +71,7 @@ class KnowledgeVoiceService:
             entry = uow.knowledge_base.add(draft, now)
             stored = uow.knowledge_voice_notes.add(entry.id, note, now)
             uow.knowledge_chunks.replace(entry.id, chunks, now)
+            self._embeddings.changed(uow, entry.id, now)
             uow.emit(DomainEvent("knowledge_base.created", entry.event_payload(), now))
             name, payload = processing_payload(entry, stored, now)
             uow.emit(DomainEvent(name, payload, now))

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from engage_core.dependencies import Unconfigured
 from engage_core.jobs.runner import Handler
 from engage_core.knowledge.crawl_job import CrawlJob
+from engage_core.knowledge.embedding_jobs import EmbeddingQueue
 from engage_core.knowledge.website_service import WebsiteService
 from engage_core.knowledge.websites import CRAWL_JOB
 
@@ -24,7 +25,8 @@ class WebsiteServices:
         """Build this area's services from `deps` (called once by :class:`.Services`)."""
         self.websites = WebsiteService(deps.uow, deps.clock, deps.guard)
         configured = not isinstance(deps.crawler, Unconfigured)
-        self._crawl_job = CrawlJob(deps.uow, deps.clock, deps.crawler) if configured else None
+        embeddings = EmbeddingQueue(deps.embedder is not None)
+        self._crawl_job = CrawlJob(deps.uow, deps.clock, deps.crawler, embeddings) if configured else None
 
     def job_handlers(self) -> dict[str, Handler]:
         """The crawl job's handler, by kind (none without a crawler: crawls then wait in the queue)."""
