@@ -49,8 +49,6 @@ import attrs
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 
-from engage_connectors.crawler import CrawlLimits, HttpCrawler
-from engage_connectors.documents import FileExtractor
 from engage_connectors.hosted_gateway import HostedCallbackReader, HostedGateway
 from engage_connectors.hosted_messaging import CallbackAuthenticator, HostedMessagingClient
 from engage_connectors.openai_embeddings import OpenAIEmbedder
@@ -81,7 +79,9 @@ from engage_http.rate_limit import RequestRateLimiter
 from engage_http.worker import DeliveryWorkerHandle, JobRunnerHandle, start_delivery_worker, start_job_runner
 from engage_sql import Database, deployment_name, unavailable
 
-if TYPE_CHECKING:  # imported only when on: `prometheus_client` and OpenTelemetry are optional extras
+if TYPE_CHECKING:  # imported where used: optional extras, and adapters slow to import
+    from engage_connectors.crawler import HttpCrawler
+    from engage_connectors.documents import FileExtractor
     from engage_http.metrics import Metrics
     from engage_http.tracing import Tracing
 
@@ -227,8 +227,19 @@ def target_guard(settings: Settings) -> DnsTargetGuard:
 
 def website_crawler(settings: Settings) -> HttpCrawler:
     """The crawler of website entries: every request and redirect hop through the SSRF guard, with
-    the exemptions of `ENGAGE_WEBHOOK_ALLOWED_HOSTS` (the same hosts webhooks may reach)."""
+    the exemptions of `ENGAGE_WEBHOOK_ALLOWED_HOSTS` (the same hosts webhooks may reach). Imported
+    here: trafilatura and lxml take a tenth of a second, which a CLI command should not pay."""
+    from engage_connectors.crawler import CrawlLimits, HttpCrawler
+
     return HttpCrawler(AddressPolicy.from_setting(settings.webhook_allowed_hosts), CrawlLimits())
+
+
+def document_extractor() -> FileExtractor:
+    """The reader of uploaded documents (imported here, like the crawler: pypdf, python-docx and
+    openpyxl take a tenth of a second to import)."""
+    from engage_connectors.documents import FileExtractor
+
+    return FileExtractor()
 
 
 class DeferredCipher:
@@ -343,7 +354,7 @@ def build_services(settings: Settings, database: Database) -> Services:
         app_url=settings.app_url,
         default_plan=settings.default_plan,
         crawler=website_crawler(settings),
-        extractor=FileExtractor(),
+        extractor=document_extractor(),
         embedder=embedder(settings),
         **voice_ports(settings),
     )
@@ -439,7 +450,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             default_plan=settings.default_plan,
             crawler=outbound(website_crawler(settings), "crawler"),
             embedder=None if embeddings is None else outbound(embeddings, "embedder"),
-            extractor=outbound(FileExtractor(), "document extractor"),
+            extractor=outbound(document_extractor(), "document extractor"),
             **{name: outbound(port, name) for name, port in voice_ports(settings).items()},
         )
         sandbox = channels.attach(services, database)
