@@ -26,7 +26,7 @@ engage [--database-url URL] bookings hours show|set|clear ACCOUNT_ID [--resource
 engage [--database-url URL] bookings complete ACCOUNT_ID BOOKING_ID [--json]
 engage [--database-url URL] kb list ACCOUNT_ID [--type T] [--status S] [--page N] [--per-page N] [--json]
 engage [--database-url URL] kb search ACCOUNT_ID QUERY [--type T] [--limit N] [--json]
-engage [--database-url URL] conversations list ACCOUNT_ID [--handled-by ai|pending|human] [--channel C] [--json]
+engage [--database-url URL] conversations list ACCOUNT_ID [--handled-by STATE] [--channel C] [--page N] [--json]
 engage [--database-url URL] conversations take-over ACCOUNT_ID CONTACT_ID [--team-member ID] [--json]
 engage [--database-url URL] conversations release ACCOUNT_ID CONTACT_ID [--json]
 engage sandbox [--url URL] --api-key KEY scan|fail|set-status|inject-message|inject-receipt ...
