@@ -10,14 +10,15 @@ per request.
 
 `--explain` serves nothing: it seeds the database named by `--database-url` (a temporary SQLite file
 by default; a PostgreSQL database must be empty or freshly created) and prints the plan of every
-statement a page of conversations runs (first page, a deep page, the `channel` and `contact_id`
-filters), as the database chose it (`EXPLAIN QUERY PLAN` on SQLite; `EXPLAIN (ANALYZE, BUFFERS)` on
+statement a page of conversations runs (first page, a deep page, the `channel`, `contact_id` and
+`handled_by` filters), as the database chose it (`EXPLAIN QUERY PLAN` on SQLite; `EXPLAIN (ANALYZE, BUFFERS)` on
 PostgreSQL, after `ANALYZE`), with the median time of the repository call.
 
 Seeding writes the tables directly with bulk inserts (the services would take minutes): the
 messages, spread over 90 days, each contact's summary rows and the totals exactly as
 `SqlMessageRepository` keeps them, and every contact's `last_message_at`. Half the messages are
-inbound; those of the last two days are unread.
+inbound; those of the last two days are unread. One conversation in 100 waits for a human
+(`pending`) and one in 200 has one (`human`); the AI answers the rest.
 """
 
 from __future__ import annotations
@@ -52,10 +53,14 @@ from engage_core.services import Services
 from engage_sql import Database
 from engage_sql.contacts.tables import contacts
 from engage_sql.messaging.messages import ALL_CHANNELS
-from engage_sql.messaging.tables import conversation_totals, conversations, messages
+from engage_sql.messaging.tables import conversation_handling, conversation_totals, conversations, messages
 from engage_sql.text import fold
 
 CHUNK = 10_000
+HANDED_OVER_EVERY = 100
+"""Every 100th contact's conversation waits for a human (`pending`)."""
+TAKEN_OVER_EVERY = 200
+"""And one in 200 more is answered by a human: 100 pending and 50 human of 10,000."""
 DAYS = 90
 WORDS = ("hello", "thanks", "order", "delivery", "price", "when", "tomorrow", "please", "yes", "no", "size", "colour")
 
@@ -154,6 +159,13 @@ def seed(url: str, contact_count: int, message_count: int) -> tuple[int, str]:
         )
         for chunk in _chunks(last):
             connection.execute(touch, chunk)
+        # Who answers: a few conversations wait for a human or have one, the rest are the AI's (no row).
+        handling = [
+            {"account_id": account, "contact_id": contact_id, "handled_by": state, "updated_at": now}
+            for n, contact_id in enumerate(contact_ids)
+            if (state := "pending" if n % HANDED_OVER_EVERY == 0 else "human" if n % TAKEN_OVER_EVERY == 1 else "")
+        ]
+        connection.execute(insert(conversation_handling), handling)
     db.dispose()
     return account, issued.api_key
 
@@ -190,6 +202,9 @@ def explain(url: str, account: int) -> None:
         "deep page (page 100 of 15: OFFSET 1485)": (ConversationFilter(), PageRequest(page=100)),
         "channel=telegram, first page": (ConversationFilter(channel="telegram"), PageRequest()),
         "contact_id filter": (ConversationFilter(contact_id=some_contact), PageRequest()),
+        "handled_by=pending, first page": (ConversationFilter(handled_by="pending"), PageRequest()),
+        "handled_by=ai, first page": (ConversationFilter(handled_by="ai"), PageRequest()),
+        "handled_by=ai, deep page (page 100 of 15)": (ConversationFilter(handled_by="ai"), PageRequest(page=100)),
     }
     for title, (filters, page) in cases.items():
 

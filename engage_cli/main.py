@@ -26,6 +26,9 @@ engage [--database-url URL] bookings hours show|set|clear ACCOUNT_ID [--resource
 engage [--database-url URL] bookings complete ACCOUNT_ID BOOKING_ID [--json]
 engage [--database-url URL] kb list ACCOUNT_ID [--type T] [--status S] [--page N] [--per-page N] [--json]
 engage [--database-url URL] kb search ACCOUNT_ID QUERY [--type T] [--limit N] [--json]
+engage [--database-url URL] conversations list ACCOUNT_ID [--handled-by STATE] [--channel C] [--page N] [--json]
+engage [--database-url URL] conversations take-over ACCOUNT_ID CONTACT_ID [--team-member ID] [--json]
+engage [--database-url URL] conversations release ACCOUNT_ID CONTACT_ID [--json]
 engage sandbox [--url URL] --api-key KEY scan|fail|set-status|inject-message|inject-receipt ...
 """
 
@@ -36,6 +39,7 @@ import click
 from engage_cli.commands.accounts import accounts
 from engage_cli.commands.bookings import bookings
 from engage_cli.commands.commerce import orders
+from engage_cli.commands.conversations import conversations
 from engage_cli.commands.db import db
 from engage_cli.commands.knowledge import kb
 from engage_cli.commands.messaging import sandbox
@@ -81,6 +85,7 @@ cli.add_command(bookings)
 cli.add_command(partners)
 cli.add_command(plans)
 cli.add_command(kb)
+cli.add_command(conversations)
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Table
+from sqlalchemy import Connection, Join, Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.compiler import compiles
@@ -57,3 +57,31 @@ def _json_array_agg_sqlite(element: json_array_agg, compiler: SQLCompiler, **kw:
 @compiles(json_array_agg, "postgresql")
 def _json_array_agg_postgresql(element: json_array_agg, compiler: SQLCompiler, **kw: Any) -> str:
     return f"json_agg({compiler.process(element.clauses, **kw)})"
+
+
+class outer_loop_join(Join):
+    """`left JOIN right ON onclause`, which SQLite runs with `left` as the outer loop (it writes
+    `CROSS JOIN`, SQLite's way of fixing the order of a join): for a query whose few rows come from
+    an index of `left` while `right` has an index in the order asked for, which SQLite, without
+    statistics, would rather walk whole. `left` is a table. Elsewhere an ordinary join: PostgreSQL
+    chooses from its statistics."""
+
+    inherit_cache = True
+
+
+@compiles(outer_loop_join, "sqlite")
+def _outer_loop_join_sqlite(element: outer_loop_join, compiler: SQLCompiler, **kw: Any) -> str:
+    assert isinstance(element.left, Table), "the outer loop is a table, whose name has no JOIN in it"
+    left, join, rest = _join(element, compiler, **kw).partition(" JOIN ")
+    return f"{left} CROSS{join}{rest}"
+
+
+@compiles(outer_loop_join)
+def _outer_loop_join_default(element: outer_loop_join, compiler: SQLCompiler, **kw: Any) -> str:
+    return _join(element, compiler, **kw)
+
+
+def _join(element: Join, compiler: SQLCompiler, **kw: Any) -> str:
+    """The join as SQLAlchemy writes any join."""
+    text: str = compiler.visit_join(element, **kw)  # type: ignore[no-untyped-call]
+    return text

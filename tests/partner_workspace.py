@@ -24,6 +24,7 @@ from engage_core.knowledge.model import KnowledgeBaseDraft
 from engage_core.knowledge.voice import VoiceNoteDraft
 from engage_core.knowledge.websites import StoredPage, WebsiteDraft
 from engage_core.messaging.channels import ChannelDraft
+from engage_core.messaging.handling import ConversationHandling
 from engage_core.messaging.messages import MessageDraft
 from engage_core.partners.client_service import AdminInput, ClientInput, PartnerClientService
 from engage_core.partners.model import Impersonation
@@ -101,6 +102,7 @@ def fill_workspace(uow: UnitOfWorkFactory, account_id: int, partner_id: int, now
             now,
         )
         unit.tickets.add_reply(ticket.id, ReplyDraft("On it", "admin", member.id), now)
+        unit.conversation_handling.put(ConversationHandling(contact.id, "human", "Wants a person", member.id, now, now))
         kind = unit.booking_types.add(BookingTypeDraft("Consultation", 30), now)
         room = unit.resources.add(ResourceDraft("Room 1", "room"), now)
         unit.bookings.add(

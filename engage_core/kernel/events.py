@@ -1,4 +1,4 @@
-"""Domain events and the catalogue of event names (SPEC 6).
+"""Domain events and the catalogue of event names (SPEC 6, and the extensions beyond it).
 
 Services record events on the unit of work; the persistence adapter writes them, in the same
 transaction as the change, to the outbox from which webhook deliveries are made.
@@ -59,10 +59,23 @@ CATALOGUE: tuple[str, ...] = (
 )
 """Every workspace event of SPEC 6, in the order the spec lists them."""
 
+EXTENSIONS: tuple[str, ...] = (
+    "conversation.handed_over",
+    "conversation.resolved",
+    "conversation.taken_over",
+    "conversation.released",
+)
+"""Workspace events beyond SPEC 6 (the AI/human hand-over of a conversation,
+`engage_core.messaging.handling`). A subscription receives them only when it names them: an empty
+`events` list means every event of `CATALOGUE`, so a receiver written against SPEC 6 never meets an
+event it does not know."""
+OPT_IN: frozenset[str] = frozenset(EXTENSIONS)
+"""The events an empty `events` list does not stand for."""
+
 TEST_EVENT = "webhook.test"
 EVENTS_MAX = 100
 """Event names one subscription may list: more than either catalogue holds, fewer than a flood."""
-SUBSCRIBABLE: frozenset[str] = frozenset((*CATALOGUE, TEST_EVENT))
+SUBSCRIBABLE: frozenset[str] = frozenset((*CATALOGUE, *EXTENSIONS, TEST_EVENT))
 
 PARTNER_CATALOGUE: tuple[str, ...] = (
     "partner.client.created",

@@ -22,12 +22,16 @@ class ConversationSummary:
     last_message: str
     last_message_at: datetime
     unread_count: int
+    handled_by: str = "ai"
+    """Beyond SPEC 2: who answers the conversation (`engage_core.messaging.handling`)."""
 
 
 @attrs.frozen
 class ConversationFilter:
     """Filters of `GET /conversations`. `channel` keeps only messages of that channel (a contact
-    without any is left out); `contact_id` keeps only that contact's conversation."""
+    without any is left out); `contact_id` keeps only that contact's conversation; `handled_by`
+    (beyond SPEC 4) only the conversations in that hand-over state (`pending`: waiting for a human)."""
 
     channel: str | None = None
     contact_id: int | None = None
+    handled_by: str | None = None

@@ -1,4 +1,5 @@
-"""In-memory fakes of messaging's storage ports (channels, handles, messages, the channel directory)."""
+"""In-memory fakes of messaging's storage ports (channels, handles, messages, conversation handling, the
+channel directory)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from engage_core.kernel.memory import FakeArea, Repo, Tables
 from engage_core.kernel.pagination import Page, PageRequest, paginate
 from engage_core.messaging.channels import ChannelAccount, ChannelDraft, channel_taken
 from engage_core.messaging.conversations import ConversationFilter, ConversationSummary
+from engage_core.messaging.handling import AI, ConversationHandling
 from engage_core.messaging.messages import Message, MessageDraft
 
 
@@ -22,12 +24,15 @@ class MessagingTables(Tables):
     channels: dict[int, tuple[int, ChannelAccount]] = attrs.Factory(dict)
     messages: dict[int, tuple[int, Message]] = attrs.Factory(dict)
     handles: dict[tuple[int, str, str], int] = attrs.Factory(dict)  # (account_id, channel, handle) -> contact id
+    handling: dict[tuple[int, int], ConversationHandling] = attrs.Factory(dict)  # (account_id, contact_id) -> state
 
     def forget(self, kind: str, ident: int) -> None:
-        """A deleted contact takes its messages and handles with it (:meth:`.Tables.forget`)."""
-        if kind == "contact":  # messages and handles are deleted with their contact
+        """A deleted contact takes its messages, handles and handling state with it
+        (:meth:`.Tables.forget`)."""
+        if kind == "contact":  # deleted with their contact
             self.messages = {k: v for k, v in self.messages.items() if v[1].contact_id != ident}
             self.handles = {k: v for k, v in self.handles.items() if v != ident}
+            self.handling = {k: v for k, v in self.handling.items() if k[1] != ident}
 
 
 class _Repo(Repo):
@@ -190,6 +195,7 @@ class InMemoryMessageRepository(_Repo):
 
     def conversations(self, filters: ConversationFilter, page: PageRequest) -> Page[ConversationSummary]:
         """In memory, as :meth:`.MessageRepository.conversations`."""
+        handling = self._t.handling
         by_contact: dict[int, list[Message]] = {}
         for m in self._mine():
             if filters.channel is not None and m.channel != filters.channel:
@@ -199,6 +205,10 @@ class InMemoryMessageRepository(_Repo):
             by_contact.setdefault(m.contact_id, []).append(m)
         summaries: list[tuple[tuple[datetime, int], ConversationSummary]] = []
         for contact_id, messages in by_contact.items():
+            state = handling.get((self._account, contact_id))
+            handled_by = AI if state is None else state.handled_by
+            if filters.handled_by is not None and handled_by != filters.handled_by:
+                continue
             last = max(messages, key=_newest_first)
             summary = ConversationSummary(
                 contact_id=contact_id,
@@ -207,6 +217,7 @@ class InMemoryMessageRepository(_Repo):
                 last_message=last.content,
                 last_message_at=last.created_at,
                 unread_count=sum(1 for m in messages if m.is_unread),
+                handled_by=handled_by,
             )
             summaries.append((_newest_first(last), summary))
         summaries.sort(key=lambda pair: pair[0], reverse=True)
@@ -218,6 +229,26 @@ class InMemoryMessageRepository(_Repo):
         for m in unread:
             self._t.messages[m.id] = (self._account, attrs.evolve(m, status="read", updated_at=now))
         return len(unread)
+
+
+class InMemoryConversationHandlingRepository(_Repo):
+    """The in-memory :class:`.ConversationHandlingRepository` (a transaction holds the store's lock:
+    moves of one conversation apply one after the other)."""
+
+    def get(self, contact_id: int) -> ConversationHandling | None:
+        """In memory, as :meth:`.ConversationHandlingRepository.get`."""
+        return self._t.handling.get((self._account, contact_id))
+
+    def put(self, handling: ConversationHandling) -> None:
+        """In memory, as :meth:`.ConversationHandlingRepository.put`."""
+        self._t.handling[(self._account, handling.contact_id)] = handling
+
+    def unassign_member(self, member_id: int, now: datetime) -> int:
+        """In memory, as :meth:`.ConversationHandlingRepository.unassign_member`."""
+        assigned = [k for k, v in self._t.handling.items() if k[0] == self._account and v.assignee_id == member_id]
+        for key in assigned:
+            self._t.handling[key] = attrs.evolve(self._t.handling[key], assignee_id=None, updated_at=now)
+        return len(assigned)
 
 
 class InMemoryChannelDirectory(_Repo):
@@ -234,6 +265,7 @@ AREA = FakeArea(
         "channels": InMemoryChannelAccountRepository,
         "messages": InMemoryMessageRepository,
         "handles": InMemoryContactHandleRepository,
+        "conversation_handling": InMemoryConversationHandlingRepository,
     },
     admin={"channel_directory": InMemoryChannelDirectory},
 )

@@ -28,6 +28,7 @@ from engage_core.kernel.validation import one_of, required_text
 from engage_core.messaging.channels import CHANNEL_TYPES, QR_CHANNELS, ChannelAccount
 from engage_core.messaging.conversations import ConversationFilter, ConversationSummary
 from engage_core.messaging.gateway import GatewayError, InboundMessage, Receipt, SentMessage
+from engage_core.messaging.handling import HANDLED_BY
 from engage_core.messaging.messages import (
     CONTENT_MAX,
     DIRECTIONS,
@@ -102,11 +103,13 @@ class MessageService:
     def conversations(
         self, account_id: int, filters: ConversationFilter, page: PageRequest
     ) -> Page[ConversationSummary]:
-        """`GET /conversations`: one summary per contact, newest first.
+        """`GET /conversations`: one summary per contact, newest first, with who answers it.
 
-        Raises :class:`.ValidationFailed` for an unknown `channel` filter."""
+        Raises :class:`.ValidationFailed` for an unknown `channel` or `handled_by` filter."""
         if filters.channel is not None:
             one_of("channel", filters.channel, CHANNEL_TYPES)
+        if filters.handled_by is not None:
+            one_of("handled_by", filters.handled_by, HANDLED_BY)
         with self._uow.workspace(account_id, readonly=True) as uow:
             return uow.messages.conversations(filters, page)
 

@@ -19,6 +19,7 @@ from engage_core.messaging.gateway import (
     StatusChange,
     StatusReport,
 )
+from engage_core.messaging.handling import ConversationHandling
 from engage_core.messaging.messages import Message, MessageDraft
 
 
@@ -103,7 +104,10 @@ class MessageRepository(Protocol):
         - `last_message`, `last_message_at`, `channel`: the content, `created_at` and channel of the
           contact's newest such message (newest first, as above);
         - `unread_count`: how many of them are inbound with a status other than `read`;
-        - `contact_name`: the contact's current name.
+        - `contact_name`: the contact's current name;
+        - `handled_by`: the contact's `ConversationHandlingRepository` state (`ai` without one).
+
+        `handled_by` keeps only the contacts in that state.
 
         Summaries are ordered newest first by their last message (`last_message_at` descending,
         then that message's id descending). `total` counts the summaries. The adapter must not read
@@ -113,6 +117,29 @@ class MessageRepository(Protocol):
     def mark_read(self, contact_id: int, now: datetime) -> int:
         """Set every unread message of the contact (inbound, status not `read`) to `read` with
         `updated_at` = `now`; how many changed."""
+
+
+class ConversationHandlingRepository(Protocol):
+    """Who answers each contact's conversation (`engage_core.messaging.handling`), one row per contact
+    whose state ever moved: a contact without one is handled by the AI with no context reset. A row
+    is deleted with its contact; its `assignee_id` names a team member of the account.
+
+    Concurrency: in a write unit of work, from `get` until the transaction ends, no other write unit
+    of work gets the same contact's state, so moves of one conversation apply one after the other,
+    each seeing the one before (even where there is no row yet to lock). SQLite has one writer at a
+    time; PostgreSQL locks the contact's row (`FOR NO KEY UPDATE`, which messages being added for the
+    contact do not wait for)."""
+
+    def get(self, contact_id: int) -> ConversationHandling | None:
+        """The contact's stored state, or None when it never moved."""
+
+    def put(self, handling: ConversationHandling) -> None:
+        """Store the state of `handling.contact_id` (created, or replacing the stored one): every
+        field. The contact is the account's."""
+
+    def unassign_member(self, member_id: int, now: datetime) -> int:
+        """Clear `assignee_id` (and set `updated_at` to `now`) on every state assigned to the team
+        member, who is about to be deleted; how many. They stay `human`."""
 
 
 class ChannelDirectory(Protocol):
@@ -196,6 +223,10 @@ class MessagingRepositories(Protocol):
     @property
     def handles(self) -> ContactHandleRepository:
         """The contacts' handles on the channels."""
+
+    @property
+    def conversation_handling(self) -> ConversationHandlingRepository:
+        """Who answers each contact's conversation: the AI or a human."""
 
 
 class ChannelDirectoryRepositories(Protocol):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engage_core.messaging.channel_service import ChannelService
+from engage_core.messaging.handling_service import ConversationHandlingService
 from engage_core.messaging.inbox_service import ChannelInbox
 from engage_core.messaging.message_service import MessageService
 from engage_core.partners.client_service import PartnerClientService
@@ -15,10 +16,12 @@ if TYPE_CHECKING:
 
 
 class MessagingServices:
-    """The messaging area's services: channels, messages, and the inbox the gateways report to."""
+    """The messaging area's services: channels, messages, who answers each conversation (the AI or a
+    human), and the inbox the gateways report to."""
 
     channels: ChannelService
     messages: MessageService
+    conversation_handling: ConversationHandlingService
     inbox: ChannelInbox
     entitlements: Entitlements  # wired by the plans area
     partner_clients: PartnerClientService  # wired by the partners area
@@ -37,4 +40,5 @@ class MessagingServices:
             relay=self.partner_clients.relay_channel_event,
         )
         self.messages = MessageService(deps.uow, deps.clock, deps.gateway, self.entitlements)
+        self.conversation_handling = ConversationHandlingService(deps.uow, deps.clock)
         self.inbox = ChannelInbox(deps.uow, self.channels, self.messages)

@@ -20,6 +20,7 @@ from engage_core.kernel.mail import Mailer, MailUndelivered
 from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.kernel.unset import UNSET, Unset
 from engage_core.kernel.validation import ErrorCollector, one_of, required_text
+from engage_core.messaging.handling_service import unassign_member as unassign_conversations
 from engage_core.plans.entitlements import Entitlements, PlanLimits
 from engage_core.plans.model import TEAM_MEMBERS, Plan
 from engage_core.support.ticket_service import unassign_member as unassign_tickets
@@ -247,9 +248,10 @@ class TeamService:
 
 
 def _unassign(uow: WorkspaceUnitOfWork, member_id: int, now: datetime) -> None:
-    """Unassign the member from everything that can be assigned. Tickets so far; conversation
-    assignment adds its repository's `unassign_member` call here."""
+    """Unassign the member from everything that can be assigned: tickets and the conversations they
+    took over."""
     unassign_tickets(uow, member_id, now)
+    unassign_conversations(uow, member_id, now)
 
 
 def _member(uow: WorkspaceUnitOfWork, member_id: int) -> TeamMember:

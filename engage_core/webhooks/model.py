@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import attrs
 
-from engage_core.kernel.events import SUBSCRIBABLE
+from engage_core.kernel.events import OPT_IN, SUBSCRIBABLE
 
 RETRY_DELAYS: tuple[timedelta, ...] = (timedelta(minutes=2), timedelta(minutes=10), timedelta(minutes=30))
 MAX_ATTEMPTS = 1 + len(RETRY_DELAYS)
@@ -40,9 +40,13 @@ class Subscription:
     updated_at: datetime
 
     def wants(self, event_name: str) -> bool:
-        """Active, and the event is listed (an empty list means every event). `webhook.test` is
-        never emitted as an event: it is queued directly by `POST /webhooks/{id}/test`."""
-        return self.is_active and (not self.events or event_name in self.events)
+        """Active, and the event is listed. An empty list means every event of SPEC 6's catalogue;
+        the extension events (`events.EXTENSIONS`) go only to subscriptions that list them.
+        `webhook.test` is never emitted as an event: it is queued directly by
+        `POST /webhooks/{id}/test`."""
+        if not self.is_active:
+            return False
+        return event_name in self.events if self.events else event_name not in OPT_IN
 
 
 @attrs.frozen

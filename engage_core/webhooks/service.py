@@ -9,7 +9,7 @@ import attrs
 
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.errors import NotFound, ValidationFailed
-from engage_core.kernel.events import CATALOGUE, EVENTS_MAX, TEST_EVENT
+from engage_core.kernel.events import CATALOGUE, EVENTS_MAX, EXTENSIONS, TEST_EVENT
 from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.kernel.unset import UNSET, Unset, pick
 from engage_core.kernel.validation import ErrorCollector, required_text
@@ -62,8 +62,8 @@ class WebhookService:
 
     @staticmethod
     def event_names() -> list[str]:
-        """Every event a subscription can receive (SPEC 6) plus `webhook.test`."""
-        return [*CATALOGUE, TEST_EVENT]
+        """Every event a subscription can receive: SPEC 6's, `webhook.test`, then the extensions."""
+        return [*CATALOGUE, TEST_EVENT, *EXTENSIONS]
 
     def list(self, account_id: int) -> Sequence[Subscription]:
         """Every subscription of the account, oldest first."""

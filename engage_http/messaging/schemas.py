@@ -1,5 +1,5 @@
 """Request and response bodies of the message and conversation endpoints (SPEC 2 Message and
-Conversation summary, SPEC 4 Messages)."""
+Conversation summary, SPEC 4 Messages), and of who answers a conversation (beyond the spec)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 import attrs
 
 from engage_core.messaging import conversations as conversations_domain
+from engage_core.messaging import handling as handling_domain
 from engage_core.messaging import messages as domain
 from engage_core.messaging.message_service import SendInput
 from engage_http.constraints import Doc, Text
@@ -19,6 +20,8 @@ MessageChannel = Literal["whatsapp", "telegram", "instagram", "linkedin"]
 Direction = Literal["inbound", "outbound"]
 MessageStatus = Literal["pending", "sent", "delivered", "read", "failed"]
 MessageText = Annotated[str, Text(max_length=domain.CONTENT_MAX, blank=False), Doc(example="Your order has shipped.")]
+HandledBy = Literal["ai", "pending", "human"]
+"""Who answers a conversation: the AI, nobody yet (the AI handed over and waits for a human), a human."""
 
 
 @renders(domain.Message)
@@ -81,6 +84,9 @@ class ConversationSummary:
     last_message: str
     last_message_at: datetime
     unread_count: int
+    handled_by: HandledBy = attrs.field(
+        metadata={"description": "Beyond the spec: who answers the conversation (`pending`: waiting for a human)."}
+    )
 
 
 @structures_into(conversations_domain.ConversationFilter)
@@ -93,6 +99,10 @@ class ConversationFilters:
         metadata={"description": "Only messages of this channel count; contacts without any are left out."},
     )
     contact_id: Id | None = None
+    handled_by: HandledBy | None = attrs.field(
+        default=None,
+        metadata={"description": "Beyond the spec: only the conversations this one answers (`pending`: waiting)."},
+    )
 
 
 @attrs.frozen
@@ -101,3 +111,30 @@ class ConversationRead:
 
     contact_id: int
     marked_read: int
+
+
+@renders(handling_domain.ConversationHandling)
+@attrs.frozen
+class ConversationHandling:
+    """Who answers a contact's conversation (beyond the spec; the web chat's `handled_by` values)."""
+
+    contact_id: int
+    handled_by: HandledBy = attrs.field(
+        metadata={
+            "description": "`ai`: the AI agent answers; `pending`: the AI handed over and waits for a human; "
+            "`human`: a person took over and the AI is silent."
+        }
+    )
+    reason: str | None = attrs.field(metadata={"description": "Why the AI handed over (while pending or human)."})
+    assignee_id: int | None = attrs.field(metadata={"description": "The team member who took over, if named."})
+    context_since: datetime | None = attrs.field(
+        metadata={"description": "The AI's last resolve: it is shown only the messages that came after."}
+    )
+    updated_at: datetime | None = attrs.field(metadata={"description": "The last move; null if it never moved."})
+
+
+@attrs.frozen
+class ConversationTakeOver:
+    """Who takes the conversation over: a team member of the workspace (its assignee), or nobody named."""
+
+    team_member_id: Id | None = None

@@ -40,6 +40,7 @@ from sqlalchemy import (
     bindparam,
     case,
     func,
+    literal_column,
     or_,
     select,
     update,
@@ -50,10 +51,12 @@ from sqlalchemy.sql.elements import BindParameter
 
 from engage_core.kernel.pagination import Page, PageRequest, paginate
 from engage_core.messaging.conversations import ConversationFilter, ConversationSummary
+from engage_core.messaging.handling import AI, HUMAN, PENDING
 from engage_core.messaging.messages import Message, MessageDraft
 from engage_sql.contacts.tables import contacts
-from engage_sql.messaging.tables import conversation_totals, conversations, messages
+from engage_sql.messaging.tables import conversation_handling, conversation_totals, conversations, messages
 from engage_sql.repository import WorkspaceRepository
+from engage_sql.statements import outer_loop_join
 from engage_sql.types import AnyRow, Id, UTCDateTime
 
 ALL_CHANNELS = "*"
@@ -200,40 +203,81 @@ _LOCK_CONTACT = (
 # -- the listing -------------------------------------------------------------------------------
 
 _SCOPE: BindParameter[str] = bindparam("scope")
+_STATE: BindParameter[str] = bindparam("handled_by")
 _TOTAL = select(conversation_totals.c.conversations).where(
     conversation_totals.c.account_id == _ACCOUNT, conversation_totals.c.scope == _SCOPE
 )
 _NEWEST_CONVERSATIONS = (conversations.c.last_message_at.desc(), conversations.c.last_message_id.desc())
 
+ANY, AI_ONLY, ONE_STATE = "any", "ai", "one"
+"""What a `handled_by` filter keeps: every conversation; those the AI handles (no state row, or
+`ai`); those in the one other state `:handled_by` (`pending` or `human`)."""
+_HANDLING = (conversation_handling.c.account_id == conversations.c.account_id) & (
+    conversation_handling.c.contact_id == conversations.c.contact_id
+)
+_AI: ColumnElement[str] = literal_column(f"'{AI}'")
+_PEOPLE: tuple[ColumnElement[str], ...] = tuple(literal_column(f"'{state}'") for state in (PENDING, HUMAN))
+"""Constants of the statements, written into them (never user input)."""
+_BY_AI = or_(conversation_handling.c.handled_by.is_(None), conversation_handling.c.handled_by == _AI)
 
-def _page(*, deep: bool = False, one_contact: bool = False) -> Select[Any]:
+
+def _in_state(state: BindParameter[str] | tuple[ColumnElement[str], ...]) -> Select[Any]:
+    """How many conversations of the scope are in `state` (a bound state, or any of several): read
+    from the states' index, a few rows, each joined to its summary row by primary key."""
+    handled_by = conversation_handling.c.handled_by
+    return (
+        select(func.count())
+        .select_from(conversation_handling.join(conversations, _HANDLING & (conversations.c.scope == _SCOPE)))
+        .where(
+            conversation_handling.c.account_id == _ACCOUNT,
+            handled_by.in_(state) if isinstance(state, tuple) else handled_by == state,
+        )
+    )
+
+
+_TOTALS = {
+    ANY: _TOTAL,
+    AI_ONLY: select(_TOTAL.scalar_subquery() - _in_state(_PEOPLE).scalar_subquery()),
+    ONE_STATE: _in_state(_STATE),
+}
+"""The `total` of a page of each kind: the scope's count; it less the conversations people have; the
+conversations in the state."""
+
+
+def _page(*, deep: bool = False, one_contact: bool = False, state: str = ANY) -> Select[Any]:
     """A page of summaries of one scope, newest first: each row is (contact id, contact name,
-    channel, last message, last message at, unread count, the scope's total).
+    channel, last message, last message at, unread count, handled by, the page kind's total).
 
     `deep`: the page's rows are chosen first from the index on (account_id, scope,
     last_message_at, last_message_id, contact_id), which covers them, and only those are joined
     to their contact and message; a deep page then skips its OFFSET rows in the index alone.
     `one_contact`: the summary of one contact (the `contact_id` filter): a primary-key read with
-    no order, limit or total (there is at most one row)."""
-    where = [conversations.c.account_id == _ACCOUNT, conversations.c.scope == _SCOPE]
+    no order, limit or total (there is at most one row). `state`: which conversations by who
+    answers them (`ANY`, `AI_ONLY`, `ONE_STATE`); a conversation's state row is joined by primary
+    key (none: `ai`). A page of `ONE_STATE` is always chosen first, from the states' index: its
+    few rows are sorted, where walking the newest-first index would read every conversation."""
+    where: list[ColumnElement[bool]] = [conversations.c.account_id == _ACCOUNT, conversations.c.scope == _SCOPE]
     if one_contact:
         where.append(conversations.c.contact_id == _CONTACT)
-    source: Any = conversations
+    if state == AI_ONLY:
+        where.append(_BY_AI)
+    source: Any = conversations.join(conversation_handling, _HANDLING, isouter=True)
+    if state == ONE_STATE:
+        where.append(conversation_handling.c.handled_by == _STATE)
+        deep = not one_contact
     if deep:
-        chosen = (
-            select(conversations.c.contact_id)
-            .where(*where)
-            .order_by(*_NEWEST_CONVERSATIONS)
-            .limit(bindparam("limit"))
-            .offset(bindparam("offset"))
-            .subquery("chosen")
+        ordered = (
+            _chosen_in_state()
+            if state == ONE_STATE
+            else select(conversations.c.contact_id).select_from(source).where(*where).order_by(*_NEWEST_CONVERSATIONS)
         )
+        chosen = ordered.limit(bindparam("limit")).offset(bindparam("offset")).subquery("chosen")
         source = chosen.join(
             conversations,
             (conversations.c.account_id == _ACCOUNT)
             & (conversations.c.contact_id == chosen.c.contact_id)
             & (conversations.c.scope == _SCOPE),
-        )
+        ).join(conversation_handling, _HANDLING, isouter=True)
     columns: list[ColumnElement[Any]] = [
         conversations.c.contact_id,
         contacts.c.name,
@@ -241,9 +285,10 @@ def _page(*, deep: bool = False, one_contact: bool = False) -> Select[Any]:
         messages.c.content,
         conversations.c.last_message_at,
         conversations.c.unread_count,
+        func.coalesce(conversation_handling.c.handled_by, _AI).label("handled_by"),
     ]
     if not one_contact:
-        columns.append(_TOTAL.scalar_subquery().label("total"))
+        columns.append(_TOTALS[state].scalar_subquery().label("total"))
     query = select(*columns).select_from(
         source.join(contacts, contacts.c.id == conversations.c.contact_id).join(
             messages,
@@ -256,14 +301,39 @@ def _page(*, deep: bool = False, one_contact: bool = False) -> Select[Any]:
     return query if deep else query.where(*where).limit(bindparam("limit")).offset(bindparam("offset"))
 
 
+def _chosen_in_state() -> Select[Any]:
+    """The contacts of a page of the conversations in one state, newest first: read from the
+    states' index, each joined to its summary row by primary key, then sorted (rather than walk every
+    conversation newest first and keep those in the state: `outer_loop_join`)."""
+    in_state = outer_loop_join(conversation_handling, conversations, _HANDLING & (conversations.c.scope == _SCOPE))
+    return (
+        select(conversations.c.contact_id)
+        .select_from(in_state)
+        .where(conversation_handling.c.account_id == _ACCOUNT, conversation_handling.c.handled_by == _STATE)
+        .order_by(*_NEWEST_CONVERSATIONS)
+    )
+
+
 _PAGE = _page()
 _DEEP_PAGE = _page(deep=True)
 _ONE_CONTACT = _page(one_contact=True)
+_PAGES: dict[tuple[str, bool, bool], Select[Any]] = {
+    (state, deep, one): _page(deep=deep, one_contact=one, state=state)
+    for state in (ANY, AI_ONLY, ONE_STATE)
+    for deep, one in ((False, False), (True, False), (False, True))
+}
+"""Every page statement by (state, deep, one contact), built once."""
+
+
+def _state_kind(handled_by: str | None) -> str:
+    if handled_by is None:
+        return ANY
+    return AI_ONLY if handled_by == AI else ONE_STATE
 
 
 def _summary_from_row(row: AnyRow) -> ConversationSummary:
-    contact_id, name, channel, content, last_message_at, unread_count = row[:6]
-    return ConversationSummary(contact_id, name, channel, content, last_message_at, unread_count)
+    contact_id, name, channel, content, last_message_at, unread_count, handled_by = row[:7]
+    return ConversationSummary(contact_id, name, channel, content, last_message_at, unread_count, handled_by)
 
 
 def forget_conversations(connection: Connection, account_id: int, contact_id: int) -> None:
@@ -370,14 +440,18 @@ class SqlMessageRepository(WorkspaceRepository):
         params = {
             "account": self._account_id,
             "scope": filters.channel or ALL_CHANNELS,
+            "handled_by": filters.handled_by,
             "limit": page.per_page,
             "offset": page.offset,
         }
+        state = _state_kind(filters.handled_by)
         if filters.contact_id is not None:
-            rows = self._conn.execute(_ONE_CONTACT, {**params, "contact": filters.contact_id}).all()
+            one = _PAGES[state, False, True]
+            rows = self._conn.execute(one, {**params, "contact": filters.contact_id}).all()
             return paginate([_summary_from_row(row) for row in rows], page)
-        rows = self._conn.execute(_DEEP_PAGE if page.offset >= DEEP_PAGE_OFFSET else _PAGE, params).all()
-        total = rows[0][6] if rows else self._conn.execute(_TOTAL, params).scalar()
+        deep = page.offset >= DEEP_PAGE_OFFSET  # a page in one state is always chosen first (`_page`)
+        rows = self._conn.execute(_PAGES[state, deep, False], params).all()
+        total = rows[0][7] if rows else self._conn.execute(_TOTALS[state], params).scalar()
         return Page(items=[_summary_from_row(row) for row in rows], request=page, total=int(total or 0))
 
     def mark_read(self, contact_id: int, now: datetime) -> int:

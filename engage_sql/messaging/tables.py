@@ -1,4 +1,5 @@
-"""Messaging's tables: channel settings, handles, messages and the conversation summaries."""
+"""Messaging's tables: channel settings, handles, messages, the conversation summaries and who answers
+each conversation."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from sqlalchemy import (
     CheckConstraint,
     Column,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     PrimaryKeyConstraint,
@@ -124,4 +126,31 @@ conversation_totals = Table(
     Column("scope", String(16), nullable=False),
     Column("conversations", BigInteger, nullable=False),
     PrimaryKeyConstraint("account_id", "scope"),
+)
+
+
+conversation_handling = Table(
+    "conversation_handling",
+    metadata,
+    # Who answers a contact's conversation (`engage_core.messaging.handling`): a row only for contacts
+    # whose state ever moved; none means `ai`, never reset. Deleted with the contact.
+    Column("account_id", Id, nullable=False),
+    Column("contact_id", Id, nullable=False),
+    Column("handled_by", String(16), nullable=False),
+    Column("reason", Text()),
+    # The team member who took the conversation over. The key takes no action (a composite SET NULL
+    # would null `account_id` too): deleting a member first clears it here, in the same transaction
+    # (`SqlConversationHandlingRepository.unassign_member`), and the key refuses a delete that did not.
+    Column("assignee_id", Id),
+    Column("context_since", UTCDateTime()),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    PrimaryKeyConstraint("account_id", "contact_id"),
+    CheckConstraint("handled_by IN ('ai', 'pending', 'human')", name="handled_by"),
+    owned_by_account("contact_id", "contacts"),
+    ForeignKeyConstraint(["account_id", "assignee_id"], ["team_members.account_id", "team_members.id"]),
+    # `GET /conversations?handled_by=pending` (and `human`): the few conversations in a state, and
+    # `handled_by=ai` leaves them out of the newest-first scan.
+    Index(None, "account_id", "handled_by", "contact_id"),
+    # Clearing a deleted team member (and the foreign key's checks).
+    Index(None, "account_id", "assignee_id"),
 )

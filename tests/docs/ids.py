@@ -3,8 +3,9 @@
 Each document has ids of its own, as a fresh workspace running its examples in order would get them:
 the Nth contact the document creates is contact N. A literal id that no earlier example created is
 a fixture the harness creates when a command first names it (`KINDS[kind].make`). Ids are rewritten
-where a kind names them: in a path after the kind's collection (`/contacts/7/notes`), in a
-`<kind>_id` JSON key or query parameter, and in the engage command's parameters of that name.
+where a kind names them: in a path after the kind's collection (`/contacts/7/notes`) or another
+path of it (`/conversations/7/take-over`), in a `<kind>_id` JSON key or query parameter, and in the
+engage command's parameters of that name.
 """
 
 from __future__ import annotations
@@ -22,12 +23,14 @@ class Kind:
     """The path under /api/v1 whose POST creates one, and under which `/<id>` names one."""
     keys: tuple[str, ...]
     """JSON keys, query parameters and engage parameters that hold its id."""
+    paths: tuple[str, ...] = ()
+    """Other path segments after which `/<id>` names one (`/conversations/7/take-over` names contact 7)."""
 
 
 KINDS: dict[str, Kind] = {
     kind.name: kind
     for kind in (
-        Kind("contact", "/contacts", ("contact_id",)),
+        Kind("contact", "/contacts", ("contact_id",), ("conversations",)),
         Kind("tag", "/tags", ("tag_id",)),
         Kind("list", "/contacts/lists", ("list_id",)),
         Kind("segment", "/contacts/segments", ("segment_id",)),
@@ -38,7 +41,7 @@ KINDS: dict[str, Kind] = {
         Kind("booking_type", "/bookings/types", ("booking_type_id", "type_id")),
         Kind("resource", "/bookings/resources", ("resource_id", "resource")),
         Kind("ticket", "/tickets", ()),
-        Kind("member", "/team", ("member_id",)),
+        Kind("member", "/team", ("member_id", "team_member_id")),
         Kind("webhook", "/webhooks", ("webhook_id",)),
         Kind("message", "/sandbox/messages", ("message_id",)),
         Kind("department", "/tickets/departments", ("department_id",)),
@@ -82,9 +85,9 @@ class IdMap:
         for kind in KINDS.values():
             if not kind.collection:
                 continue
-            segment = kind.collection.rsplit("/", 1)[1]
-            pattern = re.compile(rf"(?<=/{re.escape(segment)}/)(\d+)\b")
-            text = pattern.sub(lambda m, k=kind.name: str(self.real(k, int(m[1]))), text)
+            for segment in (kind.collection.rsplit("/", 1)[1], *kind.paths):
+                pattern = re.compile(rf"(?<=/{re.escape(segment)}/)(\d+)\b")
+                text = pattern.sub(lambda m, k=kind.name: str(self.real(k, int(m[1]))), text)
         for kind in KINDS.values():
             for key in kind.keys:
                 json_key = re.compile(rf'("{key}"\s*:\s*)(\d+)')

@@ -65,7 +65,17 @@ def _emitted() -> dict[str, Mapping[str, Any]]:
     second = services.orders.create(account, OrderInput(items=[ItemRequest(product.id, 1)], customer_name="Lee")).order
     services.orders.cancel(account, second.id, "Changed their mind")
     _knowledge_events(services, account)
+    _conversation_events(services, account, contact.id)
     return {event.name: event.payload for event in uow.store.events(account)}
+
+
+def _conversation_events(services: Services, account: int, contact_id: int) -> None:
+    """Each move of who answers the contact's conversation (the extension events)."""
+    handling = services.conversation_handling
+    handling.resolve(account, contact_id)
+    handling.hand_over(account, contact_id, "Asks for a refund")
+    handling.take_over(account, contact_id)
+    handling.release(account, contact_id)
 
 
 def _knowledge_events(services: Services, account: int) -> None:
@@ -88,9 +98,11 @@ EMITTED = _emitted()
 CATALOGUE = _catalogue()
 
 
-@pytest.mark.parametrize("event", sorted(e for e in EMITTED if e.startswith(("order.", "knowledge_base."))))
+@pytest.mark.parametrize(
+    "event", sorted(e for e in EMITTED if e.startswith(("order.", "knowledge_base.", "conversation.")))
+)
 def test_the_catalogue_names_the_fields_of_each_emitted_event(event: str) -> None:
-    """The row of an order or knowledge-base event lists exactly the keys of its `data`."""
+    """The row of an order, knowledge-base or conversation event lists exactly the keys of its `data`."""
     assert CATALOGUE.get(event) == set(EMITTED[event]), event
 
 

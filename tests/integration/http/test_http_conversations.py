@@ -45,7 +45,8 @@ def test_one_summary_per_contact_newest_first(api: Api, write_in: Inbound) -> No
         ("Sender +14155550101", "Second from A", 2),
         ("Sender +14155550102", "From B", 1),
     ]
-    assert set(data[0]) == {"contact_id", "contact_name", "channel", "last_message", "last_message_at", "unread_count"}
+    spec_fields = {"contact_id", "contact_name", "channel", "last_message", "last_message_at", "unread_count"}
+    assert set(data[0]) == spec_fields | {"handled_by"}
 
 
 def test_the_channel_filter_keeps_that_channels_conversations(api: Api, write_in: Inbound) -> None:

@@ -162,6 +162,11 @@ SCENARIOS: Mapping[tuple[str, str], Scenario] = {
     ("DELETE", "/bookings/resources/{id:id}/working-hours"): Scenario(RESOURCE),
     ("GET", "/contacts/{contact_id:id}/messages"): Scenario({"contact_id": "contact"}),
     ("POST", "/conversations/{contact_id:id}/read"): Scenario({"contact_id": "contact"}),
+    ("GET", "/conversations/{contact_id:id}/handling"): Scenario({"contact_id": "contact"}),
+    ("POST", "/conversations/{contact_id:id}/take-over"): Scenario(
+        {"contact_id": "contact"}, lambda own: {"team_member_id": own.member}
+    ),
+    ("POST", "/conversations/{contact_id:id}/release"): Scenario({"contact_id": "contact"}),
 }
 
 WITH_IDS = [op for op in OPERATIONS if op.path_params]

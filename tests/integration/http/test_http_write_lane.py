@@ -150,11 +150,33 @@ def test_every_write_of_the_lane_areas_goes_to_the_lane() -> None:
     assert writes and all(op.write_lane for op in writes)
 
 
-def test_no_write_of_another_area_goes_to_the_lane_but_placing_an_order() -> None:
-    """Outside the lane's areas, only `POST /orders` is declared for the lane."""
+LANE_OPERATIONS = {
+    ("POST", "/orders"),
+    ("POST", "/conversations/{contact_id:id}/take-over"),
+    ("POST", "/conversations/{contact_id:id}/release"),
+}
+"""Outside the lane's areas, the writes that are database work only: placing an order, and taking a
+conversation over from the AI or releasing it (marking one read is not declared)."""
+
+
+def test_no_write_of_another_area_goes_to_the_lane_but_those_listed() -> None:
+    """Outside the lane's areas, only placing an order and the conversation's take-over and release are
+    declared for the lane."""
     others = {(op.method, op.path) for op in OPERATIONS if op.write_lane and op.tag not in LANE_AREAS}
 
-    assert others == {("POST", "/orders")}
+    assert others == LANE_OPERATIONS
+
+
+def test_a_take_over_runs_on_the_lane() -> None:
+    """`POST /conversations/{id}/take-over` runs its unit of work on the lane's thread and answers 200."""
+    api, uow, lane = _api()
+    contact = api.post("/contacts", json={"name": "Ada", "type": "instagram"}).json()["data"]
+    uow.threads.clear()
+
+    response = api.post(f"/conversations/{contact['id']}/take-over")
+
+    assert (response.status_code, response.json()["data"]["handled_by"]) == (200, "human")
+    assert (lane.jobs, uow.threads) == (2, [LANE_THREAD])
 
 
 def test_only_writes_go_to_the_lane() -> None:

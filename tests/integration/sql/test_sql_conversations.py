@@ -19,6 +19,7 @@ from engage_core.contacts.model import Contact, ContactDraft
 from engage_core.kernel.errors import NotFound
 from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.messaging.conversations import ConversationFilter, ConversationSummary
+from engage_core.messaging.handling import HANDLED_BY, ConversationHandling
 from engage_core.messaging.messages import MESSAGE_STATUSES, MessageDraft
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
@@ -58,24 +59,37 @@ def _list(database: Database, account: int, page: PageRequest = ALL, **filters: 
         return uow.messages.conversations(ConversationFilter(**filters), page)
 
 
-def _rows(page: Page[ConversationSummary]) -> list[tuple[str, str, str, int]]:
-    return [(s.contact_name, s.channel, s.last_message, s.unread_count) for s in page.items]
+def _rows(page: Page[ConversationSummary]) -> list[tuple[str, str, str, int, str]]:
+    return [(s.contact_name, s.channel, s.last_message, s.unread_count, s.handled_by) for s in page.items]
 
 
 def test_a_deep_page_matches_the_in_memory_reference(database: Database) -> None:
-    """Offsets of 100 and more (rows chosen from the index first) agree with the fake, ties included."""
+    """Offsets of 100 and more (rows chosen from the index first) agree with the fake, ties included,
+    also filtered by who answers (and past the end)."""
     with database.uow.admin() as admin:
         account = admin.accounts.add("Deep", uuid.uuid4().hex * 2, "eng_deep…", START).id
         admin.commit()
 
     def fill(uow: WorkspaceUnitOfWork) -> list[Page[ConversationSummary]]:
-        ids = [uow.contacts.add(ContactDraft(name=f"C{n}", type="telegram"), START).id for n in range(150)]
+        ids = [uow.contacts.add(ContactDraft(name=f"C{n}", type="telegram"), START).id for n in range(260)]
         for n, contact_id in enumerate(ids):
             channel = CHANNELS[n % 3]
             uow.messages.add(_draft(contact_id, channel=channel, content=f"m{n}"), START + timedelta(n // 2))
-        requests = [(PageRequest(page=9, per_page=13), None), (PageRequest(page=2, per_page=100), None)]
-        requests.append((PageRequest(page=3, per_page=20), "whatsapp"))
-        return [uow.messages.conversations(ConversationFilter(channel=c), page) for page, c in requests]
+            state = "pending" if n % 2 == 0 else "human" if n % 10 == 1 else None  # 130, 26, and 104 with the AI
+            if state is not None:
+                uow.conversation_handling.put(ConversationHandling(contact_id, state, updated_at=START))
+        requests: list[tuple[PageRequest, str | None, str | None]] = [
+            (PageRequest(page=9, per_page=13), None, None),
+            (PageRequest(page=2, per_page=100), None, None),
+            (PageRequest(page=3, per_page=20), "whatsapp", None),
+            (PageRequest(page=2, per_page=100), None, "ai"),
+            (PageRequest(page=11, per_page=12), None, "pending"),
+            (PageRequest(page=3, per_page=5), "whatsapp", "human"),
+            (PageRequest(page=9, per_page=20), None, "pending"),
+        ]
+        return [
+            uow.messages.conversations(ConversationFilter(channel=c, handled_by=h), page) for page, c, h in requests
+        ]
 
     with InMemoryUnitOfWorkFactory().workspace(1) as reference:
         expected = [(p.total, _rows(p)) for p in fill(reference)]
@@ -99,7 +113,7 @@ def test_a_page_reads_only_through_indexes(database: Database, backend: str) -> 
                 "EXPLAIN QUERY PLAN " + str(compiled), tuple(params[key] for key in compiled.positiontup or ())
             )
             plans[name] = [row[3] for row in rows]
-    tables = ("conversations", "contacts", "messages", "conversation_totals")
+    tables = ("conversations", "contacts", "messages", "conversation_totals", "conversation_handling")
     scans = [(name, step) for name, plan in plans.items() for step in plan if step.startswith(tables_scanned(tables))]
     sorts = [(name, step) for name, plan in plans.items() for step in plan if "TEMP B-TREE" in step]
     assert (scans, [name for name, _ in sorts]) == ([], ["_DEEP_PAGE"])
@@ -140,7 +154,13 @@ class Delete:
     contact: int
 
 
-Step = Add | Update | MarkRead | Delete
+@attrs.frozen
+class Handle:
+    contact: int
+    handled_by: str
+
+
+Step = Add | Update | MarkRead | Delete | Handle
 CONTACTS = 3
 
 steps = st.one_of(
@@ -158,6 +178,7 @@ steps = st.one_of(
     st.builds(Update, message=st.integers(0, 30), status=st.sampled_from(MESSAGE_STATUSES)),
     st.builds(MarkRead, contact=st.integers(0, CONTACTS - 1)),
     st.builds(Delete, contact=st.integers(0, CONTACTS - 1)),
+    st.builds(Handle, contact=st.integers(0, CONTACTS - 1), handled_by=st.sampled_from(HANDLED_BY)),
 )
 
 
@@ -181,22 +202,30 @@ def _replay(uow: WorkspaceUnitOfWork, sequence: list[Step]) -> list[object]:
         elif isinstance(step, Delete):
             uow.contacts.delete(contacts[step.contact])
             deleted.add(step.contact)
+        elif isinstance(step, Handle) and step.contact not in deleted:
+            uow.conversation_handling.put(
+                ConversationHandling(contacts[step.contact], step.handled_by, updated_at=later)
+            )
     for channel in (None, *CHANNELS):
-        for page in (ALL, PageRequest(page=1, per_page=2), PageRequest(page=2, per_page=2)):
-            found = uow.messages.conversations(ConversationFilter(channel=channel), page)
-            results.append((found.total, _rows(found)))
+        for handled_by in (None, *HANDLED_BY):
+            for page in (ALL, PageRequest(page=1, per_page=2), PageRequest(page=2, per_page=2)):
+                found = uow.messages.conversations(ConversationFilter(channel=channel, handled_by=handled_by), page)
+                results.append((found.total, _rows(found)))
     for n, contact_id in enumerate(contacts):
         found = uow.messages.conversations(ConversationFilter(contact_id=contact_id), ALL)
         messages = uow.messages.for_contact(contact_id, None, ALL)
         results.append((n, found.total, _rows(found), [(m.content, m.status) for m in messages.items]))
+        for handled_by in HANDLED_BY:
+            found = uow.messages.conversations(ConversationFilter(contact_id=contact_id, handled_by=handled_by), ALL)
+            results.append((n, handled_by, found.total, _rows(found)))
     return results
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(sequence=st.lists(steps, max_size=25))
 def test_summaries_match_the_in_memory_reference(database: Database, sequence: list[Step]) -> None:
-    """After any sequence of adds, updates, mark-reads and contact deletions, every listing (each
-    filter, paged) and each contact's messages agree with the fake."""
+    """After any sequence of adds, updates, mark-reads, contact deletions and changes of who answers,
+    every listing (each filter, paged) and each contact's messages agree with the fake."""
     with database.uow.admin() as admin:
         account = admin.accounts.add("Property", uuid.uuid4().hex * 2, "eng_prop…", START).id
         admin.commit()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from engage_core.kernel.events import CATALOGUE, SUBSCRIBABLE, TEST_EVENT
+from engage_core.kernel.events import CATALOGUE, EXTENSIONS, SUBSCRIBABLE, TEST_EVENT
+from engage_core.messaging import handling
 
 
 def test_catalogue_has_the_33_workspace_events() -> None:
@@ -22,6 +23,17 @@ def test_webhook_test_is_subscribable_but_not_catalogued() -> None:
     assert TEST_EVENT not in CATALOGUE
 
 
-def test_subscribable_is_catalogue_plus_test() -> None:
-    """Every catalogued event can be subscribed to, and nothing else but webhook.test."""
-    assert set(CATALOGUE) | {TEST_EVENT} == SUBSCRIBABLE
+def test_subscribable_is_catalogue_plus_test_plus_extensions() -> None:
+    """Every catalogued event can be subscribed to, and nothing else but webhook.test and the extensions."""
+    assert set(CATALOGUE) | {TEST_EVENT} | set(EXTENSIONS) == SUBSCRIBABLE
+
+
+def test_the_extensions_are_not_spec_events() -> None:
+    """The extension events are new names, none of SPEC 6's nor twice."""
+    assert len(set(EXTENSIONS)) == len(EXTENSIONS) == 4
+    assert not set(EXTENSIONS) & set(CATALOGUE)
+
+
+def test_the_extensions_are_the_hand_over_events() -> None:
+    """The extension events are exactly the moves of the conversation hand-over."""
+    assert EXTENSIONS == handling.EVENTS

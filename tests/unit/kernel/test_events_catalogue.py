@@ -26,7 +26,7 @@ from engage_core.commerce.products import ProductInput
 from engage_core.contacts.contact_service import TagAssignment
 from engage_core.contacts.model import ContactInput, ContactPatch
 from engage_core.kernel.errors import ValidationFailed
-from engage_core.kernel.events import CATALOGUE, TEST_EVENT
+from engage_core.kernel.events import CATALOGUE, EXTENSIONS, TEST_EVENT
 from engage_core.knowledge.service import CatalogInput
 from engage_core.messaging.channel_service import CredentialsInput
 from engage_core.messaging.message_service import SendInput
@@ -380,8 +380,8 @@ def test_the_catalogue_is_the_spec_list() -> None:
 
 
 def test_the_events_endpoint_lists_the_spec_events() -> None:
-    """GET /webhooks/events offers exactly the events of SPEC 6's table."""
-    assert WebhookService.event_names() == list(SPEC_EVENTS)
+    """GET /webhooks/events offers the events of SPEC 6's table, in its order, then only the extensions."""
+    assert WebhookService.event_names() == [*SPEC_EVENTS, *EXTENSIONS]
 
 
 def test_not_yet_built_is_exactly_the_events_without_a_trigger_test() -> None:

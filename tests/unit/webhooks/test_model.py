@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engage_core.kernel.events import CATALOGUE, TEST_EVENT
+from engage_core.kernel.events import CATALOGUE, EXTENSIONS, TEST_EVENT
 from engage_core.webhooks.model import (
     MAX_ATTEMPTS,
     RESPONSE_EXCERPT_LIMIT,
@@ -121,8 +121,23 @@ def test_unknown_events_are_reported() -> None:
 
 
 def test_an_empty_event_list_wants_everything() -> None:
-    """A subscription without events receives every event."""
+    """A subscription without events receives every event of SPEC 6's catalogue."""
     assert all(subscription().wants(name) for name in CATALOGUE)
+
+
+def test_an_empty_event_list_wants_no_extension_event() -> None:
+    """The extension events (beyond SPEC 6) go only to subscriptions that name them."""
+    assert not any(subscription().wants(name) for name in EXTENSIONS)
+
+
+def test_a_named_extension_event_is_wanted() -> None:
+    """A subscription naming `conversation.handed_over` receives it."""
+    assert subscription(("conversation.handed_over",)).wants("conversation.handed_over")
+
+
+def test_the_extension_events_are_known() -> None:
+    """check_events accepts the extension events."""
+    assert check_events(list(EXTENSIONS)) == []
 
 
 def test_an_event_list_is_a_filter() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from engage_core.contacts.model import ContactInput
 from engage_core.kernel.errors import NotFound, ValidationFailed
-from engage_core.kernel.events import CATALOGUE, EVENTS_MAX, TEST_EVENT
+from engage_core.kernel.events import CATALOGUE, EVENTS_MAX, EXTENSIONS, TEST_EVENT
 from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 from engage_core.testing import FakeCipher, FakeClock, FakeSender, InMemoryDeliveryQueue, InMemoryStore
@@ -218,9 +218,15 @@ def test_repeated_events_are_kept_once(new_webhook: NewWebhook) -> None:
     assert created.subscription.events == ("order.created", "contact.created")
 
 
-def test_event_names_are_the_catalogue_and_the_test_event() -> None:
-    """GET /webhooks/events lists SPEC 6's events and webhook.test."""
-    assert WebhookService.event_names() == [*CATALOGUE, TEST_EVENT]
+def test_event_names_are_the_catalogue_the_test_event_and_the_extensions() -> None:
+    """GET /webhooks/events lists SPEC 6's events and webhook.test, then the extension events."""
+    assert WebhookService.event_names() == [*CATALOGUE, TEST_EVENT, *EXTENSIONS]
+
+
+def test_an_extension_event_can_be_subscribed(new_webhook: NewWebhook) -> None:
+    """A subscription may name the extension events (`conversation.*`)."""
+    created = new_webhook(events=["conversation.handed_over", *EXTENSIONS])
+    assert created.subscription.events == EXTENSIONS
 
 
 # -- read, update, delete --------------------------------------------------------------------------
