@@ -1,7 +1,8 @@
 """AI agents: the entity, its fields' rules and the default flag (SPEC 2 AI agent, SPEC 3 AI agent
 default flag, SPEC 6 `ai_agent.*`, SPEC 8).
 
-Fields (every limit counted after trimming surrounding spaces):
+Fields (the name's and the prompts' limits are counted after trimming surrounding spaces, the
+guidelines' as written):
 
 - `name` is required, at most `NAME_MAX` (255) characters (SPEC 8): an internal label.
 - `system_prompt` is required, at most `SYSTEM_PROMPT_MAX` (20,000) characters: the core instructions.
@@ -12,8 +13,8 @@ Fields (every limit counted after trimming surrounding spaces):
   list of at most 50 such strings. Null or left out is `{}`; a change replaces the whole object. Two
   keys are understood by the answer engine and checked here (`check_guidelines`):
   - `max_reply_chars`: an integer from 50 to 4,000, the longest reply the agent sends;
-  - `refused_topics`: at most 50 topics of 1 to 100 characters each, which the agent declines to
-    discuss.
+  - `refused_topics`: at most 50 topics of 1 to 100 characters each (not blank; stored trimmed),
+    which the agent declines to discuss.
   Any other key (`language`, `tone`, ...) is free-form, passed to the prompt as written.
 - `is_active` (default true) and `is_default` (default false).
 
@@ -226,11 +227,10 @@ def validate_agent(data: AgentInput) -> AgentDraft:
     )
 
 
-def patched(current: AiAgent, patch: AgentPatch, now: datetime) -> AiAgent:
-    """The agent with `patch` applied, every field checked at once; `updated_at` is `now` when
-    anything changed (the agent as it was otherwise). `is_default` true also activates it; the
-    result may not be a default that is inactive (422 on `is_active`). Clearing the previous
-    default is the service's part."""
+def checked_patch(patch: AgentPatch) -> AgentPatch:
+    """`patch` with every given field checked at once and cleaned (trimmed texts, blank prompts None,
+    the guidelines as `check_guidelines` stores them), before the agent is even read: a bad field is
+    a 422 whether or not the agent exists."""
     errors = ErrorCollector()
     fields: dict[str, Any] = {}
     if patch.name is not UNSET:
@@ -250,8 +250,18 @@ def patched(current: AiAgent, patch: AgentPatch, now: datetime) -> AiAgent:
     if patch.is_default is not UNSET:
         fields["is_default"] = errors.run(lambda: _flag("is_default", patch.is_default))
     errors.raise_if_any()
+    return attrs.evolve(patch, **fields)
+
+
+def patched(current: AiAgent, patch: AgentPatch, now: datetime) -> AiAgent:
+    """The agent with a `checked_patch` applied; `updated_at` is `now` when anything changed (the
+    agent as it was otherwise). `is_default` true also activates it; the result may not be a default
+    that is inactive (422 on `is_active`). Clearing the previous default is the service's part."""
+    fields = {f.name: getattr(patch, f.name) for f in attrs.fields(AgentPatch) if getattr(patch, f.name) is not UNSET}
     if fields.get("is_default") is True:
         fields.setdefault("is_active", True)
+    if "response_guidelines" in fields and fields["response_guidelines"] is None:
+        fields["response_guidelines"] = {}
     changed = attrs.evolve(current, **fields)
     if changed.is_default and not changed.is_active:
         raise ValidationFailed.on("is_active", DEFAULT_INACTIVE)
@@ -293,9 +303,9 @@ def check_guidelines(value: object) -> dict[str, GuidelineValue]:
     errors = ErrorCollector()
     checked: dict[str, GuidelineValue] = {}
     for key, item in value.items():
-        if not isinstance(key, str) or not key.strip() or len(key) > GUIDELINE_KEY_MAX:
+        if not isinstance(key, str) or not key.strip() or len(key) > GUIDELINE_KEY_MAX or not _unicode(key):
             errors.errors.setdefault(field, []).append(
-                f"Each key of the {field} must have 1 to {GUIDELINE_KEY_MAX} characters."
+                f"Each key of the {field} must have 1 to {GUIDELINE_KEY_MAX} characters, not all spaces."
             )
             continue
         checker = _KNOWN.get(key, _free_value)
@@ -319,12 +329,14 @@ def _refused_topics(path: str, value: object) -> list[str]:
     message = (
         f"The {path} must be a list of at most {REFUSED_TOPICS_MAX} topics of 1 to {REFUSED_TOPIC_MAX} characters."
     )
-    if not isinstance(value, list) or len(value) > REFUSED_TOPICS_MAX:
+    if not isinstance(value, list):
         raise ValidationFailed.on(path, message)
-    topics = [topic.strip() for topic in value if isinstance(topic, str)]
-    if len(topics) != len(value) or not all(0 < len(topic) <= REFUSED_TOPIC_MAX for topic in topics):
+    if len(value) > REFUSED_TOPICS_MAX:
+        raise ValidationFailed.on(path, f"The {path} may not have more than {REFUSED_TOPICS_MAX} items.")
+    topics = [topic for topic in value if isinstance(topic, str)]
+    if len(topics) != len(value) or not all(_text_fits(topic, REFUSED_TOPIC_MAX) and topic.strip() for topic in topics):
         raise ValidationFailed.on(path, message)
-    return topics
+    return [topic.strip() for topic in topics]
 
 
 def _free_value(path: str, value: object) -> GuidelineValue:
@@ -335,13 +347,13 @@ def _free_value(path: str, value: object) -> GuidelineValue:
             raise ValidationFailed.on(path, f"The {path} must be a finite number.")
         return value
     if isinstance(value, str):
-        if len(value) > GUIDELINE_TEXT_MAX:
+        if not _text_fits(value, GUIDELINE_TEXT_MAX):
             raise ValidationFailed.on(path, f"The {path} may not be greater than {GUIDELINE_TEXT_MAX} characters.")
         return value
-    if (
-        isinstance(value, list)
-        and len(value) <= GUIDELINE_LIST_MAX
-        and all(isinstance(item, str) and len(item) <= GUIDELINE_TEXT_MAX for item in value)
+    if isinstance(value, list) and len(value) > GUIDELINE_LIST_MAX:
+        raise ValidationFailed.on(path, f"The {path} may not have more than {GUIDELINE_LIST_MAX} items.")
+    if isinstance(value, list) and all(
+        isinstance(item, str) and _text_fits(item, GUIDELINE_TEXT_MAX) for item in value
     ):
         return list(value)
     raise ValidationFailed.on(
@@ -358,6 +370,20 @@ _KNOWN: dict[str, Callable[[str, object], GuidelineValue]] = {
 
 
 # -- helpers -------------------------------------------------------------------------------------
+
+
+def _text_fits(text: str, limit: int) -> bool:
+    """At most `limit` characters as written (the published schema's `maxLength`), all valid Unicode."""
+    return len(text) <= limit and _unicode(text)
+
+
+def _unicode(text: str) -> bool:
+    """No lone surrogate (JSON can carry one; no database can store it as text)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _prompt(field: str, value: object) -> str | None:

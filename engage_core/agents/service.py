@@ -15,6 +15,7 @@ from engage_core.agents.model import (
     AgentPatch,
     AiAgent,
     assignment,
+    checked_patch,
     demoted,
     ids_once,
     made_default,
@@ -103,6 +104,7 @@ class AiAgentService:
         """`PUT /ai-agents/{id}`: any subset of the fields. `is_default` true does what
         `set_default` does; deactivating the default is a 422 on `is_active`. Emits
         `ai_agent.updated` when anything changed (nothing is written otherwise)."""
+        patch = checked_patch(patch)
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             if patch.is_default is True:
