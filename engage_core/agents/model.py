@@ -12,9 +12,11 @@ guidelines' as written):
   characters); every value is a string (at most 1,000 characters), a finite number, a boolean, or a
   list of at most 50 such strings. Null or left out is `{}`; a change replaces the whole object. Two
   keys are understood by the answer engine and checked here (`check_guidelines`):
+
   - `max_reply_chars`: an integer from 50 to 4,000, the longest reply the agent sends;
   - `refused_topics`: at most 50 topics of 1 to 100 characters each (not blank; stored trimmed),
     which the agent declines to discuss.
+
   Any other key (`language`, `tone`, ...) is free-form, passed to the prompt as written.
 - `is_active` (default true) and `is_default` (default false).
 
