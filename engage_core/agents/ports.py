@@ -38,7 +38,8 @@ class AiAgentRepository(Protocol):
         """How many agents the account has."""
 
     def default(self) -> AiAgent | None:
-        """The account's default agent (active or not), or None."""
+        """The account's default agent, or None (locked like `get`: clearing its flag then writes
+        it back as it is after any concurrent change of it)."""
 
     def update(self, agent: AiAgent) -> None:
         """Store every field of `agent` but `id` and `created_at`."""

@@ -7,6 +7,9 @@ set-defaults run one after another (each clears the default the one before it se
 failing on the index; SQLite runs one writer at a time already. In a write unit of work on
 PostgreSQL, `get` reads the agent `FOR UPDATE`: a delete or a deactivation racing a set-default of
 the same agent reads it only once the other has committed, and is refused if it became the default.
+That lock is `FOR NO KEY UPDATE`, so contacts being created meanwhile with the agent as their default
+(whose key check takes `KEY SHARE` on it) do not wait for it; deleting takes `FOR UPDATE` first,
+which waits for them, so their contacts are cleared too.
 
 Deleting an agent first clears `ai_agent_id` on its contacts: their foreign key to the agent
 `(account_id, ai_agent_id)` takes no action (a composite key's SET NULL would null `account_id`
@@ -112,8 +115,9 @@ class SqlAiAgentRepository(WorkspaceRepository):
         return count
 
     def default(self) -> AiAgent | None:
-        """Through the unique index on the account's default agent."""
-        return self._first(ai_agents.c.is_default.is_(True))
+        """Through the unique index on the account's default agent; locked like `get`, so the previous
+        default is cleared as it is once a concurrent change of it (a rename) has committed."""
+        return self._first(ai_agents.c.is_default.is_(True), for_update=self._lock_reads)
 
     def update(self, agent: AiAgent) -> None:
         self._conn.execute(
@@ -123,6 +127,12 @@ class SqlAiAgentRepository(WorkspaceRepository):
         )
 
     def delete(self, agent_id: int) -> None:
+        if self._postgres:
+            # FOR UPDATE waits for the transactions inserting contacts that point at the agent (their
+            # key check holds KEY SHARE on it): the clearing below then sees their contacts too.
+            self._conn.execute(
+                select(ai_agents.c.id).where(self.owned(ai_agents), ai_agents.c.id == agent_id).with_for_update()
+            )
         self._conn.execute(
             update(contacts).where(self.owned(contacts), contacts.c.ai_agent_id == agent_id).values(ai_agent_id=None)
         )
@@ -131,6 +141,8 @@ class SqlAiAgentRepository(WorkspaceRepository):
     def _first(self, *where: ColumnElement[bool], for_update: bool = False) -> AiAgent | None:
         query = select(*_COLUMNS).where(self.owned(ai_agents), *where)
         if for_update:
-            query = query.with_for_update()
+            # NO KEY UPDATE: serialises the changes of the agent, but not the new contacts that point at
+            # it (their key check takes KEY SHARE), which need not wait for a change of its flag.
+            query = query.with_for_update(key_share=True)
         row = self._conn.execute(query).one_or_none()
         return None if row is None else agent_from_row(row)

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from engage_core.agents.model import AgentDraft, AgentInput, AiAgent
+from engage_core.agents.model import AgentDraft, AgentInput, AgentPatch, AiAgent
 from engage_core.contacts.model import Contact
 from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.services import Services
@@ -172,3 +172,20 @@ def test_contacts_created_while_the_default_moves_point_at_existing_agents(
             connection.execute(select(contacts.c.ai_agent_id).where(contacts.c.account_id == account)).scalars()
         )
     assert pointed <= set(agents)
+
+
+def test_a_rename_of_the_default_racing_a_set_default_is_kept(services: Services, account: int) -> None:
+    """Renaming the default while another agent is made the default: both changes stay (the old default
+    ends renamed and no longer the default), whichever commits first."""
+    for round_ in range(5):
+        previous = services.ai_agents.create(account, AgentInput(f"Default {round_}", "Be kind.", is_default=True))
+        incoming = services.ai_agents.create(account, AgentInput(f"Incoming {round_}", "Be kind."))
+
+        def act(n: int, previous: int = previous.id, incoming: int = incoming.id, round_: int = round_) -> object:
+            if n == 0:
+                return services.ai_agents.set_default(account, incoming)
+            return services.ai_agents.update(account, previous, AgentPatch(name=f"Renamed {round_}"))
+
+        assert [outcome(r) for r in at_once(2, act)] == ["ok", "ok"]
+        after = services.ai_agents.get(account, previous.id)
+        assert (after.name, after.is_default) == (f"Renamed {round_}", False)
