@@ -52,6 +52,7 @@ def contact(account_id: int, n: int, now: datetime) -> dict[str, Any]:
         "company": "",
         "address": "",
         "country_id": None,
+        "ai_agent_id": None,
         "last_message_at": None,
         "created_at": now,
         "updated_at": now,

@@ -24,6 +24,7 @@ engage [--database-url URL] bookings types list|create|update|deactivate ACCOUNT
 engage [--database-url URL] bookings resources list|create|update|deactivate ACCOUNT_ID ... [--json]
 engage [--database-url URL] bookings hours show|set|clear ACCOUNT_ID [--resource ID] [--file F] [--timezone TZ]
 engage [--database-url URL] bookings complete ACCOUNT_ID BOOKING_ID [--json]
+engage [--database-url URL] agents list|show|create|update|delete|set-default|assign ACCOUNT_ID ... [--json]
 engage [--database-url URL] kb list ACCOUNT_ID [--type T] [--status S] [--page N] [--per-page N] [--json]
 engage [--database-url URL] kb search ACCOUNT_ID QUERY [--type T] [--limit N] [--json]
 engage [--database-url URL] conversations list ACCOUNT_ID [--handled-by STATE] [--channel C] [--page N] [--json]
@@ -37,6 +38,7 @@ from __future__ import annotations
 import click
 
 from engage_cli.commands.accounts import accounts
+from engage_cli.commands.agents import agents
 from engage_cli.commands.bookings import bookings
 from engage_cli.commands.commerce import orders
 from engage_cli.commands.conversations import conversations
@@ -82,6 +84,7 @@ cli.add_command(sandbox)
 cli.add_command(tickets)
 cli.add_command(departments)
 cli.add_command(bookings)
+cli.add_command(agents)
 cli.add_command(partners)
 cli.add_command(plans)
 cli.add_command(kb)

@@ -8,6 +8,7 @@ class. They are wired in the order of the bases (an area wires after those whose
 from __future__ import annotations
 
 from engage_core.accounts.wiring import AccountsServices
+from engage_core.agents.wiring import AgentsServices
 from engage_core.bookings.wiring import BookingsServices
 from engage_core.commerce.ports import StorePlatform
 from engage_core.commerce.wiring import CommerceServices
@@ -50,6 +51,7 @@ class Services(
     WebsiteServices,
     SupportServices,
     TeamServices,
+    AgentsServices,
     WebhooksServices,
 ):
     """Every use case, wired to one storage adapter and one clock."""

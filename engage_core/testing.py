@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from engage_core.accounts import fakes as accounts
+from engage_core.agents import fakes as agents
 from engage_core.bookings import fakes as bookings
 from engage_core.commerce import fakes as commerce
 from engage_core.commerce.fakes import FakeStorePlatform, StorePush
@@ -63,6 +64,7 @@ AREAS: tuple[FakeArea, ...] = (
     knowledge_websites.AREA,
     support.AREA,
     team.AREA,
+    agents.AREA,
     webhooks.AREA,
     plans.AREA,
     partners.AREA,

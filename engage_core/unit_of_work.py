@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from engage_core.accounts.ports import AccountsRepositories
+from engage_core.agents.ports import AgentsRepositories
 from engage_core.bookings.ports import BookingsRepositories
 from engage_core.commerce.ports import CommerceRepositories
 from engage_core.contacts.ports import ContactsRepositories
@@ -42,6 +43,7 @@ class WorkspaceUnitOfWork(
     VoiceRepositories,
     SupportRepositories,
     TeamRepositories,
+    AgentsRepositories,
     WebhooksRepositories,
     UsageRepositories,
     JobsRepositories,

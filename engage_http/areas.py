@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from engage_http import (
     accounts,
+    agents,
     bookings,
     commerce,
     contacts,
@@ -30,6 +31,7 @@ OPERATIONS: tuple[Operation, ...] = (
     *commerce.OPERATIONS,
     *support.OPERATIONS,
     *team.OPERATIONS,
+    *agents.OPERATIONS,
     *messaging.OPERATIONS,
     *bookings.OPERATIONS,
 )

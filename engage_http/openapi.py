@@ -117,6 +117,7 @@ _TAGS: Mapping[str, str] = {
     "Conversations": "One summary per contact of the messages exchanged with it.",
     "Support tickets": "Support tickets: opening, replying, closing, and the departments they go to.",
     "Team": "The workspace's team members.",
+    "AI agents": "The personas that answer contacts: prompts, the default agent, and assigning agents to contacts.",
     "Booking setup": "What can be booked: booking types, resources, the working hours and the timezone.",
     "Bookings": "Bookings: the free slots of a day, booking, rescheduling, confirming, cancelling, completing.",
     "Partner": "Partner API (`X-Partner-Key`): the partner's profile and the plans clients run on.",

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from engage_sql import (
     accounts,
+    agents,
     bookings,
     commerce,
     contacts,
@@ -36,6 +37,7 @@ AREAS: tuple[SqlArea, ...] = (
     knowledge.AREA,
     support.AREA,
     team.AREA,
+    agents.AREA,
     webhooks.AREA,
     plans.AREA,
     partners.AREA,

@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import attrs
 
+from engage_core.agents.model import AgentDraft
 from engage_core.bookings.model import BookingDraft
 from engage_core.bookings.setup import BookingTypeDraft, ResourceDraft
 from engage_core.bookings.working_hours import DEFAULT_HOURS
@@ -68,7 +69,9 @@ def fill_workspace(uow: UnitOfWorkFactory, account_id: int, partner_id: int, now
     """At least one record of every kind in the workspace (on SQL, a row in every table of its data),
     through the repositories."""
     with uow.workspace(account_id) as unit:
+        agent = unit.ai_agents.add(AgentDraft("Concierge", "Answer politely.", is_default=True), now)
         contact = unit.contacts.add(ContactDraft(name="Ada", type="whatsapp", phone="+966501234567"), now)
+        assert contact.ai_agent_id == agent.id  # the default agent, a reference the purge must survive
         tag = unit.tags.add("vip", now)
         unit.tags.attach(contact.id, tag.id)
         members = unit.lists.add("Newsletter", now)

@@ -7,6 +7,7 @@ from datetime import datetime
 
 import attrs
 
+from engage_core.agents.fakes import AgentsTables
 from engage_core.contacts.lists import ContactList
 from engage_core.contacts.model import Contact, ContactDraft, ContactFilter, Member, Note
 from engage_core.contacts.segments import Segment, SegmentRules, is_member
@@ -29,6 +30,13 @@ class ContactsTables(Tables):
     list_members: dict[int, list[int]] = attrs.Factory(dict)  # list_id -> contact ids in order added
     segments: dict[int, tuple[int, _SegmentRow]] = attrs.Factory(dict)
     notes: dict[int, tuple[int, Note]] = attrs.Factory(dict)
+
+    def forget(self, kind: str, ident: int) -> None:
+        """A deleted AI agent is assigned to no contact any more (SQL: its delete clears `ai_agent_id`)."""
+        if kind == "ai_agent":
+            for key, (account, contact) in list(self.contacts.items()):
+                if contact.ai_agent_id == ident:
+                    self.contacts[key] = (account, attrs.evolve(contact, ai_agent_id=None))
 
 
 class _Repo(Repo):
@@ -84,9 +92,14 @@ class InMemoryContactRepository(_Repo):
             company=draft.company,
             address=draft.address,
             country_id=draft.country_id,
+            ai_agent_id=self._default_agent(),
         )
         self._t.contacts[contact.id] = (self._account, contact)
         return contact
+
+    def _default_agent(self) -> int | None:
+        default = self._state.of(AgentsTables).default_of(self._account)
+        return default.id if default is not None and default.is_active else None
 
     def get(self, contact_id: int) -> Contact | None:
         """In memory, as :meth:`.ContactRepository.get`."""
@@ -128,7 +141,18 @@ class InMemoryContactRepository(_Repo):
             other = self.by_phone(contact.type, contact.phone)
             if other is not None and other.id != contact.id:
                 raise ValidationFailed.on("phone", f"A {contact.type} contact with this phone already exists.")
-        self._t.contacts[contact.id] = (self._account, attrs.evolve(contact, tags=()))
+        stored = self._t.contacts[contact.id][1]
+        self._t.contacts[contact.id] = (self._account, attrs.evolve(contact, tags=(), ai_agent_id=stored.ai_agent_id))
+
+    def assign_agent(self, agent_id: int, contact_ids: Collection[int]) -> int:
+        """In memory, as :meth:`.ContactRepository.assign_agent`."""
+        count = 0
+        for contact_id in set(contact_ids):
+            row = self._t.contacts.get(contact_id)
+            if row is not None and row[0] == self._account:
+                self._t.contacts[contact_id] = (self._account, attrs.evolve(row[1], ai_agent_id=agent_id))
+                count += 1
+        return count
 
     def delete(self, contact_id: int) -> None:
         """In memory, as :meth:`.ContactRepository.delete`."""

@@ -41,6 +41,9 @@ class Contact:
     company: str | None = None
     address: str | None = None
     country_id: int | None = None
+    ai_agent_id: int | None = None
+    """The AI agent assigned to the contact (an addition to SPEC 2; `engage_core.agents.model`). Only
+    the agents area changes it: `ContactRepository.update` leaves it as it is stored."""
 
     def event_payload(self) -> Mapping[str, Any]:
         """`contact.created` / `contact.updated` data (SPEC 6)."""

@@ -17,9 +17,11 @@ class ContactRepository(Protocol):
     """A workspace's contacts."""
 
     def add(self, draft: ContactDraft, now: datetime) -> Contact:
-        """Store a new contact and count it in the account's contacts total. Raises ValidationFailed
-        on `phone` when the channel type already has a contact with that phone; the unit of work
-        must then be left uncommitted."""
+        """Store a new contact and count it in the account's contacts total. Its `ai_agent_id` is the
+        account's default AI agent when that is active (SPEC 2, `is_default`: auto-assigned to new
+        contacts), else None: whatever creates a contact, it gets the default. Raises
+        ValidationFailed on `phone` when the channel type already has a contact with that phone; the
+        unit of work must then be left uncommitted."""
 
     def get(self, contact_id: int) -> Contact | None:
         """The contact `contact_id` with its tags, or None."""
@@ -31,7 +33,13 @@ class ContactRepository(Protocol):
         """The contact of this channel type with this E.164 phone."""
 
     def update(self, contact: Contact) -> None:
-        """Store every scalar field of `contact` (tags are changed through the tag repository)."""
+        """Store every scalar field of `contact` but `ai_agent_id` (tags are changed through the tag
+        repository, the agent through `assign_agent`)."""
+
+    def assign_agent(self, agent_id: int, contact_ids: Collection[int]) -> int:
+        """Set `ai_agent_id` to `agent_id` on the account's contacts among `contact_ids` (distinct
+        ids; others are ignored), leaving their `updated_at`; how many contacts that is, those that
+        had the agent already included. The caller checked that the agent is the account's."""
 
     def delete(self, contact_id: int) -> None:
         """Delete the contact with its notes, tag links and list and segment memberships."""

@@ -88,7 +88,8 @@ class ContactUpdate:
 @renders(domain.Contact)
 @attrs.frozen
 class Contact:
-    """A contact (SPEC 2). `source`, `company`, `address` and `country_id` are additions to the SPEC fields."""
+    """A contact (SPEC 2). `source`, `company`, `address`, `country_id` and `ai_agent_id` are additions to the
+    SPEC fields."""
 
     id: int
     name: str
@@ -105,6 +106,12 @@ class Contact:
     company: str | None
     address: str | None
     country_id: int | None
+    ai_agent_id: int | None = attrs.field(
+        metadata={
+            "description": "The AI agent assigned to the contact (`POST /ai-agents/{id}/assign`; new contacts get "
+            "the default agent), or null."
+        }
+    )
 
 
 @structures_into(domain.ContactFilter)

@@ -11,7 +11,7 @@ SQLAlchemy's execution of them cost more than SQLite's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -25,6 +25,7 @@ from engage_core.contacts.tags import tag_order, title_key
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.pagination import Page, PageRequest
 from engage_sql.accounts.tables import account_counters
+from engage_sql.agents.tables import ai_agents
 from engage_sql.contacts.tables import contact_tags, contacts, tags
 from engage_sql.driver import DriverStatement
 from engage_sql.messaging.messages import forget_conversations
@@ -48,6 +49,7 @@ COLUMNS = (
     contacts.c.company,
     contacts.c.address,
     contacts.c.country_id,
+    contacts.c.ai_agent_id,
 )
 """The columns of a contact, in the order `contact_from_row` reads them."""
 
@@ -131,7 +133,7 @@ _COUNTER_ADD = DriverStatement(
 
 _INSERTED = (
     "account_id", "name", "name_key", "email", "email_key", "phone", "type", "status", "blacklisted", "source",
-    "company", "address", "country_id", "last_message_at", "created_at", "updated_at",
+    "company", "address", "country_id", "ai_agent_id", "last_message_at", "created_at", "updated_at",
 )  # fmt: skip
 """Every column an insert writes, each from the parameter of its own name."""
 
@@ -160,14 +162,24 @@ def _insert_counter(insert: Any) -> Insert:
 _INSERT = _by_dialect(_insert_contact)
 _INSERT_COUNTER = _by_dialect(_insert_counter)
 
+_DEFAULT_AGENT = select(ai_agents.c.id).where(
+    ai_agents.c.account_id == _ACCOUNT, ai_agents.c.is_default.is_(True), ai_agents.c.is_active.is_(True)
+)
+DEFAULT_AGENT = {
+    "sqlite": DriverStatement(_DEFAULT_AGENT),
+    # Held until commit, so the agent cannot be deleted before the new contact pointing at it is in.
+    "postgresql": DriverStatement(_DEFAULT_AGENT.with_for_update(read=True, key_share=True)),
+}
+"""The account's active default AI agent: every new contact is assigned it (SPEC 2, `is_default`)."""
+
 
 def contact_from_row(row: Sequence[Any], tags: Sequence[str]) -> Contact:
     """A contact from a row of `COLUMNS` (by position: this runs for every row of every page)."""
     id, name, email, phone, kind, status, blacklisted, last_message_at, created_at, updated_at = row[:10]
-    source, company, address, country_id = row[10:14]
+    source, company, address, country_id, ai_agent_id = row[10:15]
     return Contact(
         id, name, email, phone, kind, status, blacklisted, tuple(tags), last_message_at, created_at, updated_at,
-        source, company, address, country_id,
+        source, company, address, country_id, ai_agent_id,
     )  # fmt: skip
 
 
@@ -178,7 +190,7 @@ def _sorted_titles(titles: Sequence[str] | None) -> tuple[str, ...]:
 
 def _contact_with_titles(row: Sequence[Any]) -> Contact:
     """A contact from a row of `COLUMNS` followed by its tag titles."""
-    return contact_from_row(row, _sorted_titles(row[14]))
+    return contact_from_row(row, _sorted_titles(row[15]))
 
 
 def _phone_taken(kind: str) -> ValidationFailed:
@@ -191,7 +203,10 @@ def _searchable(name: str, email: str | None) -> dict[str, str | None]:
 
 class SqlContactRepository(WorkspaceRepository):
     def add(self, draft: ContactDraft, now: datetime) -> Contact:
-        contact_id = _INSERT[self._conn.dialect.name].inserted_id(
+        dialect = self._conn.dialect.name
+        default_agent = DEFAULT_AGENT[dialect].first(self._conn, {"account": self._account_id})
+        ai_agent_id = None if default_agent is None else default_agent[0]
+        contact_id = _INSERT[dialect].inserted_id(
             self._conn,
             {
                 "account_id": self._account_id,
@@ -205,6 +220,7 @@ class SqlContactRepository(WorkspaceRepository):
                 "company": draft.company,
                 "address": draft.address,
                 "country_id": draft.country_id,
+                "ai_agent_id": ai_agent_id,
                 "last_message_at": None,
                 "created_at": now,
                 "updated_at": now,
@@ -231,6 +247,7 @@ class SqlContactRepository(WorkspaceRepository):
             company=draft.company,
             address=draft.address,
             country_id=draft.country_id,
+            ai_agent_id=ai_agent_id,
         )
 
     def get(self, contact_id: int) -> Contact | None:
@@ -249,7 +266,7 @@ class SqlContactRepository(WorkspaceRepository):
         rows: Sequence[Any]
         if not where:
             rows = (_DEEP_PAGE if page.offset >= DEEP_PAGE_OFFSET else _PAGE).rows(self._conn, params)
-            total = rows[0][15] if rows else None
+            total = rows[0][16] if rows else None
             if total is None:  # past the last page, or no counter row: count apart
                 total = self.count()
         else:
@@ -291,6 +308,16 @@ class SqlContactRepository(WorkspaceRepository):
             if is_unique_violation(exc):
                 raise _phone_taken(contact.type) from exc
             raise
+
+    def assign_agent(self, agent_id: int, contact_ids: Collection[int]) -> int:
+        if not contact_ids:
+            return 0
+        assigned = self._conn.execute(
+            update(contacts)
+            .where(self.owned(contacts), contacts.c.id.in_(sorted(set(contact_ids))))
+            .values(ai_agent_id=agent_id)
+        )
+        return assigned.rowcount
 
     def delete(self, contact_id: int) -> None:
         # Notes, tag links, list and segment memberships, messages and conversation summaries go

@@ -6,6 +6,7 @@ from sqlalchemy import (
     JSON,
     Boolean,
     Column,
+    ForeignKeyConstraint,
     Index,
     Integer,
     PrimaryKeyConstraint,
@@ -39,9 +40,17 @@ contacts = Table(
     Column("country_id", Integer()),
     Column("last_message_at", UTCDateTime()),
     *timestamps(),
+    # The AI agent assigned to the contact, NULL for none, in the contact's own account. The key takes
+    # no action: a composite key's SET NULL would null `account_id` too, so deleting an agent first
+    # clears the column on its contacts (`SqlAiAgentRepository.delete`), and the key refuses any
+    # delete that did not.
+    Column("ai_agent_id", Id),
     # One contact per phone and channel type, so an inbound message finds exactly one contact.
     UniqueConstraint("account_id", "type", "phone"),
     UniqueConstraint("account_id", "id"),
+    ForeignKeyConstraint(["account_id", "ai_agent_id"], ["ai_agents.account_id", "ai_agents.id"]),
+    # Unassigning a deleted agent (and the key's checks).
+    Index(None, "account_id", "ai_agent_id"),
     # `GET /contacts`: WHERE account_id = ? ORDER BY created_at DESC, id DESC (scanned backwards).
     Index(None, "account_id", "created_at", "id"),
     sqlite_autoincrement=True,

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
+from engage_core.agents.model import AgentInput
 from engage_core.bookings.booking_service import BookingInput
 from engage_core.bookings.setup import BookingTypeInput, ResourceInput
 from engage_core.contacts.model import ContactInput
@@ -45,6 +46,8 @@ class AccountFixtures:
                 return services.departments.create(account_id, f"Fixture {n}").id
             if kind == "ticket":
                 return self._ticket(services, account_id, n)
+            if kind == "agent":
+                return services.ai_agents.create(account_id, AgentInput(f"Fixture {n}", "A fixture agent.")).id
         if kind == "booking":
             return self._started_booking(account_id, n)
         return None

@@ -4,8 +4,9 @@ Each document has ids of its own, as a fresh workspace running its examples in o
 the Nth contact the document creates is contact N. A literal id that no earlier example created is
 a fixture the harness creates when a command first names it (`KINDS[kind].make`). Ids are rewritten
 where a kind names them: in a path after the kind's collection (`/contacts/7/notes`) or another
-path of it (`/conversations/7/take-over`), in a `<kind>_id` JSON key or query parameter, and in the
-engage command's parameters of that name.
+path of it (`/conversations/7/take-over`), in a `<kind>_id` JSON key or query parameter, in the
+integers of a `<kind>_ids` JSON array (`"contact_ids": [1, 2]`), and in the engage command's
+parameters of that name.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ KINDS: dict[str, Kind] = {
         Kind("webhook", "/webhooks", ("webhook_id",)),
         Kind("message", "/sandbox/messages", ("message_id",)),
         Kind("department", "/tickets/departments", ("department_id",)),
+        Kind("agent", "/ai-agents", ("agent_id",)),
         Kind("client", "/partner/clients", ("client_id",)),
         Kind("account", "", ("account_id",)),
         Kind("partner", "", ("partner_id",)),
@@ -94,7 +96,13 @@ class IdMap:
                 text = json_key.sub(lambda m, k=kind.name: m[1] + str(self.real(k, int(m[2]))), text)
                 query = re.compile(rf"([?&]{key}=)(\d+)")
                 text = query.sub(lambda m, k=kind.name: m[1] + str(self.real(k, int(m[2]))), text)
+                array = re.compile(rf'("{key}s"\s*:\s*\[)([\d,\s]*)(\])')
+                text = array.sub(lambda m, k=kind.name: m[1] + self._ids(k, m[2]) + m[3], text)
         return text
+
+    def _ids(self, kind: str, listed: str) -> str:
+        """The integers of a JSON array's body (`1, 2`), each replaced by its real id."""
+        return re.sub(r"\d+", lambda m: str(self.real(kind, int(m[0]))), listed)
 
 
 def creations(method: str, path: str, status: int, body: object) -> list[tuple[str, int]]:

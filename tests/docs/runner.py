@@ -38,13 +38,14 @@ CLI_CREATIONS: dict[tuple[str, ...], str] = {
     ("departments", "create"): "department",
     ("bookings", "types", "create"): "booking_type",
     ("bookings", "resources", "create"): "resource",
+    ("agents", "create"): "agent",
 }
 """The engage commands that create one thing, and its kind: the page's next one is the id they print."""
 
 CLI_LISTINGS: dict[tuple[str, ...], str] = {("departments", "list"): "department"}
 """Listings that may create what they list: a workspace's first department, `General`."""
 
-_PRINTED_ID = re.compile(r'"(?:id|account_id|partner_id)": (\d+)|^Created [a-z ]+? (\d+)\b', re.M)
+_PRINTED_ID = re.compile(r'"(?:id|account_id|partner_id)": (\d+)|^Created [A-Za-z ]+? (\d+)\b', re.M)
 _LISTED_ID = re.compile(r'"id": (\d+)|^(\d+)\s', re.M)
 _TICKET_REFERENCE = re.compile(r"TKT-(\d+)", re.I)
 
@@ -374,10 +375,13 @@ class DocumentRun:
             return int(post("/api/v1/contacts/lists", {"name": f"Fixture {n}"})["id"])
         if kind == "webhook":
             return int(post("/api/v1/webhooks", {"name": f"Fixture {n}", "url": "https://127.0.0.1:9/hook"})["id"])
+        if kind == "agent":
+            return int(post("/api/v1/ai-agents", {"name": f"Fixture {n}", "system_prompt": "A fixture agent."})["id"])
         raise BlockFailed(f"no fixture for a {kind}: let an example create it first")
 
 
 def _kind_of(parameter: str, path: list[str]) -> str | None:
+    parameter = parameter.removesuffix("s") if parameter.endswith("_ids") else parameter  # CONTACT_ID...
     if parameter == "id":
         return {"accounts": "account", "partners": "partner"}.get(path[0] if path else "")
     for kind in KINDS.values():

@@ -13,6 +13,7 @@ import doc_json
 import pytest
 from markdown_blocks import ROOT, blocks
 
+from engage_core.agents.model import AgentInput
 from engage_core.commerce.order_service import OrderInput, OrderPatch
 from engage_core.commerce.orders import ItemRequest
 from engage_core.commerce.products import ProductInput
@@ -44,7 +45,7 @@ def _catalogue() -> dict[str, set[str]]:
 
 
 def _emitted() -> dict[str, Mapping[str, Any]]:
-    """One `data` of each order and knowledge-base event, from the real services over the fakes."""
+    """One `data` of each order, knowledge-base and AI agent event, from the real services over the fakes."""
     uow = InMemoryUnitOfWorkFactory()
     services = Services.build(
         uow,
@@ -66,6 +67,7 @@ def _emitted() -> dict[str, Mapping[str, Any]]:
     services.orders.cancel(account, second.id, "Changed their mind")
     _knowledge_events(services, account)
     _conversation_events(services, account, contact.id)
+    _agent_events(services, account)
     return {event.name: event.payload for event in uow.store.events(account)}
 
 
@@ -76,6 +78,14 @@ def _conversation_events(services: Services, account: int, contact_id: int) -> N
     handling.hand_over(account, contact_id, "Asks for a refund")
     handling.take_over(account, contact_id)
     handling.release(account, contact_id)
+
+
+def _agent_events(services: Services, account: int) -> None:
+    """An agent created as the default, another made the default in its place, and the first deleted."""
+    first = services.ai_agents.create(account, AgentInput("Concierge", "Be kind.", is_default=True))
+    second = services.ai_agents.create(account, AgentInput("Night shift", "Be brief."))
+    services.ai_agents.set_default(account, second.id)
+    services.ai_agents.delete(account, first.id)
 
 
 def _knowledge_events(services: Services, account: int) -> None:
@@ -99,10 +109,10 @@ CATALOGUE = _catalogue()
 
 
 @pytest.mark.parametrize(
-    "event", sorted(e for e in EMITTED if e.startswith(("order.", "knowledge_base.", "conversation.")))
+    "event", sorted(e for e in EMITTED if e.startswith(("order.", "knowledge_base.", "conversation.", "ai_agent.")))
 )
 def test_the_catalogue_names_the_fields_of_each_emitted_event(event: str) -> None:
-    """The row of an order, knowledge-base or conversation event lists exactly the keys of its `data`."""
+    """The row of an order, knowledge-base, conversation or AI agent event lists exactly the keys of its `data`."""
     assert CATALOGUE.get(event) == set(EMITTED[event]), event
 
 

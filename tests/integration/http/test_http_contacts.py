@@ -33,6 +33,7 @@ def test_create_answers_201_with_the_contact(api: Api) -> None:
         "company": None,
         "address": None,
         "country_id": None,
+        "ai_agent_id": None,
     }
     assert response.json()["message"] == "Contact created."
 

@@ -71,6 +71,7 @@ def test_a_domain_contact_renders_as_the_contact_schema_says() -> None:
         company="Engines",
         address="London",
         country_id=826,
+        ai_agent_id=3,
     )
 
     assert unstructure_hook(Contact)(contact) == {
@@ -89,6 +90,7 @@ def test_a_domain_contact_renders_as_the_contact_schema_says() -> None:
         "company": "Engines",
         "address": "London",
         "country_id": 826,
+        "ai_agent_id": 3,
     }
 
 

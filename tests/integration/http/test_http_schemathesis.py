@@ -15,7 +15,8 @@ The seed also holds a product catalogue (priced, in stock, one currency) and pen
 Catalogue CSV files are drawn as small valid files (the `product-catalog-csv` format). Operations
 that declare 422 in their `errors` (stock, status moves, a delivery that has not failed: rules no
 schema can state) may answer 422 to schema-valid data; every other check applies to them unchanged.
-Team members and support tickets are seeded too; passwords are hashed by the fast fake hasher.
+Team members and support tickets are seeded too; passwords are hashed by the fast fake hasher. So are
+two AI agents (the default, and another assigned to every seeded contact).
 
 The suite draws a few cases per operation (besides the coverage phase's, which the schema fixes);
 `ENGAGE_SCHEMATHESIS_EXAMPLES=50` makes a longer run (docs/operations.md, "Testing the API contract").
@@ -40,6 +41,7 @@ from hypothesis import strategies as st
 from offline_services import offline_services
 from starlette.applications import Starlette
 
+from engage_core.agents.model import AgentInput
 from engage_core.commerce.order_service import OrderInput
 from engage_core.commerce.orders import ItemRequest
 from engage_core.commerce.products import ProductInput
@@ -184,6 +186,7 @@ def seed_workspace(services: Services, database: Database, clock: FakeClock) -> 
     seed_webhook(services, database, clock, account_id)
     seed_orders(services, account_id, contacts[0].id)
     seed_tickets_and_team(services, account_id)
+    seed_agents(services, account_id, [contact.id for contact in contacts])
     return issued.api_key
 
 
@@ -210,6 +213,13 @@ def seed_tickets_and_team(services: Services, account_id: int) -> None:
     services.tickets.create(account_id, TicketInput("Seed ticket", "Seed body"))
     assigned = services.tickets.create(account_id, TicketInput("Seed assigned", "Seed body", priority="high"))
     services.tickets.update(account_id, assigned.id, TicketPatch(assignee_id=first.member.id))
+
+
+def seed_agents(services: Services, account_id: int, contact_ids: list[int]) -> None:
+    """A default AI agent and another one, assigned to the seeded contacts."""
+    services.ai_agents.create(account_id, AgentInput("Seed default agent", "Seed prompt", is_default=True))
+    other = services.ai_agents.create(account_id, AgentInput("Seed agent", "Seed prompt", personality_prompt="Calm"))
+    services.ai_agents.assign(account_id, other.id, contact_ids)
 
 
 def seed_orders(services: Services, account_id: int, contact_id: int) -> None:

@@ -17,6 +17,7 @@ import attrs
 import pytest
 from http_support import Api, Tenant
 
+from engage_core.agents.model import AgentInput
 from engage_core.bookings.model import Booking
 from engage_core.bookings.setup import BookingType, Resource
 from engage_core.commerce.orders import Order
@@ -44,7 +45,8 @@ class Resources:
     its tag, a list, a segment, a webhook and a failed delivery of it (by `delivery_id`), a product
     catalogue with one product, and a pending order of that product; an open support ticket and a
     team member; a booking type, a resource, a confirmed booking of the contact on it that has
-    started (so it can be completed) and a pending one tomorrow."""
+    started (so it can be completed) and a pending one tomorrow; an AI agent that is not the default
+    (so it can be deleted)."""
 
     contact: int
     tag: int
@@ -64,6 +66,7 @@ class Resources:
     resource: int
     booking: int
     pending_booking: int
+    agent: int
 
 
 @attrs.frozen
@@ -84,6 +87,7 @@ MEMBER = {"id": "member"}
 BOOKING = {"id": "booking"}
 BOOKING_TYPE = {"id": "booking_type"}
 RESOURCE = {"id": "resource"}
+AGENT = {"id": "agent"}
 OPENING_HOURS = {"weekly": {"monday": [{"opens": "09:00", "closes": "17:00"}]}}
 SCENARIOS: Mapping[tuple[str, str], Scenario] = {
     ("GET", "/contacts/{id:id}"): Scenario(CONTACT),
@@ -160,6 +164,11 @@ SCENARIOS: Mapping[tuple[str, str], Scenario] = {
     ("GET", "/bookings/resources/{id:id}/working-hours"): Scenario(RESOURCE),
     ("PUT", "/bookings/resources/{id:id}/working-hours"): Scenario(RESOURCE, lambda own: OPENING_HOURS),
     ("DELETE", "/bookings/resources/{id:id}/working-hours"): Scenario(RESOURCE),
+    ("GET", "/ai-agents/{id:id}"): Scenario(AGENT),
+    ("PUT", "/ai-agents/{id:id}"): Scenario(AGENT, lambda own: {"name": "Hijacked", "is_active": False}),
+    ("DELETE", "/ai-agents/{id:id}"): Scenario(AGENT),
+    ("POST", "/ai-agents/{id:id}/set-default"): Scenario(AGENT),
+    ("POST", "/ai-agents/{id:id}/assign"): Scenario(AGENT, lambda own: {"contact_ids": [own.contact]}),
     ("GET", "/contacts/{contact_id:id}/messages"): Scenario({"contact_id": "contact"}),
     ("POST", "/conversations/{contact_id:id}/read"): Scenario({"contact_id": "contact"}),
     ("GET", "/conversations/{contact_id:id}/handling"): Scenario({"contact_id": "contact"}),
@@ -240,6 +249,7 @@ def make_resources(
             resource=resource.id,
             booking=booking.id,
             pending_booking=pending.id,
+            agent=services.ai_agents.create(tenant.account_id, AgentInput("Concierge", "Be kind.")).id,
         )
 
     return make

@@ -139,7 +139,7 @@ def test_answers_from_the_lane_carry_the_rate_limit_headers() -> None:
     assert (first.headers["X-RateLimit-Remaining"], second.status_code) == ("0", 429)
 
 
-LANE_AREAS = {"Contacts", "Tags", "Lists", "Segments", "Support tickets", "Bookings", "Booking setup"}
+LANE_AREAS = {"Contacts", "Tags", "Lists", "Segments", "Support tickets", "Bookings", "Booking setup", "AI agents"}
 """The areas (operation tags) whose writes are database work only, so may run on the lane."""
 
 

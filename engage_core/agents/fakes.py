@@ -1,0 +1,113 @@
+"""In-memory fakes of the AI agents area's ports.
+
+Which agent a contact is assigned to lives on the contact, as in SQL (`contacts.ai_agent_id`):
+`InMemoryContactRepository` reads the default agent here for a new contact and assigns agents, and
+deleting an agent tells the contacts through `State.forget("ai_agent", id)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import attrs
+
+from engage_core.agents.model import AgentDraft, AiAgent
+from engage_core.kernel.memory import FakeArea, Repo, Tables
+
+
+@attrs.define
+class AgentsTables(Tables):
+    """The AI agents area's rows, by table."""
+
+    ai_agents: dict[int, tuple[int, AiAgent]] = attrs.Factory(dict)  # id -> (account_id, agent)
+
+    def default_of(self, account_id: int) -> AiAgent | None:
+        """The account's default agent, or None (what a new contact is assigned when it is active)."""
+        return next((a for (acc, a) in self.ai_agents.values() if acc == account_id and a.is_default), None)
+
+
+class _Repo(Repo):
+    @property
+    def _t(self) -> AgentsTables:
+        """This area\'s tables, as the transaction sees them."""
+        return self._state.of(AgentsTables)
+
+
+class InMemoryAiAgentRepository(_Repo):
+    """The in-memory :class:`.AiAgentRepository`. Transactions of the fakes run one at a time, so
+    `lock` has nothing to do."""
+
+    def _mine(self) -> list[AiAgent]:
+        return [agent for (acc, agent) in self._t.ai_agents.values() if acc == self._account]
+
+    def lock(self) -> None:
+        """In memory, as :meth:`.AiAgentRepository.lock`: nothing (transactions are serial)."""
+
+    def add(self, draft: AgentDraft, now: datetime) -> AiAgent:
+        """In memory, as :meth:`.AiAgentRepository.add`."""
+        if draft.is_default:
+            self._refuse_second_default(None)
+        agent = AiAgent(
+            id=self._store.next_id(),
+            name=draft.name,
+            system_prompt=draft.system_prompt,
+            instruction_prompt=draft.instruction_prompt,
+            personality_prompt=draft.personality_prompt,
+            booking_agent_instructions=draft.booking_agent_instructions,
+            memory_agent_instructions=draft.memory_agent_instructions,
+            response_guidelines=dict(draft.response_guidelines),
+            is_active=draft.is_active,
+            is_default=draft.is_default,
+            created_at=now,
+            updated_at=now,
+        )
+        self._t.ai_agents[agent.id] = (self._account, agent)
+        return agent
+
+    def get(self, agent_id: int) -> AiAgent | None:
+        """In memory, as :meth:`.AiAgentRepository.get`."""
+        row = self._t.ai_agents.get(agent_id)
+        return None if row is None or row[0] != self._account else row[1]
+
+    def list(self) -> Sequence[AiAgent]:
+        """In memory, as :meth:`.AiAgentRepository.list`."""
+        return sorted(self._mine(), key=lambda a: (a.updated_at, a.id), reverse=True)
+
+    def count(self) -> int:
+        """In memory, as :meth:`.AiAgentRepository.count`."""
+        return len(self._mine())
+
+    def default(self) -> AiAgent | None:
+        """In memory, as :meth:`.AiAgentRepository.default`."""
+        return self._t.default_of(self._account)
+
+    def update(self, agent: AiAgent) -> None:
+        """In memory, as :meth:`.AiAgentRepository.update`."""
+        current = self.get(agent.id)
+        if current is None:
+            return
+        if agent.is_default:
+            self._refuse_second_default(agent.id)
+        stored = attrs.evolve(agent, created_at=current.created_at, response_guidelines=dict(agent.response_guidelines))
+        self._t.ai_agents[agent.id] = (self._account, stored)
+
+    def delete(self, agent_id: int) -> None:
+        """In memory, as :meth:`.AiAgentRepository.delete`."""
+        if self.get(agent_id) is not None:
+            del self._t.ai_agents[agent_id]
+            self._state.forget("ai_agent", agent_id)  # its contacts are unassigned
+
+    def _refuse_second_default(self, agent_id: int | None) -> None:
+        """What SQL's unique index on the account's default agent does."""
+        other = self.default()
+        if other is not None and other.id != agent_id:
+            raise RuntimeError(f"account {self._account} already has a default AI agent ({other.id})")
+
+
+AREA = FakeArea(
+    AgentsTables,
+    workspace={
+        "ai_agents": InMemoryAiAgentRepository,
+    },
+)

@@ -1,0 +1,9 @@
+"""AI agents over HTTP."""
+
+from __future__ import annotations
+
+from engage_http.agents import routes
+from engage_http.operations import Operation
+
+OPERATIONS: tuple[Operation, ...] = routes.OPERATIONS
+"""In routing order."""
