@@ -12,6 +12,7 @@ from engage_http import (
     accounts,
     bookings,
     commerce,
+    completions,
     contacts,
     knowledge,
     messaging,
@@ -32,6 +33,7 @@ OPERATIONS: tuple[Operation, ...] = (
     *team.OPERATIONS,
     *messaging.OPERATIONS,
     *bookings.OPERATIONS,
+    *completions.OPERATIONS,
 )
 """The workspace API (`/api/v1/...`, the workspace key)."""
 
