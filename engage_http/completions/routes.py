@@ -19,6 +19,11 @@ from engage_http.operations import Call, Dialect, Operation, declare
 
 TAG = "Chat completions"
 
+RULES = frozenset({400, 503})
+"""Declared in `errors`: a 400 may also answer a request the document calls valid, for rules it does not
+state (`stream` true; on service-chat, a last message that is not the customer's text); a 503 says
+the language model could not answer."""
+
 
 def list_models(call: Call[None, None]) -> ChatCompletionModelList:
     models = call.services.chat_completions.models()
@@ -50,7 +55,7 @@ OPERATIONS: tuple[Operation, ...] = declare(
         ChatCompletionObject,
         body=ChatCompletionCreate,
         dialect=Dialect.OPENAI,
-        errors=frozenset({503}),
+        errors=RULES,
         description="OpenAI-compatible. `service-chat` answers the last message, the customer's, as the "
         "workspace's default AI agent from its knowledge base (`engage` holds the turn: action, citations, "
         "confidence); `service-logic` is a raw completion and takes `response_format` `json_object`, whose "

@@ -104,7 +104,11 @@ class ChatCompletionCreate:
     def __json_schema__(cls, schema: dict[str, Any]) -> dict[str, Any]:
         properties = schema["properties"]
         properties["n"] = {"type": ["integer", "null"], "minimum": 1, "maximum": 1, "description": "Only 1."}
-        properties["stream"] = {"enum": [False, None], "description": "Streaming is not supported."}
+        # Not `enum: [false, null]`, which client generators cannot read: true is refused by the server.
+        properties["stream"] = {
+            "type": ["boolean", "null"],
+            "description": "Streaming is not supported: true is a 400.",
+        }
         properties["max_tokens"]["description"] = "Deprecated by OpenAI: use max_completion_tokens."
         # JSON mode is for service-logic only (the default model is service-chat).
         schema["anyOf"] = [
