@@ -4,8 +4,9 @@
 
 1. A message about one of the persona's `refused_topics` gets a polite refusal, `continue`, with no
    retrieval and no call to the model.
-2. Otherwise the knowledge base is searched for the message (`KnowledgeSearch`, `RETRIEVED` hits);
-   those reaching `PASSAGE_FLOOR` (0.4: a fair part of the question) are the passages.
+2. Otherwise the knowledge base is searched for the message (its first `QUERY_MAX` characters, as
+   `GET /knowledge-base/search` takes; `RETRIEVED` hits); those reaching `PASSAGE_FLOOR` (0.4: a fair
+   part of the question) are the passages.
 3. The prompt is assembled (`engage_core.answering.prompt`) and the model asked for a structured
    turn (`LanguageModel.compose_turn`); a model that fails gives a hand-over.
 4. The draft is checked (`engage_core.answering.turns.settle`): the action, the citations (only
@@ -17,7 +18,8 @@ passage reaches the floor, a `continue` becomes a `handoff` with the hand-over m
 model wrote: with nothing relevant retrieved, any answer would be made up. The prompt tells the
 model so as well; the offline model never answers below its own, higher threshold.
 
-`usage` is the model's when it gives it, else estimated (`engage_core.answering.tokens`).
+`usage` is the model's when it gives it, else estimated (`engage_core.answering.tokens`). A caller's
+`max_tokens` bounds the reply; the model may spend `TURN_OVERHEAD_TOKENS` more on the JSON around it.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from engage_core.answering.prompt import instructions
 from engage_core.answering.tokens import estimate_usage
 from engage_core.answering.turns import HANDOFF_REPLY, Turn, TurnDraft, TurnRequest, settle
 from engage_core.kernel.errors import Unavailable
+from engage_core.knowledge.chunks import QUERY_MAX
 from engage_core.knowledge.embeddings import KnowledgeSearch
 
 RETRIEVED = 5
@@ -42,7 +45,9 @@ RETRIEVED = 5
 HISTORY_MESSAGES = 20
 """Messages of the conversation so far given to the model (the latest ones)."""
 MESSAGE_MAX = 4000
-"""Characters of the customer's message searched for and given to the model."""
+"""Characters of the customer's message given to the model."""
+TURN_OVERHEAD_TOKENS = 100
+"""Tokens of a turn's JSON beyond its reply (the keys, the action, the citations, the confidence)."""
 
 REFUSAL = "I'm sorry, but I can't help with that topic. Is there anything else I can do for you?"
 
@@ -73,7 +78,8 @@ class AnswerEngine:
         if refused_topic(message, guidelines.refused_topics) is not None:
             return Turn(REFUSAL, "continue", (), 1.0, estimate_usage([message], REFUSAL))
         chatter = small_talk(message)
-        passages = relevant(self._search.search(account_id, message, limit=RETRIEVED)) if message else ()
+        query = message[:QUERY_MAX]
+        passages = relevant(self._search.search(account_id, query, limit=RETRIEVED)) if message else ()
         request = TurnRequest(
             instructions=instructions(persona, guidelines, passages, extra_instructions),
             history=tuple(m for m in history if m.role in ("user", "assistant"))[-HISTORY_MESSAGES:],
@@ -82,7 +88,7 @@ class AnswerEngine:
             persona=persona,
             small_talk=chatter,
             temperature=temperature,
-            max_tokens=max_tokens,
+            max_tokens=None if max_tokens is None else max_tokens + TURN_OVERHEAD_TOKENS,
         )
         try:
             draft = self._model.compose_turn(request)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engage_core.answering.chat import ChatMessage, Usage
-from engage_core.answering.engine import HISTORY_MESSAGES, REFUSAL
+from engage_core.answering.engine import HISTORY_MESSAGES, MESSAGE_MAX, REFUSAL, TURN_OVERHEAD_TOKENS
 from engage_core.answering.fakes import ScriptedLanguageModel
 from engage_core.answering.persona import GENERIC_PERSONA, Persona
 from engage_core.answering.turns import HANDOFF_REPLY, TurnDraft, TurnRequest
@@ -236,3 +236,26 @@ def test_other_workspaces_passages_are_never_retrieved(
     services.answers.answer(account_id, GENERIC_PERSONA, [], "When do you open on Saturdays?")
 
     assert model.turn_requests[0].passages == ()
+
+
+def test_a_token_limit_leaves_room_for_the_json(
+    services: Services, account_id: int, model: ScriptedLanguageModel
+) -> None:
+    """The model may spend the reply's limit plus the JSON around it."""
+    services.answers.answer(account_id, GENERIC_PERSONA, [], "Hello", max_tokens=50)
+
+    assert model.turn_requests[0].max_tokens == 50 + TURN_OVERHEAD_TOKENS
+
+
+def test_a_long_message_is_searched_by_its_start(
+    services: Services, account_id: int, model: ScriptedLanguageModel, add_passage: AddPassage
+) -> None:
+    """The search takes the message's first 500 characters; the model gets the whole message."""
+    chunk = add_passage("Opening hours", HOURS)
+    message = "When do you open on Saturdays? " + "x" * 5000
+
+    services.answers.answer(account_id, GENERIC_PERSONA, [], message)
+
+    [request] = model.turn_requests
+    assert [p.chunk_id for p in request.passages] == [chunk]
+    assert request.message == message[:MESSAGE_MAX]
