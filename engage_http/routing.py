@@ -206,16 +206,8 @@ class BoundOperation:
 
     def respond(self, request: Request, raw_body: bytes) -> Response:
         """Authenticate, parse, call the handler and render. Runs in a worker thread (or on the write
-        lane's, or on the event loop for an inline read). OpenAI's operations render their domain
-        errors here, in OpenAI's format; the others raise them."""
-        if not self.openai:
-            return self._respond(request, raw_body)
-        try:
-            return self._respond(request, raw_body)
-        except EngageError as exc:
-            return openai_format.engage_error_response(exc)
-
-    def _respond(self, request: Request, raw_body: bytes) -> Response:
+        lane's, or on the event loop for an inline read). Domain errors raised before the rate limit
+        is counted (authentication) propagate; those after are rendered in the operation's dialect."""
         headers = plain_headers(request)
         admission, partner_id = self._authenticate(headers)
         if not self.operation.secured:

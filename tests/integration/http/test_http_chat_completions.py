@@ -12,11 +12,13 @@ from starlette.testclient import TestClient
 
 from engage_core.answering.fakes import InMemoryPersonaDirectory, ScriptedLanguageModel
 from engage_core.answering.persona import Persona
+from engage_core.kernel.rate_limits import InMemoryRateLimiter, RateLimitPolicy
 from engage_core.knowledge.entries import TextInput
 from engage_core.plans.plan_service import PlanPatch
 from engage_core.services import Services
 from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
 from engage_http import create_app
+from engage_http.rate_limit import RequestRateLimiter
 
 COMPLETIONS = "/chat/completions"
 HOURS = "We open at 9 am on weekdays. On Saturdays we open at 10 am."
@@ -41,7 +43,8 @@ def assert_openai_error(response: Any, status: int, param: str | None, code: str
     assert set(body) == {"error"}
     error = body["error"]
     assert (error["param"], error["code"]) == (param, code)
-    assert error["type"] == ("invalid_request_error" if status < 429 else "server_error")
+    expected_type = {429: "rate_limit_error"}.get(status, "server_error" if status >= 500 else "invalid_request_error")
+    assert error["type"] == expected_type
     message: str = error["message"]
     return message
 
@@ -247,3 +250,15 @@ def test_a_chat_model_that_fails_hands_over(
     body = api.post(COMPLETIONS, json=ask("Hello")).json()
 
     assert body["engage"]["action"] == "handoff"
+
+
+def test_past_the_rate_limit_is_an_openai_429(services: Services, tenant: Tenant, clock: FakeClock) -> None:
+    """The second request of a window of one: 429 `rate_limit_exceeded`, with Retry-After and the limit headers."""
+    limiter = RequestRateLimiter(InMemoryRateLimiter(), RateLimitPolicy(1, 60), clock)
+    api = Api(TestClient(create_app(services, rate_limiter=limiter)), tenant.headers)
+    assert api.post(COMPLETIONS, json=ask("Hello")).status_code == 200
+
+    response = api.post(COMPLETIONS, json=ask("Hello"))
+
+    assert_openai_error(response, 429, None, "rate_limit_exceeded")
+    assert "Retry-After" in response.headers and response.headers["X-RateLimit-Limit"] == "1"
