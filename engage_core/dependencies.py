@@ -10,6 +10,8 @@ from typing import Any, cast
 
 import attrs
 
+from engage_core.answering.persona import NoPersonas
+from engage_core.answering.ports import LanguageModel, PersonaDirectory
 from engage_core.commerce.ports import StorePlatform
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.mail import Mailer
@@ -61,3 +63,7 @@ class Dependencies:
     prober: AudioProber
     crawler: Crawler = attrs.field(factory=lambda: unconfigured("crawler=Crawler", "website crawls"))
     embedder: Embedder | None = None
+    language_model: LanguageModel = attrs.field(
+        factory=lambda: unconfigured("language_model=LanguageModel", "AI answers and chat completions")
+    )
+    personas: PersonaDirectory = attrs.field(factory=NoPersonas)

@@ -8,7 +8,10 @@ class. They are wired in the order of the bases (an area wires after those whose
 from __future__ import annotations
 
 from engage_core.accounts.wiring import AccountsServices
+from engage_core.agents.personas import AgentPersonas
 from engage_core.agents.wiring import AgentsServices
+from engage_core.answering.ports import LanguageModel, PersonaDirectory
+from engage_core.answering.wiring import AnsweringServices
 from engage_core.bookings.wiring import BookingsServices
 from engage_core.commerce.ports import StorePlatform
 from engage_core.commerce.wiring import CommerceServices
@@ -49,6 +52,7 @@ class Services(
     CommerceServices,
     KnowledgeServices,
     WebsiteServices,
+    AnsweringServices,
     SupportServices,
     TeamServices,
     AgentsServices,
@@ -96,6 +100,8 @@ class Services(
         extractor: DocumentExtractor | None = None,
         transcriber: Transcriber | None = None,
         prober: AudioProber | None = None,
+        language_model: LanguageModel | None = None,
+        personas: PersonaDirectory | None = None,
     ) -> Services:
         """Wire every service. `cipher` (secrets at rest) and `guard` (SSRF checks of target URLs)
         come from `engage_connectors`; without them everything but webhooks works. `store` is the
@@ -117,7 +123,11 @@ class Services(
         (`engage_connectors.speech`); without them everything but voice entries works. `embedder`
         turns chunks into vectors (`engage_connectors.openai_embeddings.OpenAIEmbedder`): with it a
         change of an entry's text queues their embedding and search blends full text with similarity;
-        without it search is full text alone."""
+        without it search is full text alone. `language_model` answers customers and chat completions
+        (`engage_connectors.llm`: an OpenAI-compatible service, or the offline retrieval-only model);
+        without it everything but AI answers works. `personas` finds each workspace's default AI
+        agent (the stored agents, by default; a workspace without one has `service-chat` answer as a
+        generic assistant)."""
         deps = Dependencies(
             uow=uow,
             clock=clock or SystemClock(),
@@ -136,6 +146,9 @@ class Services(
             extractor=extractor or unconfigured("extractor=DocumentExtractor", "document entries"),
             transcriber=transcriber or unconfigured("transcriber=Transcriber", "voice entries"),
             prober=prober or unconfigured("prober=AudioProber", "voice entries"),
+            language_model=language_model
+            or unconfigured("language_model=LanguageModel", "AI answers and chat completions"),
+            personas=personas or AgentPersonas(uow),
         )
         return cls(deps)
 

@@ -16,6 +16,7 @@ from engage_core.plans.model import DEFAULT_PLAN
 from engage_core.team.model import DEFAULT_APP_URL
 
 DEFAULT_DATABASE_URL = "sqlite:///./engage.db"
+DEFAULT_LLM_MODEL = "gpt-4o-mini"
 N = TypeVar("N", int, float)
 
 
@@ -80,6 +81,23 @@ class Settings:
 
     embeddings_model: str = "text-embedding-3-small"
     """`ENGAGE_EMBEDDINGS_MODEL`: the service's embedding model."""
+
+    llm_url: str | None = None
+    """`ENGAGE_LLM_URL`: base URL of an OpenAI-compatible service (`.../v1`) whose `/chat/completions`
+    answers customers and chat completions; unset, the offline retrieval-only model answers."""
+
+    llm_key: str | None = attrs.field(default=None, repr=False)
+    """`ENGAGE_LLM_KEY`: bearer key sent to the language model service (never printed)."""
+
+    llm_chat_model: str = DEFAULT_LLM_MODEL
+    """`ENGAGE_LLM_CHAT_MODEL`: the service's model behind `service-chat` (answers to customers)."""
+
+    llm_logic_model: str = DEFAULT_LLM_MODEL
+    """`ENGAGE_LLM_LOGIC_MODEL`: the service's model behind `service-logic` (raw completions)."""
+
+    llm_timeout_seconds: float = 60.0
+    """`ENGAGE_LLM_TIMEOUT`: seconds each request to the language model has in all (tried again up to
+    twice on a timeout, a 429 or a 5xx)."""
 
     app_url: str = DEFAULT_APP_URL
     """`ENGAGE_APP_URL`: the public address of the application; invitation e-mails link under it."""
@@ -180,6 +198,11 @@ class Settings:
             embeddings_url=(env.get("ENGAGE_EMBEDDINGS_URL") or "").strip() or None,
             embeddings_key=env.get("ENGAGE_EMBEDDINGS_KEY") or None,
             embeddings_model=(env.get("ENGAGE_EMBEDDINGS_MODEL") or "").strip() or "text-embedding-3-small",
+            llm_url=(env.get("ENGAGE_LLM_URL") or "").strip() or None,
+            llm_key=env.get("ENGAGE_LLM_KEY") or None,
+            llm_chat_model=(env.get("ENGAGE_LLM_CHAT_MODEL") or "").strip() or DEFAULT_LLM_MODEL,
+            llm_logic_model=(env.get("ENGAGE_LLM_LOGIC_MODEL") or "").strip() or DEFAULT_LLM_MODEL,
+            llm_timeout_seconds=_number(env, "ENGAGE_LLM_TIMEOUT", 60.0, float),
             app_url=(env.get("ENGAGE_APP_URL") or "").strip() or DEFAULT_APP_URL,
             smtp_host=(env.get("ENGAGE_SMTP_HOST") or "").strip() or None,
             smtp_port=_number(env, "ENGAGE_SMTP_PORT", 587, int),

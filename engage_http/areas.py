@@ -13,6 +13,7 @@ from engage_http import (
     agents,
     bookings,
     commerce,
+    completions,
     contacts,
     knowledge,
     messaging,
@@ -34,6 +35,7 @@ OPERATIONS: tuple[Operation, ...] = (
     *agents.OPERATIONS,
     *messaging.OPERATIONS,
     *bookings.OPERATIONS,
+    *completions.OPERATIONS,
 )
 """The workspace API (`/api/v1/...`, the workspace key)."""
 

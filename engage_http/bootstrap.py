@@ -27,6 +27,11 @@ Redis for every process (its keys start with `ENGAGE_REDIS_PREFIX`, by default o
 database, so deployments sharing a Redis count apart). Workspaces without a partner run on
 `ENGAGE_DEFAULT_PLAN` (`business`).
 
+AI answers and chat completions (`/chat/completions`) come from the OpenAI-compatible service of
+`ENGAGE_LLM_URL` (`ENGAGE_LLM_KEY`, `ENGAGE_LLM_CHAT_MODEL`, `ENGAGE_LLM_LOGIC_MODEL`,
+`ENGAGE_LLM_TIMEOUT`); without it, from the offline retrieval-only model (docs/ai.md). No AI agents
+directory is wired yet: every workspace answers as the generic persona.
+
 Channels go through the gateway of `ENGAGE_CHANNELS_GATEWAY` (docs/channels.md): the in-memory
 sandbox by default (its control routes `/sandbox/...` are then served; its accounts live in this
 process, so run one server process with it), or the hosted messaging provider (its callback route
@@ -51,6 +56,7 @@ from starlette.concurrency import run_in_threadpool
 
 from engage_connectors.hosted_gateway import HostedCallbackReader, HostedGateway
 from engage_connectors.hosted_messaging import CallbackAuthenticator, HostedMessagingClient
+from engage_connectors.llm import OfflineLanguageModel, OpenAICompatibleModel
 from engage_connectors.openai_embeddings import OpenAIEmbedder
 from engage_connectors.passwords import BoundedHasher, bounded_argon2id
 from engage_connectors.redis_rate_limiter import RedisRateLimiter
@@ -59,6 +65,7 @@ from engage_connectors.smtp_mailer import SECURITY_MODES, SmtpMailer
 from engage_connectors.ssrf import AddressPolicy
 from engage_connectors.store_platform import HttpStorePlatform, NoStorePlatform
 from engage_connectors.target_guard import DnsTargetGuard
+from engage_core.answering.chat import SERVICE_CHAT, SERVICE_LOGIC
 from engage_core.kernel.clock import Clock, SystemClock
 from engage_core.kernel.errors import EngageError
 from engage_core.kernel.mail import LoggingMailer
@@ -341,6 +348,22 @@ def embedder(settings: Settings) -> OpenAIEmbedder | None:
     return OpenAIEmbedder(settings.embeddings_url, settings.embeddings_model, api_key=settings.embeddings_key)
 
 
+def language_model(settings: Settings) -> OpenAICompatibleModel | OfflineLanguageModel:
+    """The OpenAI-compatible service of `ENGAGE_LLM_*` when `ENGAGE_LLM_URL` is set, else the offline
+    retrieval-only model (docs/ai.md)."""
+    if settings.llm_url is None:
+        return OfflineLanguageModel()
+    models = {SERVICE_CHAT: settings.llm_chat_model, SERVICE_LOGIC: settings.llm_logic_model}
+    return OpenAICompatibleModel(
+        settings.llm_url, models, api_key=settings.llm_key, timeout=settings.llm_timeout_seconds
+    )
+
+
+def _close_language_model(model: OpenAICompatibleModel | OfflineLanguageModel) -> None:
+    if isinstance(model, OpenAICompatibleModel):
+        model.close()
+
+
 def build_services(settings: Settings, database: Database) -> Services:
     """Every use case over `database`, with the real target guard and store connector, and the cipher
     resolved on first use."""
@@ -356,6 +379,7 @@ def build_services(settings: Settings, database: Database) -> Services:
         crawler=website_crawler(settings),
         extractor=document_extractor(),
         embedder=embedder(settings),
+        language_model=language_model(settings),
         **voice_ports(settings),
     )
 
@@ -427,6 +451,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
     mail = mailer(settings)  # a misconfigured mail server or store is refused before anything is touched
     store = store_platform(settings)
     embeddings = embedder(settings)
+    llm = language_model(settings)
     channels = channel_wiring(settings)
     database = Database.connect(settings.database_url)
     if tracing is not None:
@@ -450,6 +475,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             default_plan=settings.default_plan,
             crawler=outbound(website_crawler(settings), "crawler"),
             embedder=None if embeddings is None else outbound(embeddings, "embedder"),
+            language_model=outbound(llm, "language model"),
             extractor=outbound(document_extractor(), "document extractor"),
             **{name: outbound(port, name) for name, port in voice_ports(settings).items()},
         )
@@ -466,6 +492,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         _close_store(store)
         if embeddings is not None:
             embeddings.close()
+        _close_language_model(llm)
         channels.close()
         database.dispose()
         raise
@@ -511,6 +538,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             _close_store(store)
             if embeddings is not None:
                 embeddings.close()
+            _close_language_model(llm)
             channels.close()
             _close_limiter(limiter)
             database.dispose()

@@ -106,6 +106,29 @@ class Integer:
 
 
 @attrs.frozen
+class Number:
+    """A number (integer or not) within inclusive bounds."""
+
+    minimum: float | None = None
+    maximum: float | None = None
+
+    def check(self, value: float) -> str | None:
+        if self.minimum is not None and value < self.minimum:
+            return f"The {{field}} must be at least {self.minimum:g}."
+        if self.maximum is not None and value > self.maximum:
+            return f"The {{field}} may not be greater than {self.maximum:g}."
+        return None
+
+    def json_schema(self) -> dict[str, Any]:
+        schema: dict[str, Any] = {}
+        if self.minimum is not None:
+            schema["minimum"] = self.minimum
+        if self.maximum is not None:
+            schema["maximum"] = self.maximum
+        return schema
+
+
+@attrs.frozen
 class Items:
     """An array's length bounds."""
 
@@ -148,5 +171,5 @@ class Doc:
         return schema
 
 
-Constraint = Text | Integer | Items | Doc
-CONSTRAINT_TYPES = (Text, Integer, Items, Doc)
+Constraint = Text | Integer | Number | Items | Doc
+CONSTRAINT_TYPES = (Text, Integer, Number, Items, Doc)

@@ -91,12 +91,16 @@ async def handle_engage_error(request: Request, exc: Exception) -> Response:
     return engage_error_response(exc)
 
 
+def http_message(status: int) -> str:
+    """The message of an HTTP exception's status."""
+    return _HTTP_MESSAGES.get(status) or _phrase(status)
+
+
 async def handle_http_exception(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if exc.status_code in (204, 304):
         return Response(status_code=exc.status_code, headers=exc.headers)
-    message = _HTTP_MESSAGES.get(exc.status_code) or _phrase(exc.status_code)
-    return envelope.error(exc.status_code, message, headers=exc.headers)
+    return envelope.error(exc.status_code, http_message(exc.status_code), headers=exc.headers)
 
 
 async def handle_server_error(request: Request, exc: Exception) -> Response:

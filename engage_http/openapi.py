@@ -24,7 +24,8 @@ from engage_http.envelope_schemas import Error, ForbiddenError, PageMeta, Valida
 from engage_http.errors import WWW_AUTHENTICATE
 from engage_http.fields import MAX_ID
 from engage_http.jsonschema import SchemaRegistry
-from engage_http.operations import PATH_PARAM, AuthScheme, Operation, Shape
+from engage_http.openai_format import OpenAIError
+from engage_http.operations import PATH_PARAM, AuthScheme, Dialect, Operation, Shape
 from engage_http.query import QueryParser
 
 OPENAPI_VERSION = "3.1.0"
@@ -123,6 +124,8 @@ _TAGS: Mapping[str, str] = {
     "Partner": "Partner API (`X-Partner-Key`): the partner's profile and the plans clients run on.",
     "Partner clients": "Partner API: provision and manage client workspaces, their usage, and impersonation.",
     "Partner webhooks": "Partner API: the partner's own signed deliveries of `partner.client.*` events.",
+    "Chat completions": "OpenAI-compatible: the models, and chat completions answered as the workspace's AI agent. "
+    "Bodies and errors are OpenAI's (no envelope).",
     "Sandbox": "Sandbox gateway only: play the network's side (scan a code, write in, report receipts).",
 }
 
@@ -137,7 +140,8 @@ answer 404.
 - **Authentication**: the account's API key in `X-Api-Key` (or `Authorization: Bearer <key>`); the \
 partner API (`/api/v1/partner/...`) takes a partner key in `X-Partner-Key`.
 - **Envelope and errors**: a success is `{success: true, data, message?, meta?}`; an error is \
-`{success: false, message}`, with `errors` (field path to messages) on 422 and a `code` on 403.
+`{success: false, message}`, with `errors` (field path to messages) on 422 and a `code` on 403. \
+The OpenAI-compatible operations (`/models`, `/chat/completions`) use OpenAI's bodies and errors instead.
 - **Pagination**: list endpoints take `page` and `per_page` and answer `meta` \
 (`current_page`, `per_page`, `total`, `last_page`).
 - **Rate limits**: every authenticated answer carries `X-RateLimit-*` headers; 429 carries `Retry-After`.
@@ -204,7 +208,9 @@ def _operation(op: Operation, registry: SchemaRegistry) -> dict[str, Any]:
         spec["requestBody"] = {"required": not op.body_optional, "content": content}
     responses: dict[str, Any] = {}
     for status in op.statuses:
-        if status == op.status or status in op.alternate_statuses:
+        if op.dialect is Dialect.OPENAI:
+            responses[str(status)] = _openai_response(op, status, registry)
+        elif status == op.status or status in op.alternate_statuses:
             responses[str(status)] = _success_response(op, registry)
         elif status == 413 and op.body_limit is not None:
             responses[str(status)] = {
@@ -260,6 +266,22 @@ def _success_response(op: Operation, registry: SchemaRegistry) -> dict[str, Any]
         required.append("meta")
     envelope = {"type": "object", "properties": properties, "required": required}
     return {"description": op.summary + ".", "content": {JSON: {"schema": envelope}}}
+
+
+_OPENAI_VALIDATION = (
+    "The request is invalid (OpenAI's 400): `error.param` names the first field at fault, `error.message` "
+    "says every problem."
+)
+
+
+def _openai_response(op: Operation, status: int, registry: SchemaRegistry) -> dict[str, Any]:
+    """An OpenAI-compatible operation's response of `status`: its bare body, or an error in OpenAI's
+    format (the description and headers of the API's own error of that status)."""
+    if status == op.status:
+        assert op.response is not None
+        return {"description": op.summary + ".", "content": {JSON: {"schema": registry.schema(op.response)}}}
+    description = _OPENAI_VALIDATION if status == 400 else _ERRORS[status][2]
+    return _error_response(OpenAIError, description, registry, status)
 
 
 def _error_response(cls: type, description: str, registry: SchemaRegistry, status: int) -> dict[str, Any]:

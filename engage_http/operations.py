@@ -41,6 +41,17 @@ class Shape(enum.Enum):
     """One object holding one page of a list (the handler returns a `WithPage`); `meta` describes the page."""
 
 
+class Dialect(enum.Enum):
+    """How an operation's bodies look."""
+
+    ENGAGE = "engage"
+    """The API's own: the envelope (`envelope.py`), its errors (SPEC 7)."""
+    OPENAI = "openai"
+    """OpenAI's (the OpenAI-compatible operations): `data` is the whole body, with no envelope, and
+    errors are in OpenAI's format (`openai_format.py`), a validation failure being a 400. Such an
+    operation takes no `Idempotency-Key`."""
+
+
 class AuthScheme(enum.Enum):
     """Which key a secured operation takes (SPEC 5): they are never interchangeable."""
 
@@ -140,6 +151,8 @@ class Operation:
     """The plan feature the operation belongs to (`engage_core.plans.FEATURES`); without it the
     workspace gets 403 `feature_not_in_plan`, unless `allowed_without_feature`. Declared in the
     area's route module (`declare`)."""
+    dialect: Dialect = Dialect.ENGAGE
+    """The API's own bodies, or OpenAI's (`Dialect`)."""
     allowed_without_feature: bool = False
     """The operation stays allowed while the plan lacks `feature`: a workspace moved to a plan
     without it can still read and delete what it made with it (`declare` sets it on GET, HEAD and
@@ -166,7 +179,7 @@ class Operation:
         if self.path_params:
             found.add(404)
         if self.body is not None or self.query is not None or self.page is not None:
-            found.add(422)
+            found.add(400 if self.dialect is Dialect.OPENAI else 422)
         if self.body is not None:
             found.add(413)
         if self.idempotent:  # another request with the key (422), or the same one still running (409)
@@ -176,8 +189,8 @@ class Operation:
     @property
     def idempotent(self) -> bool:
         """Whether the operation honours `Idempotency-Key` (`engage_http.idempotency`): every POST
-        of a caller."""
-        return self.method == "POST" and self.secured
+        of a caller, but OpenAI's (`Dialect.OPENAI`)."""
+        return self.method == "POST" and self.secured and self.dialect is Dialect.ENGAGE
 
 
 READ_METHODS = frozenset({"GET", "HEAD"})

@@ -69,11 +69,16 @@ class RequestRateLimiter:
         logger.warning("Rate limiting is off until its store answers again: %s", exc)
 
 
-def limited(limiter: RequestRateLimiter | None, bucket: str, respond: Callable[[], Response]) -> Response:
+def limited(
+    limiter: RequestRateLimiter | None,
+    bucket: str,
+    respond: Callable[[], Response],
+    errors: Callable[[EngageError], Response] = engage_error_response,
+) -> Response:
     """`respond()` within the rate limit of `bucket`, its response carrying the `X-RateLimit-*`
     headers; past the limit, the 429 instead (with `Retry-After`). Domain errors raised by
-    `respond` become their responses here, so they carry the headers too. Without a limiter
-    (disabled), just `respond()`.
+    `respond` become their responses here (`errors`: the API's own format by default), so they carry
+    the headers too. Without a limiter (disabled), just `respond()`.
 
     For partner routes: authenticate, then `limited(limiter, partner_bucket(partner.id), ...)`."""
     decision = None if limiter is None else limiter.hit(bucket)
@@ -83,7 +88,7 @@ def limited(limiter: RequestRateLimiter | None, bucket: str, respond: Callable[[
         decision.raise_if_refused()
         response = respond()
     except EngageError as exc:
-        response = engage_error_response(exc)
+        response = errors(exc)
     headers = decision.headers()
     if decision.allowed:
         # Appended as they are: no response of an allowed request carries these names already (the

@@ -53,7 +53,7 @@ from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.messaging.channels import CHANNEL_TYPES
 from engage_core.plans.model import Plan
 from engage_core.services import Services
-from engage_http import auth, cors, envelope, idempotency, multipart, pagination, partner_auth
+from engage_http import auth, cors, envelope, idempotency, multipart, openai_format, pagination, partner_auth
 from engage_http.converter import BODY, core_type, load_json, structure, to_core, unstructure_hook
 from engage_http.envelope_schemas import PageMeta
 from engage_http.errors import (
@@ -66,7 +66,7 @@ from engage_http.errors import (
 )
 from engage_http.fields import ID_DIGITS
 from engage_http.idempotency import IdempotentRequests
-from engage_http.operations import AuthScheme, Call, Operation, Reply, Shape, WithPage
+from engage_http.operations import AuthScheme, Call, Dialect, Operation, Reply, Shape, WithPage
 from engage_http.query import QueryParser
 from engage_http.rate_limit import RequestRateLimiter, limited, partner_bucket, workspace_bucket
 
@@ -191,6 +191,8 @@ class BoundOperation:
         self.operation = operation
         self.services = services
         self.rate_limiter = rate_limiter
+        self.openai = operation.dialect is Dialect.OPENAI
+        self.errors = openai_format.engage_error_response if self.openai else engage_error_response
         query_type = core_type(operation.query)
         self.inline = None if short_reads is None or query_type is None else short_reads.get(query_type)
         self.lane = write_lane if operation.write_lane else None
@@ -204,14 +206,18 @@ class BoundOperation:
 
     def respond(self, request: Request, raw_body: bytes) -> Response:
         """Authenticate, parse, call the handler and render. Runs in a worker thread (or on the write
-        lane's, or on the event loop for an inline read)."""
+        lane's, or on the event loop for an inline read). Domain errors raised before the rate limit
+        is counted (authentication) propagate; those after are rendered in the operation's dialect."""
         headers = plain_headers(request)
         admission, partner_id = self._authenticate(headers)
         if not self.operation.secured:
             return self._handle(request, headers, raw_body, admission, partner_id)
         bucket = partner_bucket(partner_id) if admission is None else workspace_bucket(admission.account.id)
         return limited(
-            self.rate_limiter, bucket, lambda: self._handle(request, headers, raw_body, admission, partner_id)
+            self.rate_limiter,
+            bucket,
+            lambda: self._handle(request, headers, raw_body, admission, partner_id),
+            self.errors,
         )
 
     def respond_once(self, request: Request, raw_body: bytes, key: str, requests: IdempotentRequests) -> Response:
@@ -354,6 +360,9 @@ class BoundOperation:
             result = result.data
         render = self.render_item
         assert render is not None, f"{op.method} {op.path} declares no response class"
+        if self.openai:  # the data is the whole body
+            assert op.shape is Shape.ONE, f"{op.method} {op.path}: OpenAI's bodies are single objects"
+            return Response(envelope.dumps(render(result)), status_code=status, media_type=envelope.JSON)
         if op.shape is Shape.ONE:
             return envelope.success(render(result), status=status, message=message, success=success)
         if op.shape is Shape.ONE_WITH_PAGE:
@@ -451,6 +460,8 @@ class _Dispatcher:
         target = self._bound.get("GET" if method == "HEAD" else method)
         if target is None:  # the route serves only its methods and OPTIONS
             return cors.options(self._methods, None)
+        if target.openai:
+            return await self._respond_openai(request, target)
         raw = await read_body(request, target.body_limit) if target.reads_body else b""
         try:
             if self._idempotency is not None and method == "POST":
@@ -469,14 +480,42 @@ class _Dispatcher:
         except (EngageError, HTTPException):
             raise
         except Exception as exc:
-            known = None if self._storage_errors is None else self._storage_errors(exc)
-            if known is not None:  # the storage cannot serve now (full, read-only, busy): retry later
-                log_storage_error(request, exc)
-                return engage_error_response(known)
-            if self._debug:  # let Starlette's debug page show the traceback
-                raise
-            log_unexpected(request, exc)
-            return server_error_response()
+            return self._unexpected(request, exc, engage_error_response, server_error_response)
+
+    async def _respond_openai(self, request: Request, target: BoundOperation) -> Response:
+        """An OpenAI-compatible operation's answer: in a worker thread (it may wait long on a
+        model), every error in OpenAI's format."""
+        try:
+            raw = await read_body(request, target.body_limit) if target.reads_body else b""
+            return await in_worker_thread(target.respond, request, raw, read=request.method in READ_METHODS)
+        except EngageError as exc:
+            return openai_format.engage_error_response(exc)
+        except HTTPException as exc:
+            return openai_format.http_exception_response(exc)
+        except ClientDisconnect:
+            raise
+        except Exception as exc:
+            return self._unexpected(
+                request, exc, openai_format.engage_error_response, openai_format.server_error_response
+            )
+
+    def _unexpected(
+        self,
+        request: Request,
+        exc: Exception,
+        known_error: Callable[[EngageError], Response],
+        server_error: Callable[[], Response],
+    ) -> Response:
+        """The answer to an exception no handler expected: the storage's failure it stands for (503,
+        retry later), else a logged 500 (raised again in debug mode, for Starlette's traceback page)."""
+        known = None if self._storage_errors is None else self._storage_errors(exc)
+        if known is not None:  # the storage cannot serve now (full, read-only, busy): retry later
+            log_storage_error(request, exc)
+            return known_error(known)
+        if self._debug:  # let Starlette's debug page show the traceback
+            raise exc
+        log_unexpected(request, exc)
+        return server_error()
 
 
 def build_routes(

@@ -1,9 +1,10 @@
 """The services of an app under test over a real database, with offline stand-ins for the outside
-world (cipher, SSRF guard, password hasher, mailer, document reader, speech) and the sandbox channel
-gateway attached."""
+world (cipher, SSRF guard, password hasher, mailer, document reader, speech), the offline language
+model, and the sandbox channel gateway attached."""
 
 from __future__ import annotations
 
+from engage_connectors.llm.offline import OfflineLanguageModel
 from engage_core.kernel.clock import Clock
 from engage_core.knowledge.extraction_fakes import FakeDocumentExtractor
 from engage_core.knowledge.transcription_fakes import FakeAudioProber, FakeTranscriber
@@ -27,6 +28,7 @@ def offline_services(uow: UnitOfWorkFactory, clock: Clock) -> Services:
         extractor=FakeDocumentExtractor(),
         transcriber=FakeTranscriber(),
         prober=FakeAudioProber(),
+        language_model=OfflineLanguageModel(),
     )
     sandbox.attach(services.inbox)
     return services

@@ -13,6 +13,7 @@ SECRETS = {
     "ENGAGE_CHANNELS_PROVIDER_KEY": "provider-key-value-0004",
     "ENGAGE_CHANNELS_WEBHOOK_SECRET": "webhook-secret-value-0005",
     "ENGAGE_METRICS_TOKEN": "metrics-token-value-0006",
+    "ENGAGE_LLM_KEY": "llm-key-value-0007",
 }
 
 
@@ -42,3 +43,23 @@ def test_the_metrics_setting_reads_on_and_off() -> None:
     assert Settings.from_env({"ENGAGE_METRICS": "off"}).metrics is False
     with pytest.raises(ValueError, match="ENGAGE_METRICS"):
         Settings.from_env({"ENGAGE_METRICS": "maybe"})
+
+
+def test_the_language_model_settings_are_read() -> None:
+    """ENGAGE_LLM_* set the service, its two models and its timeout; unset, the offline model is meant."""
+    settings = Settings.from_env(
+        {
+            "ENGAGE_LLM_URL": " http://127.0.0.1:11434/v1 ",
+            "ENGAGE_LLM_CHAT_MODEL": "llama3.1",
+            "ENGAGE_LLM_LOGIC_MODEL": "qwen2.5",
+            "ENGAGE_LLM_TIMEOUT": "12.5",
+        }
+    )
+
+    assert (settings.llm_url, settings.llm_chat_model, settings.llm_logic_model, settings.llm_timeout_seconds) == (
+        "http://127.0.0.1:11434/v1",
+        "llama3.1",
+        "qwen2.5",
+        12.5,
+    )
+    assert Settings.from_env({}).llm_url is None

@@ -17,6 +17,7 @@ from http_support import Api, PartnerCaller, Tenant
 from starlette.applications import Starlette
 from starlette.exceptions import StarletteDeprecationWarning
 
+from engage_connectors.llm.offline import OfflineLanguageModel
 from engage_core.bookings.booking_service import BookingInput
 from engage_core.bookings.model import Booking
 from engage_core.bookings.setup import BookingType, BookingTypeInput, Resource, ResourceInput
@@ -123,6 +124,7 @@ def services(
         extractor=extractor,
         transcriber=transcriber,
         prober=prober,
+        language_model=OfflineLanguageModel(),
     )
     sandbox.attach(built.inbox)
     return built

@@ -54,6 +54,17 @@ class Api:
         return self.request("DELETE", path, **kwargs)
 
 
+def validation_errors(response: httpx.Response) -> tuple[int, dict[str, list[str]]]:
+    """The status and the `errors` map of a response, an OpenAI-format validation failure (400,
+    `error.param`, `Dialect.OPENAI` operations) read as the API's own (422, `errors`), so checks of
+    the edge that run over every operation read both alike."""
+    body = response.json()
+    error = body.get("error") if isinstance(body, dict) else None
+    if response.status_code == 400 and isinstance(error, dict):
+        return 422, {error.get("param") or "body": [error["message"]]}
+    return response.status_code, body.get("errors", {})
+
+
 @attrs.frozen
 class PartnerCaller:
     """A partner as a caller sees it: its id, its key, and a client that sends the key in `X-Partner-Key`."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from http_support import Api, PartnerCaller, Tenant
+from http_support import Api, PartnerCaller, Tenant, validation_errors
 from request_schemas import Location, RequestSchemas, is_array
 
 from engage_core.contacts.segments import Segment
@@ -48,8 +48,7 @@ def send(
         path = location.path.removeprefix(API_PREFIX)
         for name in ("{id}", "{list_id}", "{segment_id}", "{tag_id}", "{product_id}", "{contact_id}", "{chunk_id}"):
             path = path.replace(name, str(segment.id))
-        response = caller.request(location.method, path, json=body)
-        return response.status_code, response.json().get("errors", {})
+        return validation_errors(caller.request(location.method, path, json=body))
 
     return call
 

@@ -8,7 +8,7 @@ parameter and every form part. The cases are generated from the OpenAPI document
 from __future__ import annotations
 
 import pytest
-from http_support import Api
+from http_support import Api, validation_errors
 from offline_services import offline_services
 from request_schemas import Location, RequestSchemas, is_text
 from starlette.testclient import TestClient
@@ -80,8 +80,7 @@ def _send(callers: tuple[Api, Api, Services], location: Location, **kwargs: obje
     for name in ("id", "list_id", "segment_id", "tag_id", "product_id", "contact_id", "chunk_id"):
         path = path.replace("{" + name + "}", "1")
     path = path.replace("{delivery_id}", "00000000-0000-4000-8000-000000000000")
-    response = caller.request(location.method, path, **kwargs)  # type: ignore[arg-type]
-    return response.status_code, response.json().get("errors", {})
+    return validation_errors(caller.request(location.method, path, **kwargs))  # type: ignore[arg-type]
 
 
 def test_every_string_of_every_body_and_query_refuses_a_nul(callers: tuple[Api, Api, Services]) -> None:

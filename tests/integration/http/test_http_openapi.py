@@ -15,6 +15,7 @@ from engage_http.areas import OPERATIONS, PARTNER_OPERATIONS
 from engage_http.contacts.schemas import ContactCreate, ContactUpdate
 from engage_http.contacts.segment_schemas import Condition
 from engage_http.openapi import build_document
+from engage_http.operations import Dialect
 from engage_http.routing import API_PREFIX
 
 SERVED = (*OPERATIONS, *PARTNER_OPERATIONS)
@@ -96,10 +97,26 @@ def test_operations_with_ids_document_404() -> None:
 
 
 def test_operations_with_bodies_document_422() -> None:
-    """Every operation with a body or query documents 422."""
+    """Every operation with a body or query documents 422 (400, OpenAI's, for the OpenAI-compatible ones)."""
     for op in SERVED:
         if op.body or op.query or op.page:
-            assert "422" in operation(op.method.lower(), op.openapi_path)["responses"], op.path
+            status = "400" if op.dialect is Dialect.OPENAI else "422"
+            assert status in operation(op.method.lower(), op.openapi_path)["responses"], op.path
+
+
+def test_openai_operations_document_openai_errors() -> None:
+    """The OpenAI-compatible operations' error responses are OpenAI's error body, and their success the bare object."""
+    responses = operation("post", "/chat/completions")["responses"]
+
+    errors = {status for status, response in responses.items() if status != "200"}
+    assert {"400", "401", "403", "429", "500", "503"} <= errors
+    assert "422" not in errors
+    for status in errors:
+        assert responses[status]["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/OpenAIError"
+        }
+    success = responses["200"]["content"]["application/json"]["schema"]
+    assert success == {"$ref": "#/components/schemas/ChatCompletionObject"}
 
 
 def test_deletes_document_204_without_content() -> None:
@@ -195,21 +212,21 @@ def test_the_document_does_not_list_itself() -> None:
 
 
 def test_every_post_declares_the_optional_idempotency_key_header() -> None:
-    """Each POST takes an optional `Idempotency-Key` of 1 to 255 characters."""
-    for op in (op for op in SERVED if op.method == "POST"):
+    """Each POST takes an optional `Idempotency-Key` of 1 to 255 characters (but OpenAI's)."""
+    for op in (op for op in SERVED if op.method == "POST" and op.dialect is Dialect.ENGAGE):
         [header] = [p for p in operation("post", op.openapi_path)["parameters"] if p["name"] == "Idempotency-Key"]
         assert (header["in"], header["required"], header["schema"]["maxLength"]) == ("header", False, 255)
 
 
 def test_every_post_documents_the_idempotency_key_conflicts() -> None:
-    """Each POST documents 409 (the key's request still running) and 422 (the key used for another)."""
-    for op in (op for op in SERVED if op.method == "POST"):
+    """Each POST documents 409 (the key's request still running) and 422 (the key used for another), but OpenAI's."""
+    for op in (op for op in SERVED if op.method == "POST" and op.dialect is Dialect.ENGAGE):
         assert {"409", "422"} <= set(operation("post", op.openapi_path)["responses"]), op.path
 
 
 def test_other_methods_take_no_idempotency_key() -> None:
-    """No GET, PUT, PATCH or DELETE declares `Idempotency-Key`."""
-    for op in (op for op in SERVED if op.method != "POST"):
+    """No GET, PUT, PATCH or DELETE declares `Idempotency-Key`, nor an OpenAI-compatible POST."""
+    for op in (op for op in SERVED if op.method != "POST" or op.dialect is Dialect.OPENAI):
         parameters = operation(op.method.lower(), op.openapi_path).get("parameters", [])
         assert all(p["name"] != "Idempotency-Key" for p in parameters), op.path
 

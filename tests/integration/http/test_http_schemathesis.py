@@ -14,7 +14,8 @@ the document cannot state, so generated `https://` URLs must be accepted.
 The seed also holds a product catalogue (priced, in stock, one currency) and pending orders of it.
 Catalogue CSV files are drawn as small valid files (the `product-catalog-csv` format). Operations
 that declare 422 in their `errors` (stock, status moves, a delivery that has not failed: rules no
-schema can state) may answer 422 to schema-valid data; every other check applies to them unchanged.
+schema can state) may answer 422 to schema-valid data, and the OpenAI-compatible ones that declare
+400 a 400 (their validation failure); every other check applies to them unchanged.
 Team members and support tickets are seeded too; passwords are hashed by the fast fake hasher. So are
 two AI agents (the default, and another assigned to every seeded contact).
 
@@ -68,6 +69,7 @@ from engage_http.areas import OPERATIONS, PARTNER_OPERATIONS
 from engage_http.fields import E164_PATTERN
 from engage_http.idempotency import IdempotentRequests
 from engage_http.knowledge.schemas import CSV_FORMAT
+from engage_http.operations import Dialect
 from engage_sql import Database
 
 if TYPE_CHECKING:
@@ -100,6 +102,8 @@ schemathesis.openapi.format(CSV_FORMAT, _catalog_csv())
 
 RULE_BOUND = [op.operation_id for op in (*OPERATIONS, *PARTNER_OPERATIONS) if 422 in op.errors]
 """Operations whose 422 also stands for rules beyond the document (see the module docstring)."""
+OPENAI_RULE_BOUND = [op.operation_id for op in OPERATIONS if op.dialect is Dialect.OPENAI and 400 in op.errors]
+"""OpenAI-compatible operations whose 400 (their validation failure) also stands for such rules."""
 CONFIG = schemathesis.Config.from_dict(
     {
         # The document excludes NUL from every typed string (patterns), but a free-form value
@@ -115,7 +119,15 @@ CONFIG = schemathesis.Config.from_dict(
                         "expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]
                     }
                 },
-            }
+            },
+            {
+                "include-operation-id": OPENAI_RULE_BOUND,
+                "checks": {
+                    "positive_data_acceptance": {
+                        "expected-statuses": ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
+                    }
+                },
+            },
         ],
     }
 )
