@@ -6,10 +6,13 @@ naming what to pass, when used); each area's `wiring` module builds its services
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any, cast
 
 import attrs
 
+from engage_core.campaigns.quotas import Quotas
 from engage_core.commerce.ports import StorePlatform
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.mail import Mailer
@@ -61,3 +64,6 @@ class Dependencies:
     prober: AudioProber
     crawler: Crawler = attrs.field(factory=lambda: unconfigured("crawler=Crawler", "website crawls"))
     embedder: Embedder | None = None
+    campaign_quotas: Quotas = attrs.field(factory=Quotas)
+    job_lease_seconds: float = 60.0
+    sleep: Callable[[float], None] = time.sleep

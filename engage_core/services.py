@@ -7,8 +7,14 @@ class. They are wired in the order of the bases (an area wires after those whose
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from engage_core.accounts.wiring import AccountsServices
 from engage_core.bookings.wiring import BookingsServices
+from engage_core.campaigns.guard import ActiveCampaigns
+from engage_core.campaigns.quotas import Quotas
+from engage_core.campaigns.wiring import CampaignsServices
 from engage_core.commerce.ports import StorePlatform
 from engage_core.commerce.wiring import CommerceServices
 from engage_core.contacts.wiring import ContactsServices
@@ -22,7 +28,6 @@ from engage_core.knowledge.extraction import DocumentExtractor
 from engage_core.knowledge.transcription import AudioProber, Transcriber
 from engage_core.knowledge.website_wiring import WebsiteServices
 from engage_core.knowledge.wiring import KnowledgeServices
-from engage_core.messaging.channels import NoActiveCampaigns
 from engage_core.messaging.ports import CampaignGuard, ChannelGateway
 from engage_core.messaging.wiring import MessagingServices
 from engage_core.partners.wiring import PartnersServices
@@ -48,6 +53,7 @@ class Services(
     CommerceServices,
     KnowledgeServices,
     WebsiteServices,
+    CampaignsServices,
     SupportServices,
     TeamServices,
     WebhooksServices,
@@ -94,6 +100,9 @@ class Services(
         extractor: DocumentExtractor | None = None,
         transcriber: Transcriber | None = None,
         prober: AudioProber | None = None,
+        campaign_quotas: Quotas | None = None,
+        job_lease_seconds: float = 60.0,
+        sleep: Callable[[float], None] | None = None,
     ) -> Services:
         """Wire every service. `cipher` (secrets at rest) and `guard` (SSRF checks of target URLs)
         come from `engage_connectors`; without them everything but webhooks works. `store` is the
@@ -115,7 +124,10 @@ class Services(
         (`engage_connectors.speech`); without them everything but voice entries works. `embedder`
         turns chunks into vectors (`engage_connectors.openai_embeddings.OpenAIEmbedder`): with it a
         change of an entry's text queues their embedding and search blends full text with similarity;
-        without it search is full text alone."""
+        without it search is full text alone. `campaign_quotas` are the per-channel daily and weekly
+        send quotas of campaigns (`Quotas()` defaults); `job_lease_seconds` is the worker's job lease,
+        after which a campaign send left in flight by a dead worker is settled; `sleep` is how the
+        campaign sender waits between sends (`time.sleep`; tests move a fake clock)."""
         deps = Dependencies(
             uow=uow,
             clock=clock or SystemClock(),
@@ -123,7 +135,7 @@ class Services(
             guard=guard or unconfigured("guard=TargetGuard", "webhooks"),
             store=store or unconfigured("store=StorePlatform", "status changes of store-sourced orders"),
             gateway=gateway or unconfigured("gateway=ChannelGateway", "channels and sending"),
-            campaigns=campaigns or NoActiveCampaigns(),
+            campaigns=campaigns or ActiveCampaigns(uow),
             features=features,
             hasher=hasher or unconfigured("hasher=PasswordHasher", "team member passwords"),
             mailer=mailer or LoggingMailer(),
@@ -134,6 +146,9 @@ class Services(
             extractor=extractor or unconfigured("extractor=DocumentExtractor", "document entries"),
             transcriber=transcriber or unconfigured("transcriber=Transcriber", "voice entries"),
             prober=prober or unconfigured("prober=AudioProber", "voice entries"),
+            campaign_quotas=campaign_quotas or Quotas(),
+            job_lease_seconds=job_lease_seconds,
+            sleep=sleep or time.sleep,
         )
         return cls(deps)
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from engage_sql import (
     accounts,
     bookings,
+    campaigns,
     commerce,
     contacts,
     idempotency,
@@ -34,6 +35,7 @@ AREAS: tuple[SqlArea, ...] = (
     bookings.AREA,
     commerce.AREA,
     knowledge.AREA,
+    campaigns.AREA,
     support.AREA,
     team.AREA,
     webhooks.AREA,
