@@ -11,6 +11,7 @@ from __future__ import annotations
 from engage_http import (
     accounts,
     bookings,
+    campaigns,
     commerce,
     contacts,
     knowledge,
@@ -32,6 +33,7 @@ OPERATIONS: tuple[Operation, ...] = (
     *team.OPERATIONS,
     *messaging.OPERATIONS,
     *bookings.OPERATIONS,
+    *campaigns.OPERATIONS,
 )
 """The workspace API (`/api/v1/...`, the workspace key)."""
 

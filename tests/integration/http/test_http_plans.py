@@ -44,7 +44,7 @@ def client_api(
     return make
 
 
-GATED_AREAS = {"Webhooks": "webhooks", "Bookings": "booking", "Booking setup": "booking"}
+GATED_AREAS = {"Webhooks": "webhooks", "Bookings": "booking", "Booking setup": "booking", "Campaigns": "campaigns"}
 """The areas (operation tags) a plan feature gates as a whole."""
 
 
