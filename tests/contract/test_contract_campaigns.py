@@ -5,6 +5,7 @@ guard. Every test checks the counters against the recipients as stored."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -380,3 +381,26 @@ def test_a_segment_by_rules_is_resolved_in_the_snapshot(
     started = services.campaigns.start(account, campaign.id)
 
     assert sorted(r.contact_id for r in recipients(services, account, started.id)) == sorted(c.id for c in tagged)
+
+
+def test_usage_counts_campaigns_their_sends_and_the_paused(
+    services: Services,
+    uow: UnitOfWorkFactory,
+    account: int,
+    provider: str,
+    audience: dict[str, Any],
+    runner: JobRunner,
+    job_queue: JobQueue,
+    clock: FakeClock,
+) -> None:
+    """The usage report counts every campaign, the campaign messages sent in the period, and the paused ones."""
+    done = services.campaigns.start(account, create(services, account, audience).id)
+    drain(runner, job_queue, clock)
+    paused = services.campaigns.start(account, create(services, account, audience, name="Second").id)
+    services.campaigns.pause(account, paused.id)
+    create(services, account, audience, name="Draft")
+
+    with uow.workspace(account, readonly=True) as unit:
+        usage = unit.usage.report(done.created_at - timedelta(days=1), clock.now() + timedelta(days=1))
+
+    assert (usage.campaigns_total, usage.campaigns_sent, usage.campaigns_paused) == (3, 5, 1)
