@@ -35,6 +35,7 @@ import click
 
 from engage_cli.commands.accounts import accounts
 from engage_cli.commands.bookings import bookings
+from engage_cli.commands.campaigns import campaigns
 from engage_cli.commands.commerce import orders
 from engage_cli.commands.db import db
 from engage_cli.commands.knowledge import kb
@@ -81,6 +82,7 @@ cli.add_command(bookings)
 cli.add_command(partners)
 cli.add_command(plans)
 cli.add_command(kb)
+cli.add_command(campaigns)
 
 
 def main() -> None:

@@ -50,7 +50,7 @@ from engage_core.kernel.clock import Clock
 from engage_core.kernel.errors import NotFound, ValidationFailed
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.pagination import Page, PageRequest
-from engage_core.kernel.unset import UNSET, Unset
+from engage_core.kernel.unset import UNSET, Unset, pick
 from engage_core.kernel.validation import ErrorCollector, one_of, required_text
 from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
 
@@ -304,19 +304,16 @@ def _campaign(uow: WorkspaceUnitOfWork, campaign_id: int) -> Campaign:
 
 
 def _merged(current: Campaign, patch: CampaignPatch) -> CampaignInput:
-    def pick(value: object, kept: object) -> object:
-        return kept if value is UNSET else value
-
     audience = current.audience
     return CampaignInput(
-        name=str(pick(patch.name, current.name)),
-        channel=str(pick(patch.channel, current.channel)),
-        message=str(pick(patch.message, current.message)),
-        contact_ids=tuple(pick(patch.contact_ids, audience.contact_ids)),  # type: ignore[call-overload]
-        list_ids=tuple(pick(patch.list_ids, audience.list_ids)),  # type: ignore[call-overload]
-        segment_ids=tuple(pick(patch.segment_ids, audience.segment_ids)),  # type: ignore[call-overload]
+        name=pick(patch.name, current.name),
+        channel=pick(patch.channel, current.channel),
+        message=pick(patch.message, current.message),
+        contact_ids=pick(patch.contact_ids, audience.contact_ids),
+        list_ids=pick(patch.list_ids, audience.list_ids),
+        segment_ids=pick(patch.segment_ids, audience.segment_ids),
         starts_at=None if patch.starts_at is UNSET else patch.starts_at,
-        send_rate=int(pick(patch.send_rate, current.send_rate)),  # type: ignore[call-overload]
+        send_rate=pick(patch.send_rate, current.send_rate),
     )
 
 
