@@ -40,6 +40,7 @@ import click
 from engage_cli.commands.accounts import accounts
 from engage_cli.commands.agents import agents
 from engage_cli.commands.bookings import bookings
+from engage_cli.commands.campaigns import campaigns
 from engage_cli.commands.commerce import orders
 from engage_cli.commands.conversations import conversations
 from engage_cli.commands.db import db
@@ -89,6 +90,7 @@ cli.add_command(partners)
 cli.add_command(plans)
 cli.add_command(kb)
 cli.add_command(conversations)
+cli.add_command(campaigns)
 
 
 def main() -> None:

@@ -6,12 +6,15 @@ naming what to pass, when used); each area's `wiring` module builds its services
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any, cast
 
 import attrs
 
 from engage_core.answering.persona import NoPersonas
 from engage_core.answering.ports import LanguageModel, PersonaDirectory
+from engage_core.campaigns.quotas import Quotas
 from engage_core.commerce.ports import StorePlatform
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.mail import Mailer
@@ -67,3 +70,6 @@ class Dependencies:
         factory=lambda: unconfigured("language_model=LanguageModel", "AI answers and chat completions")
     )
     personas: PersonaDirectory = attrs.field(factory=NoPersonas)
+    campaign_quotas: Quotas = attrs.field(factory=Quotas)
+    job_lease_seconds: float = 60.0
+    sleep: Callable[[float], None] = time.sleep

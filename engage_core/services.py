@@ -7,12 +7,18 @@ class. They are wired in the order of the bases (an area wires after those whose
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from engage_core.accounts.wiring import AccountsServices
 from engage_core.agents.personas import AgentPersonas
 from engage_core.agents.wiring import AgentsServices
 from engage_core.answering.ports import LanguageModel, PersonaDirectory
 from engage_core.answering.wiring import AnsweringServices
 from engage_core.bookings.wiring import BookingsServices
+from engage_core.campaigns.guard import ActiveCampaigns
+from engage_core.campaigns.quotas import Quotas
+from engage_core.campaigns.wiring import CampaignsServices
 from engage_core.commerce.ports import StorePlatform
 from engage_core.commerce.wiring import CommerceServices
 from engage_core.contacts.wiring import ContactsServices
@@ -26,7 +32,6 @@ from engage_core.knowledge.extraction import DocumentExtractor
 from engage_core.knowledge.transcription import AudioProber, Transcriber
 from engage_core.knowledge.website_wiring import WebsiteServices
 from engage_core.knowledge.wiring import KnowledgeServices
-from engage_core.messaging.channels import NoActiveCampaigns
 from engage_core.messaging.ports import CampaignGuard, ChannelGateway
 from engage_core.messaging.wiring import MessagingServices
 from engage_core.partners.wiring import PartnersServices
@@ -53,6 +58,7 @@ class Services(
     KnowledgeServices,
     WebsiteServices,
     AnsweringServices,
+    CampaignsServices,
     SupportServices,
     TeamServices,
     AgentsServices,
@@ -102,6 +108,9 @@ class Services(
         prober: AudioProber | None = None,
         language_model: LanguageModel | None = None,
         personas: PersonaDirectory | None = None,
+        campaign_quotas: Quotas | None = None,
+        job_lease_seconds: float = 60.0,
+        sleep: Callable[[float], None] | None = None,
     ) -> Services:
         """Wire every service. `cipher` (secrets at rest) and `guard` (SSRF checks of target URLs)
         come from `engage_connectors`; without them everything but webhooks works. `store` is the
@@ -127,7 +136,10 @@ class Services(
         (`engage_connectors.llm`: an OpenAI-compatible service, or the offline retrieval-only model);
         without it everything but AI answers works. `personas` finds each workspace's default AI
         agent (the stored agents, by default; a workspace without one has `service-chat` answer as a
-        generic assistant)."""
+        generic assistant). `campaign_quotas` are the per-channel daily and weekly
+        send quotas of campaigns (`Quotas()` defaults); `job_lease_seconds` is the worker's job lease,
+        after which a campaign send left in flight by a dead worker is settled; `sleep` is how the
+        campaign sender waits between sends (`time.sleep`; tests move a fake clock)."""
         deps = Dependencies(
             uow=uow,
             clock=clock or SystemClock(),
@@ -135,7 +147,7 @@ class Services(
             guard=guard or unconfigured("guard=TargetGuard", "webhooks"),
             store=store or unconfigured("store=StorePlatform", "status changes of store-sourced orders"),
             gateway=gateway or unconfigured("gateway=ChannelGateway", "channels and sending"),
-            campaigns=campaigns or NoActiveCampaigns(),
+            campaigns=campaigns or ActiveCampaigns(uow),
             features=features,
             hasher=hasher or unconfigured("hasher=PasswordHasher", "team member passwords"),
             mailer=mailer or LoggingMailer(),
@@ -149,6 +161,9 @@ class Services(
             language_model=language_model
             or unconfigured("language_model=LanguageModel", "AI answers and chat completions"),
             personas=personas or AgentPersonas(uow),
+            campaign_quotas=campaign_quotas or Quotas(),
+            job_lease_seconds=job_lease_seconds,
+            sleep=sleep or time.sleep,
         )
         return cls(deps)
 

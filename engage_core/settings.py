@@ -11,6 +11,7 @@ from typing import TypeVar
 
 import attrs
 
+from engage_core.campaigns.quotas import Quotas, parse_quotas
 from engage_core.kernel.rate_limits import DEFAULT_LIMIT, DEFAULT_WINDOW_SECONDS
 from engage_core.plans.model import DEFAULT_PLAN
 from engage_core.team.model import DEFAULT_APP_URL
@@ -52,6 +53,15 @@ class Settings:
     job_lease_seconds: float = 60.0
     """`ENGAGE_JOB_LEASE`: seconds a worker holds a claimed job between two extensions (a third of
     it apart); a dead worker's job is taken over once it ends."""
+
+    campaign_daily_quotas: str = ""
+    """`ENGAGE_CAMPAIGN_DAILY_QUOTAS`: campaign messages per channel and UTC day, `channel=number` pairs
+    (`whatsapp=5000,linkedin=20`) over the defaults (WhatsApp and Telegram 1000, Instagram 100,
+    LinkedIn 50); `0` lifts a channel's quota."""
+
+    campaign_weekly_quotas: str = ""
+    """`ENGAGE_CAMPAIGN_WEEKLY_QUOTAS`: campaign messages per channel over the last seven days, as the
+    daily ones (defaults: WhatsApp and Telegram 5000, Instagram 500, LinkedIn 100)."""
 
     store_url: str | None = None
     """`ENGAGE_STORE_URL`: base URL of the store connector; unset, no store is connected."""
@@ -175,6 +185,11 @@ class Settings:
     attempts (needs the `tracing` extra; where they go is set by the standard `OTEL_*` variables);
     `off` (the default) imports nothing of OpenTelemetry."""
 
+    @property
+    def campaign_quotas(self) -> Quotas:
+        """The campaigns' per-channel quotas: the defaults with `ENGAGE_CAMPAIGN_*_QUOTAS` over them."""
+        return Quotas.from_settings(self.campaign_daily_quotas, self.campaign_weekly_quotas)
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
@@ -189,6 +204,8 @@ class Settings:
             webhook_timeout_seconds=_number(env, "ENGAGE_WEBHOOK_TIMEOUT", 30.0, float),
             webhook_lease_seconds=_number(env, "ENGAGE_WEBHOOK_LEASE", 60.0, float),
             job_lease_seconds=_number(env, "ENGAGE_JOB_LEASE", 60.0, float),
+            campaign_daily_quotas=_quotas(env, "ENGAGE_CAMPAIGN_DAILY_QUOTAS"),
+            campaign_weekly_quotas=_quotas(env, "ENGAGE_CAMPAIGN_WEEKLY_QUOTAS"),
             store_url=(env.get("ENGAGE_STORE_URL") or "").strip() or None,
             store_token=env.get("ENGAGE_STORE_TOKEN") or None,
             store_timeout_seconds=_number(env, "ENGAGE_STORE_TIMEOUT", 10.0, float),
@@ -240,6 +257,12 @@ def _number(env: Mapping[str, str], name: str, default: N, kind: Callable[[str],
     if value <= 0:
         raise ValueError(f"{name} must be greater than 0")
     return value
+
+
+def _quotas(env: Mapping[str, str], name: str) -> str:
+    raw = (env.get(name) or "").strip()
+    parse_quotas(name, raw)  # refused at start-up, not at the first campaign
+    return raw
 
 
 def _switch(env: Mapping[str, str], name: str, *, default: bool) -> bool:

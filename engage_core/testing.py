@@ -22,6 +22,7 @@ from typing import Any, Self
 from engage_core.accounts import fakes as accounts
 from engage_core.agents import fakes as agents
 from engage_core.bookings import fakes as bookings
+from engage_core.campaigns import fakes as campaigns
 from engage_core.commerce import fakes as commerce
 from engage_core.commerce.fakes import FakeStorePlatform, StorePush
 from engage_core.contacts import fakes as contacts
@@ -62,6 +63,7 @@ AREAS: tuple[FakeArea, ...] = (
     knowledge.AREA,
     knowledge_search.AREA,
     knowledge_websites.AREA,
+    campaigns.AREA,
     support.AREA,
     team.AREA,
     agents.AREA,

@@ -13,6 +13,7 @@ from typing import Protocol
 from engage_core.accounts.ports import AccountsRepositories
 from engage_core.agents.ports import AgentsRepositories
 from engage_core.bookings.ports import BookingsRepositories
+from engage_core.campaigns.ports import CampaignsRepositories
 from engage_core.commerce.ports import CommerceRepositories
 from engage_core.contacts.ports import ContactsRepositories
 from engage_core.jobs.ports import JobsRepositories
@@ -41,6 +42,7 @@ class WorkspaceUnitOfWork(
     WebsiteRepositories,
     DocumentRepositories,
     VoiceRepositories,
+    CampaignsRepositories,
     SupportRepositories,
     TeamRepositories,
     AgentsRepositories,

@@ -12,6 +12,7 @@ from engage_http import (
     accounts,
     agents,
     bookings,
+    campaigns,
     commerce,
     completions,
     contacts,
@@ -36,6 +37,7 @@ OPERATIONS: tuple[Operation, ...] = (
     *messaging.OPERATIONS,
     *bookings.OPERATIONS,
     *completions.OPERATIONS,
+    *campaigns.OPERATIONS,
 )
 """The workspace API (`/api/v1/...`, the workspace key)."""
 

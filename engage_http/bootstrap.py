@@ -380,6 +380,11 @@ def build_services(settings: Settings, database: Database) -> Services:
         extractor=document_extractor(),
         embedder=embedder(settings),
         language_model=language_model(settings),
+        # A stand-alone worker sends campaigns through the hosted provider only: the sandbox lives in
+        # the memory of the `engage serve` whose in-process runner sends its campaigns.
+        gateway=channel_wiring(settings).gateway if settings.channels_gateway == "hosted" else None,
+        campaign_quotas=settings.campaign_quotas,
+        job_lease_seconds=settings.job_lease_seconds,
         **voice_ports(settings),
     )
 
@@ -477,6 +482,8 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             embedder=None if embeddings is None else outbound(embeddings, "embedder"),
             language_model=outbound(llm, "language model"),
             extractor=outbound(document_extractor(), "document extractor"),
+            campaign_quotas=settings.campaign_quotas,
+            job_lease_seconds=settings.job_lease_seconds,
             **{name: outbound(port, name) for name, port in voice_ports(settings).items()},
         )
         sandbox = channels.attach(services, database)

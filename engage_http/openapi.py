@@ -121,6 +121,8 @@ _TAGS: Mapping[str, str] = {
     "AI agents": "The personas that answer contacts: prompts, the default agent, and assigning agents to contacts.",
     "Booking setup": "What can be booked: booking types, resources, the working hours and the timezone.",
     "Bookings": "Bookings: the free slots of a day, booking, rescheduling, confirming, cancelling, completing.",
+    "Campaigns": "Outreach campaigns: one message to contacts, lists and segments on one channel, sent by the "
+    "worker at a rate and within quotas; pause, resume, cancel, and every recipient's delivery status.",
     "Partner": "Partner API (`X-Partner-Key`): the partner's profile and the plans clients run on.",
     "Partner clients": "Partner API: provision and manage client workspaces, their usage, and impersonation.",
     "Partner webhooks": "Partner API: the partner's own signed deliveries of `partner.client.*` events.",

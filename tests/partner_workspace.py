@@ -12,6 +12,7 @@ from engage_core.agents.model import AgentDraft
 from engage_core.bookings.model import BookingDraft
 from engage_core.bookings.setup import BookingTypeDraft, ResourceDraft
 from engage_core.bookings.working_hours import DEFAULT_HOURS
+from engage_core.campaigns.model import Audience, CampaignDraft
 from engage_core.commerce.orders import OrderDraft, OrderItemDraft
 from engage_core.commerce.products import ProductDraft
 from engage_core.contacts.model import ContactDraft
@@ -116,6 +117,9 @@ def fill_workspace(uow: UnitOfWorkFactory, account_id: int, partner_id: int, now
         )
         unit.working_hours.put(DEFAULT_HOURS)
         unit.working_hours.put_resource(room.id, DEFAULT_HOURS.schedule)
+        campaign = unit.campaigns.add(CampaignDraft("Launch", "whatsapp", "Hi {{name}}", Audience((contact.id,))), now)
+        unit.campaign_recipients.snapshot(campaign, now)
+        unit.campaign_send_counts.add("whatsapp", now.date(), 1)
         unit.emit(DomainEvent("contact.created", {"id": contact.id}, now))
         unit.commit()
     with uow.partners() as unit:

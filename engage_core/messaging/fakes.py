@@ -155,6 +155,7 @@ class InMemoryMessageRepository(_Repo):
             updated_at=now,
             error=draft.error,
             provider_message_id=draft.provider_message_id,
+            campaign_id=draft.campaign_id,
         )
         self._t.messages[message.id] = (self._account, message)
         return message

@@ -18,6 +18,7 @@ from datetime import datetime
 
 import attrs
 
+from engage_core.campaigns.receipts import campaign_receipt
 from engage_core.contacts.model import Contact, ContactDraft
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.errors import NotFound, ValidationFailed
@@ -165,7 +166,7 @@ class MessageService:
                 settled = mark_failed(stored, error or FAILED_NOTICE, now)
             else:
                 settled = mark_sent(stored, sent.provider_message_id, sent.sent_at, now)
-                _touch_contact(uow, settled.contact_id, now)
+                touch_contact(uow, settled.contact_id, now)
                 uow.emit(DomainEvent("message.sent", settled.event_payload(), now))
             uow.messages.update(settled)
             uow.commit()
@@ -201,14 +202,15 @@ class MessageService:
                 provider_message_id=inbound.provider_message_id,
             )
             message = uow.messages.add(draft, now)
-            _touch_contact(uow, contact.id, now)
+            touch_contact(uow, contact.id, now)
             uow.emit(DomainEvent("message.received", message.event_payload(), now))
             uow.commit()
         return message
 
     def receipt(self, account_id: int, receipt: Receipt) -> Message | None:
         """Apply a delivery or read receipt: forward only. The message as it is afterwards; None when no
-        message of the account has that provider id.
+        message of the account has that provider id. A campaign's message moves its recipient (and
+        the campaign's counters) forward with it, in the same transaction.
 
         Raises :class:`.ValidationFailed` for an unknown receipt status; :class:`.NotFound` when no
         channel setting of the account has the provider account."""
@@ -223,6 +225,8 @@ class MessageService:
             if moved is None:
                 return message
             uow.messages.update(moved)
+            if moved.campaign_id is not None:
+                campaign_receipt(uow, moved.id, moved.status, now)
             uow.commit()
         return moved
 
@@ -307,7 +311,8 @@ def _sender(uow: WorkspaceUnitOfWork, channel: str, inbound: InboundMessage, now
     return contact
 
 
-def _touch_contact(uow: WorkspaceUnitOfWork, contact_id: int, now: datetime) -> None:
+def touch_contact(uow: WorkspaceUnitOfWork, contact_id: int, now: datetime) -> None:
+    """A message to or from the contact: its `last_message_at` follows (bookkeeping, no event)."""
     contact = uow.contacts.get(contact_id)
     if contact is not None and (contact.last_message_at is None or contact.last_message_at < now):
         uow.contacts.update(attrs.evolve(contact, last_message_at=now))

@@ -63,6 +63,8 @@ class Message:
     updated_at: datetime
     error: str | None = None
     provider_message_id: str | None = None
+    campaign_id: int | None = None
+    """The campaign that sent it, for a campaign's message."""
 
     @property
     def is_unread(self) -> bool:
@@ -83,7 +85,7 @@ class Message:
             "header_video": None,
             "header_document": None,
             "header_audio": None,
-            "campaign_id": None,
+            "campaign_id": self.campaign_id,
             "sent_at": format_optional(self.sent_at),
             "created_at": format_timestamp(self.created_at),
         }
@@ -101,6 +103,7 @@ class MessageDraft:
     sent_at: datetime | None = None
     error: str | None = None
     provider_message_id: str | None = None
+    campaign_id: int | None = None
 
 
 def can_move(status: str, to: str) -> bool:

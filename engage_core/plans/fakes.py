@@ -8,6 +8,7 @@ from datetime import datetime
 import attrs
 
 from engage_core.bookings.fakes import BookingsTables
+from engage_core.campaigns.fakes import CampaignsTables
 from engage_core.contacts.fakes import ContactsTables
 from engage_core.kernel.memory import FakeArea, Repo, Tables
 from engage_core.messaging.fakes import MessagingTables
@@ -62,6 +63,7 @@ class InMemoryUsageRepository(_Repo):
             m for a, m in self._state.of(MessagingTables).messages.values() if a == mine and start <= m.created_at < end
         ]
         bookings = [b for a, b in self._state.of(BookingsTables).bookings.values() if a == mine]
+        campaigns = [c for a, c in self._state.of(CampaignsTables).campaigns.values() if a == mine]
         return WorkspaceUsage(
             contacts_total=len(contacts),
             contacts_created=sum(1 for c in contacts if start <= c.created_at < end),
@@ -69,6 +71,11 @@ class InMemoryUsageRepository(_Repo):
             messages_sent=sum(1 for m in messages if m.direction == "outbound" and m.status != "failed"),
             messages_received=sum(1 for m in messages if m.direction == "inbound"),
             messages_failed=sum(1 for m in messages if m.status == "failed"),
+            campaigns_total=len(campaigns),
+            campaigns_sent=sum(
+                1 for m in messages if m.campaign_id is not None and m.direction == "outbound" and m.status != "failed"
+            ),
+            campaigns_paused=sum(1 for c in campaigns if c.status == "paused"),
             bookings_total=len(bookings),
             bookings_completed=sum(1 for b in bookings if b.status == "completed"),
             bookings_cancelled=sum(1 for b in bookings if b.status == "cancelled"),

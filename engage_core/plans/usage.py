@@ -2,8 +2,10 @@
 
 Periods are calendar months, UTC (`plans.month_of`, `plans.parse_period`): `current` or `YYYY-MM`.
 "In the period" counts records created in `[start, end)`; totals (`contacts.total`,
-`bookings.total`, `team_members`, `channels_connected`) are as they stand now. Campaigns and AI
-agent sessions are counted once those areas store records; until then they are zero.
+`bookings.total`, `team_members`, `channels_connected`) are as they stand now. Campaigns:
+`total` and `paused` are the campaigns as they stand (every status; the paused ones), `sent` the
+campaign messages sent in the period (outbound, not failed, naming a campaign). AI agent sessions
+are counted once that area stores records; until then they are zero.
 
 `UsageCounts` is the part of a report the partner usage summary lists for each client
 (`ClientRepository.usage`), counted for all of a partner's clients at once.

@@ -76,6 +76,7 @@ _COLUMNS = (
     messages.c.updated_at,
     messages.c.error,
     messages.c.provider_message_id,
+    messages.c.campaign_id,
 )
 """The columns of a message, in the order of `Message`'s fields."""
 
@@ -370,6 +371,7 @@ class SqlMessageRepository(WorkspaceRepository):
                 "status": draft.status,
                 "error": draft.error,
                 "provider_message_id": draft.provider_message_id,
+                "campaign_id": draft.campaign_id,
                 "sent_at": draft.sent_at,
                 "created_at": now,
                 "updated_at": now,
@@ -389,6 +391,7 @@ class SqlMessageRepository(WorkspaceRepository):
             updated_at=now,
             error=draft.error,
             provider_message_id=draft.provider_message_id,
+            campaign_id=draft.campaign_id,
         )
         self._summarise(message)
         return message

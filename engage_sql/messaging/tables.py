@@ -79,6 +79,9 @@ messages = Table(
     Column("error", Text()),
     Column("provider_message_id", String(255)),  # the network's id, which receipts name
     Column("sent_at", UTCDateTime()),
+    # The campaign that sent it (`message.sent`'s `campaign_id`); no foreign key: a deleted
+    # campaign's messages stay in their conversations, still naming it.
+    Column("campaign_id", Id),
     *timestamps(),
     CheckConstraint("direction IN ('inbound', 'outbound')", name="direction"),
     CheckConstraint("status IN ('pending', 'sent', 'delivered', 'read', 'failed')", name="status"),

@@ -25,6 +25,7 @@ from engage_core.plans.model import CHANNELS, CONTACTS, MESSAGES_PER_MONTH, TEAM
 from engage_core.plans.usage import UsageCounts, WorkspaceUsage
 from engage_sql.accounts.tables import account_counters
 from engage_sql.bookings.tables import bookings
+from engage_sql.campaigns.tables import campaigns
 from engage_sql.contacts.tables import contacts
 from engage_sql.driver import DriverStatement
 from engage_sql.messaging.tables import channel_accounts, messages
@@ -78,6 +79,12 @@ class SqlUsageRepository(WorkspaceRepository):
                 _tally(m.status == "failed"),
             ).where(self.owned(messages), m.created_at >= start, m.created_at < end)
         ).one()
+        campaign_row = self._conn.execute(
+            select(func.count(), _tally(campaigns.c.status == "paused")).where(self.owned(campaigns))
+        ).one()
+        campaign_sent = self._rows(
+            messages, _SENT, m.campaign_id.is_not(None), m.created_at >= start, m.created_at < end
+        )
         booking_row = self._conn.execute(
             select(func.count(), _tally(b.status == "completed"), _tally(b.status == "cancelled")).where(
                 self.owned(bookings)
@@ -95,6 +102,9 @@ class SqlUsageRepository(WorkspaceRepository):
             messages_sent=int(message_row[0]),
             messages_received=int(message_row[1]),
             messages_failed=int(message_row[2]),
+            campaigns_total=int(campaign_row[0]),
+            campaigns_sent=campaign_sent,
+            campaigns_paused=int(campaign_row[1]),
             bookings_total=int(booking_row[0]),
             bookings_completed=int(booking_row[1]),
             bookings_cancelled=int(booking_row[2]),

@@ -50,6 +50,7 @@ GATED_AREAS = {
     "Booking setup": "booking",
     "AI agents": "ai_agents",
     "Chat completions": "ai_agents",
+    "Campaigns": "campaigns",
 }
 """The areas (operation tags) a plan feature gates as a whole."""
 

@@ -20,12 +20,14 @@ from http_support import Api, Tenant
 from engage_core.agents.model import AgentInput
 from engage_core.bookings.model import Booking
 from engage_core.bookings.setup import BookingType, Resource
+from engage_core.campaigns.service import CampaignInput
 from engage_core.commerce.orders import Order
 from engage_core.contacts.model import Contact
 from engage_core.kernel.pagination import PageRequest
 from engage_core.knowledge.entries import TextInput
 from engage_core.knowledge.service import CatalogResult
 from engage_core.knowledge.websites import WebsiteInput
+from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
 from engage_core.support.tickets import Ticket
 from engage_core.team.model import TeamMember
@@ -67,6 +69,9 @@ class Resources:
     booking: int
     pending_booking: int
     agent: int
+    campaign: int
+    running_campaign: int
+    paused_campaign: int
 
 
 @attrs.frozen
@@ -88,6 +93,7 @@ BOOKING = {"id": "booking"}
 BOOKING_TYPE = {"id": "booking_type"}
 RESOURCE = {"id": "resource"}
 AGENT = {"id": "agent"}
+CAMPAIGN = {"id": "campaign"}
 OPENING_HOURS = {"weekly": {"monday": [{"opens": "09:00", "closes": "17:00"}]}}
 SCENARIOS: Mapping[tuple[str, str], Scenario] = {
     ("GET", "/contacts/{id:id}"): Scenario(CONTACT),
@@ -170,6 +176,14 @@ SCENARIOS: Mapping[tuple[str, str], Scenario] = {
     ("POST", "/ai-agents/{id:id}/set-default"): Scenario(AGENT),
     ("POST", "/ai-agents/{id:id}/assign"): Scenario(AGENT, lambda own: {"contact_ids": [own.contact]}),
     ("GET", "/contacts/{contact_id:id}/messages"): Scenario({"contact_id": "contact"}),
+    ("GET", "/campaigns/{id:id}"): Scenario(CAMPAIGN),
+    ("PUT", "/campaigns/{id:id}"): Scenario(CAMPAIGN, lambda own: {"name": "Hijacked"}),
+    ("DELETE", "/campaigns/{id:id}"): Scenario(CAMPAIGN),
+    ("POST", "/campaigns/{id:id}/start"): Scenario(CAMPAIGN),
+    ("POST", "/campaigns/{id:id}/pause"): Scenario({"id": "running_campaign"}),
+    ("POST", "/campaigns/{id:id}/resume"): Scenario({"id": "paused_campaign"}),
+    ("POST", "/campaigns/{id:id}/cancel"): Scenario({"id": "running_campaign"}),
+    ("GET", "/campaigns/{id:id}/contacts"): Scenario({"id": "running_campaign"}),
     ("POST", "/conversations/{contact_id:id}/read"): Scenario({"contact_id": "contact"}),
     ("GET", "/conversations/{contact_id:id}/handling"): Scenario({"contact_id": "contact"}),
     ("POST", "/conversations/{contact_id:id}/take-over"): Scenario(
@@ -212,7 +226,20 @@ def make_resources(
     make_resource: Callable[..., Resource],
     make_booking: Callable[..., Booking],
     clock: FakeClock,
+    sandbox: SandboxGateway,
 ) -> Callable[[Tenant], Resources]:
+    def campaigns(tenant: Tenant, contact: int) -> tuple[int, int, int]:
+        """A draft, a running and a paused campaign of the contact, on a connected WhatsApp channel."""
+        sandbox.scan(services.channels.connect_qr(tenant.account_id, "whatsapp").channel.provider_account_id or "")
+        made = [
+            services.campaigns.create(tenant.account_id, CampaignInput(f"C{n}", "whatsapp", "Hi", (contact,))).id
+            for n in range(3)
+        ]
+        services.campaigns.start(tenant.account_id, made[1])
+        services.campaigns.start(tenant.account_id, made[2])
+        services.campaigns.pause(tenant.account_id, made[2])
+        return made[0], made[1], made[2]
+
     def make(tenant: Tenant) -> Resources:
         contact = make_contact(tenant, tags=["VIP"])
         [tag] = services.tags.list(tenant.account_id, ALL_TAGS).items
@@ -230,6 +257,7 @@ def make_resources(
         booking = make_booking(tenant, contact.id, booking_type.id, clock.now())  # starts now: completable
         pending = make_booking(tenant, contact.id, booking_type.id, clock.now() + timedelta(days=1), status="pending")
         text = services.knowledge_entries.create_text(tenant.account_id, TextInput("Returns", "Refunds in 30 days."))
+        draft, running, paused = campaigns(tenant, contact.id)
         return Resources(
             contact=contact.id,
             tag=tag.id,
@@ -250,6 +278,9 @@ def make_resources(
             booking=booking.id,
             pending_booking=pending.id,
             agent=services.ai_agents.create(tenant.account_id, AgentInput("Concierge", "Be kind.")).id,
+            campaign=draft,
+            running_campaign=running,
+            paused_campaign=paused,
         )
 
     return make

@@ -150,18 +150,29 @@ def test_every_write_of_the_lane_areas_goes_to_the_lane() -> None:
     assert writes and all(op.write_lane for op in writes)
 
 
+CAMPAIGN_LANE = {
+    ("POST", "/campaigns"),
+    ("PUT", "/campaigns/{id:id}"),
+    ("DELETE", "/campaigns/{id:id}"),
+    ("POST", "/campaigns/{id:id}/pause"),
+    ("POST", "/campaigns/{id:id}/resume"),
+}
+"""The campaigns' short writes; starting (the snapshot) and cancelling (every pending recipient) may
+write many rows, so they keep their worker thread."""
 LANE_OPERATIONS = {
     ("POST", "/orders"),
     ("POST", "/conversations/{contact_id:id}/take-over"),
     ("POST", "/conversations/{contact_id:id}/release"),
+    *CAMPAIGN_LANE,
 }
-"""Outside the lane's areas, the writes that are database work only: placing an order, and taking a
-conversation over from the AI or releasing it (marking one read is not declared)."""
+"""Outside the lane's areas, the writes that are database work only: placing an order, taking a
+conversation over from the AI or releasing it (marking one read is not declared), and the
+campaigns' short writes."""
 
 
 def test_no_write_of_another_area_goes_to_the_lane_but_those_listed() -> None:
-    """Outside the lane's areas, only placing an order and the conversation's take-over and release are
-    declared for the lane."""
+    """Outside the lane's areas, only placing an order, the conversation's take-over and release, and
+    the campaigns' short writes are declared for the lane."""
     others = {(op.method, op.path) for op in OPERATIONS if op.write_lane and op.tag not in LANE_AREAS}
 
     assert others == LANE_OPERATIONS

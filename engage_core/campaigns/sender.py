@@ -1,0 +1,388 @@
+"""The send job (`campaign.send`): a running campaign's messages, sent by the worker through the
+channel gateway at the campaign's rate and within the channel's quotas.
+
+One recipient at a time, each in two short transactions around the gateway call, never inside one:
+
+1. claim: the recipient becomes `sending` with its message stored `pending` (`campaign_id` set),
+   and the send is counted against the quotas and the plan's `messages_per_month`;
+2. the gateway call;
+3. settle: the message becomes `sent` (`message.sent`) or `failed`, the recipient `sent` or
+   `failed` (`rejected`), the counters follow. A provider outage (`GatewayUnavailable`: nothing was
+   sent) releases the claim instead, and the job waits `UNAVAILABLE_WAIT` before trying again
+   (the third outage in a row for one recipient fails it, `unavailable`).
+
+Step 3 of one recipient and step 1 of the next share a transaction, so a message costs one commit.
+
+No contact gets the same campaign twice. A recipient is claimed only from `pending`, so two runs
+(a worker that stalled past its lease and the one that took over) never claim the same one. A
+worker that dies between the gateway call and the settle leaves its recipient `sending`: whether
+the network got the message is unknown, and the gateway takes no idempotency key to ask, so the
+next run does not send again but marks it `failed` with reason `unknown_outcome` once its claim is
+older than `stale_after` (the job lease: by then the dead worker's lease has ended). At most once,
+never twice: the owner sees exactly which recipients to check.
+
+Between two sends the job waits for the rate (`send_rate` per minute); it keeps the worker for at
+most `slice_seconds` at a time and then defers itself (`RetryLater`), so crawls and other
+campaigns get their turn. A quota or the plan's monthly limit defers it until there is room (the
+recipients stay `pending`: a wait, not a failure). A pause or cancel is seen at the next claim.
+
+When no recipient is pending and none is in flight, the campaign ends: `completed` when at least
+one message went, `failed` when none could be sent. It ends `failed` too when its channel is not
+connected any more (the pending recipients are `skipped`, `campaign_failed`), and is `paused` with
+an error when the workspace's plan lost the `campaigns` feature.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+import attrs
+
+from engage_core.campaigns.model import (
+    BLACKLISTED,
+    CAMPAIGN_FAILED,
+    CONTACT_DELETED,
+    NO_ADDRESS,
+    OTHER_CHANNEL,
+    REJECTED,
+    UNAVAILABLE,
+    UNKNOWN_OUTCOME,
+    Campaign,
+    Counters,
+    counter_deltas,
+)
+from engage_core.campaigns.quotas import Quotas, first_counted_day
+from engage_core.campaigns.service import move, skip_pending, take_snapshot
+from engage_core.campaigns.template import render
+from engage_core.contacts.model import Contact
+from engage_core.jobs.model import RetryLater
+from engage_core.jobs.runner import JobContext, JobLost
+from engage_core.kernel.clock import Clock
+from engage_core.kernel.errors import PlanLimitReached
+from engage_core.kernel.events import DomainEvent
+from engage_core.messaging.gateway import GatewayError, GatewayUnavailable, SentMessage
+from engage_core.messaging.message_service import PHONE_ADDRESSED, touch_contact
+from engage_core.messaging.messages import MessageDraft, mark_failed, mark_sent
+from engage_core.messaging.ports import ChannelGateway
+from engage_core.plans.entitlements import Entitlements, PlanLimits
+from engage_core.plans.model import MESSAGES_PER_MONTH, Plan, month_of
+from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
+
+logger = logging.getLogger("engage.campaigns.sender")
+
+UNAVAILABLE_WAIT = 30.0
+"""Seconds the job waits after the provider was unavailable."""
+MAX_UNAVAILABLE = 3
+"""Outages in a row one recipient may meet before it fails (`unavailable`)."""
+DEFAULT_SLICE_SECONDS = 5.0
+CAMPAIGNS_FEATURE = "campaigns"
+
+
+@attrs.frozen
+class _Claim:
+    """A recipient claimed for a send: where and what to send."""
+
+    recipient_id: int
+    message_id: int
+    provider_account_id: str
+    address: str
+    text: str
+
+
+@attrs.frozen
+class _Outcome:
+    """The gateway's answer to a claim: `sent` (with `sent`), `rejected` or `unavailable` (with `error`)."""
+
+    claim: _Claim
+    status: str
+    sent: SentMessage | None = None
+    error: str | None = None
+
+
+@attrs.frozen
+class _Wait:
+    """Nothing to send now: defer the job `seconds`."""
+
+    seconds: float
+    reason: str
+
+
+_STOP = object()
+"""The campaign is not running (ended, paused, cancelled or gone): the job ends."""
+_AGAIN = object()
+"""A recipient was settled without a send (skipped): look for the next one at once."""
+
+Step = _Claim | _Wait | object
+
+
+class CampaignSendJob:
+    """The handler of `campaign.send` jobs (payload: `campaign_id`)."""
+
+    def __init__(
+        self,
+        uow: UnitOfWorkFactory,
+        clock: Clock,
+        gateway: ChannelGateway,
+        *,
+        quotas: Quotas | None = None,
+        entitlements: Entitlements | None = None,
+        stale_after: float = 60.0,
+        slice_seconds: float = DEFAULT_SLICE_SECONDS,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        """`stale_after`: seconds after which a claim left `sending` is a dead worker's (the job
+        lease). `sleep` waits between two sends (tests pass one that moves a fake clock)."""
+        self._uow = uow
+        self._clock = clock
+        self._gateway = gateway
+        self._quotas = quotas or Quotas()
+        self._limits = PlanLimits(entitlements)
+        self._stale = timedelta(seconds=stale_after)
+        self._slice = timedelta(seconds=slice_seconds)
+        self._sleep = sleep
+
+    def __call__(self, context: JobContext) -> None:
+        """Send the campaign's pending messages for one slice, as the module notes say."""
+        account_id = context.account_id
+        campaign_id = int(str(context.payload["campaign_id"]))
+        try:
+            self._run(context, account_id, campaign_id)
+        except (RetryLater, JobLost):
+            raise
+        except Exception as exc:
+            if context.claim.attempt >= context.claim.max_attempts and not context.lost():
+                self._give_up(account_id, campaign_id, exc)
+            raise
+
+    def _run(self, context: JobContext, account_id: int, campaign_id: int) -> None:
+        campaign = self._begin(account_id, campaign_id)
+        if campaign is None:
+            return
+        plan = self._limits.plan_of(account_id)
+        interval = timedelta(minutes=1) / campaign.send_rate
+        started = self._clock.now()
+        due = started
+        outcome: _Outcome | None = None
+        while True:
+            may_claim = not (context.stopping() or context.lost())
+            step = self._step(account_id, campaign_id, plan, outcome, may_claim=may_claim)
+            outcome = None
+            if step is _STOP:
+                return
+            if step is _AGAIN:
+                continue
+            if isinstance(step, _Wait):
+                context.check()
+                raise RetryLater(step.seconds, step.reason)
+            if not isinstance(step, _Claim):  # not claimed: the worker stops or lost the job
+                context.check()
+                raise RetryLater(0, "The worker is stopping; the next run goes on from the first pending recipient.")
+            outcome = self._send(step)
+            if outcome.status == "unavailable":
+                self._step(account_id, campaign_id, plan, outcome, may_claim=False)
+                raise RetryLater(UNAVAILABLE_WAIT, f"The provider is unavailable: {outcome.error}")
+            due += interval
+            now = self._clock.now()
+            wait = (due - now).total_seconds()
+            if now - started >= self._slice or (wait > 0 and now + timedelta(seconds=wait) - started > self._slice):
+                self._step(account_id, campaign_id, plan, outcome, may_claim=False)
+                raise RetryLater(max(0.0, wait), "The campaign's slice of the worker ended; it goes on shortly.")
+            if wait > 0:
+                self._sleep(wait)
+
+    # -- the transactions -------------------------------------------------------------------------
+
+    def _begin(self, account_id: int, campaign_id: int) -> Campaign | None:
+        """Start a scheduled campaign (its snapshot), and settle claims a dead worker left: the
+        campaign if it is running."""
+        now = self._clock.now()
+        with self._uow.workspace(account_id) as uow:
+            campaign = uow.campaigns.get(campaign_id)
+            if campaign is None:
+                return None
+            if campaign.status == "scheduled":
+                counted = take_snapshot(uow, campaign, now)
+                if counted.total == 0:
+                    move(
+                        uow,
+                        campaign,
+                        "failed",
+                        now,
+                        error="The audience has no contacts: nobody could get the campaign.",
+                    )
+                    uow.commit()
+                    return None
+                campaign = move(uow, campaign, "running", now)
+            if campaign.status != "running":
+                return None
+            for left in uow.campaign_recipients.stale_sending(campaign_id, now - self._stale):
+                _settle_unknown(uow, campaign_id, left.id, left.message_id, now)
+            uow.commit()
+            return uow.campaigns.get(campaign_id) or campaign
+
+    def _step(
+        self, account_id: int, campaign_id: int, plan: Plan | None, outcome: _Outcome | None, *, may_claim: bool
+    ) -> Step:
+        """Settle `outcome`, then claim the next recipient (when `may_claim`), in one transaction."""
+        now = self._clock.now()
+        with self._uow.workspace(account_id) as uow:
+            if outcome is not None:
+                _settle(uow, campaign_id, outcome, now)
+            step = self._next(uow, campaign_id, plan, now) if may_claim else None
+            uow.commit()
+        return step
+
+    def _next(self, uow: WorkspaceUnitOfWork, campaign_id: int, plan: Plan | None, now: datetime) -> Step:
+        campaign = uow.campaigns.get(campaign_id)
+        if campaign is None or campaign.status != "running":
+            return _STOP
+        if plan is not None and not plan.has(CAMPAIGNS_FEATURE):
+            move(uow, campaign, "paused", now, error="The workspace's plan no longer includes campaigns.")
+            return _STOP
+        channel = uow.channels.by_type(campaign.channel)
+        if channel is None or not channel.is_connected or channel.provider_account_id is None:
+            skip_pending(uow, campaign_id, CAMPAIGN_FAILED, now)
+            move(uow, campaign, "failed", now, error=f"The {campaign.channel} channel is not connected any more.")
+            return _STOP
+        recipient = uow.campaign_recipients.next_pending(campaign_id)
+        if recipient is None:
+            if uow.campaign_recipients.statuses(campaign_id).get("sending"):
+                return _Wait(self._stale.total_seconds(), "A send is still in flight; waiting for its outcome.")
+            return self._finish(uow, campaign, now)
+        contact = uow.contacts.get(recipient.contact_id)
+        skipped = _skip_reason(uow, contact, campaign.channel)
+        if skipped is not None:
+            _move(uow, campaign_id, recipient.id, "skipped", now, reason=skipped)
+            return _AGAIN
+        assert contact is not None
+        address = _address(uow, contact, campaign.channel)
+        assert address is not None
+        counts = uow.campaign_send_counts.since(campaign.channel, first_counted_day(now))
+        room, opens = self._quotas.room(campaign.channel, counts, now)
+        if room == 0:
+            return _Wait(max(1.0, (opens - now).total_seconds()), f"The {campaign.channel} quota is reached.")
+        try:
+            self._limits.reserve(uow, plan, MESSAGES_PER_MONTH, now)
+        except PlanLimitReached:
+            next_month = month_of(now)[1]
+            return _Wait(max(1.0, (next_month - now).total_seconds()), "The plan's messages_per_month is reached.")
+        text = render(campaign.message, contact)
+        draft = MessageDraft(contact.id, "outbound", campaign.channel, text, "pending", campaign_id=campaign_id)
+        message = uow.messages.add(draft, now)
+        _move(uow, campaign_id, recipient.id, "sending", now, message_id=message.id)
+        uow.campaign_send_counts.add(campaign.channel, now.date(), 1)
+        return _Claim(recipient.id, message.id, channel.provider_account_id, address, text)
+
+    def _finish(self, uow: WorkspaceUnitOfWork, campaign: Campaign, now: datetime) -> object:
+        if campaign.counters.sent > 0:
+            move(uow, campaign, "completed", now)
+        else:
+            move(uow, campaign, "failed", now, error="No message could be sent to any recipient.")
+        logger.info(
+            "Campaign %d ended with %d sent of %d.", campaign.id, campaign.counters.sent, campaign.counters.total
+        )
+        return _STOP
+
+    def _send(self, claim: _Claim) -> _Outcome:
+        try:
+            sent = self._gateway.send(claim.provider_account_id, claim.address, claim.text)
+        except GatewayUnavailable as exc:
+            return _Outcome(claim, "unavailable", error=exc.message)
+        except GatewayError as exc:
+            return _Outcome(claim, "rejected", error=exc.message)
+        return _Outcome(claim, "sent", sent=sent)
+
+    def _give_up(self, account_id: int, campaign_id: int, exc: Exception) -> None:
+        """End the campaign `failed` after its job's last allowed run raised."""
+        now = self._clock.now()
+        with self._uow.workspace(account_id) as uow:
+            campaign = uow.campaigns.get(campaign_id)
+            if campaign is None or campaign.status != "running":
+                return
+            skip_pending(uow, campaign_id, CAMPAIGN_FAILED, now)
+            move(uow, campaign, "failed", now, error=f"Sending failed: {type(exc).__name__}: {exc}")
+            uow.commit()
+
+
+# -- settling -----------------------------------------------------------------------------------
+
+
+def _move(
+    uow: WorkspaceUnitOfWork, campaign_id: int, recipient_id: int, to: str, now: datetime, **fields: object
+) -> bool:
+    """Move a recipient and count the move on its campaign: whether it moved."""
+    old = uow.campaign_recipients.move(recipient_id, to, now, **fields)  # type: ignore[arg-type]
+    if old is None:
+        return False
+    deltas = counter_deltas(old, to)
+    if deltas != Counters():
+        uow.campaigns.adjust(campaign_id, deltas)
+    return True
+
+
+def _settle(uow: WorkspaceUnitOfWork, campaign_id: int, outcome: _Outcome, now: datetime) -> None:
+    """Record the gateway's answer to a claim (a claim settled meanwhile, by a run that took over, is left)."""
+    claim = outcome.claim
+    message = uow.messages.get(claim.message_id)
+    if outcome.status == "sent":
+        assert outcome.sent is not None
+        if message is not None and message.status == "pending":
+            settled = mark_sent(message, outcome.sent.provider_message_id, outcome.sent.sent_at, now)
+            uow.messages.update(settled)
+            touch_contact(uow, settled.contact_id, now)
+            uow.emit(DomainEvent("message.sent", settled.event_payload(), now))
+        _move(uow, campaign_id, claim.recipient_id, "sent", now, sent_at=outcome.sent.sent_at)
+        return
+    error = outcome.error or "The message could not be sent."
+    if message is not None and message.status == "pending":
+        uow.messages.update(mark_failed(message, error, now))
+    if outcome.status == "unavailable":
+        recipient = uow.campaign_recipients.get(claim.recipient_id)
+        if recipient is not None and recipient.attempts < MAX_UNAVAILABLE:
+            if _move(uow, campaign_id, claim.recipient_id, "pending", now, error=error):
+                uow.campaign_send_counts.add(_channel_of(uow, campaign_id), now.date(), -1)  # not sent: give it back
+            return
+        _move(uow, campaign_id, claim.recipient_id, "failed", now, reason=UNAVAILABLE, error=error)
+        return
+    _move(uow, campaign_id, claim.recipient_id, "failed", now, reason=REJECTED, error=error)
+
+
+def _settle_unknown(
+    uow: WorkspaceUnitOfWork, campaign_id: int, recipient_id: int, message_id: int | None, now: datetime
+) -> None:
+    """A claim a dead worker left: not sent again, failed with an unknown outcome."""
+    error = "The sender stopped between handing the message to the gateway and recording the answer; not sent again."
+    message = None if message_id is None else uow.messages.get(message_id)
+    if message is not None and message.status == "pending":
+        uow.messages.update(mark_failed(message, error, now))
+    _move(uow, campaign_id, recipient_id, "failed", now, reason=UNKNOWN_OUTCOME, error=error)
+
+
+def _channel_of(uow: WorkspaceUnitOfWork, campaign_id: int) -> str:
+    campaign = uow.campaigns.get(campaign_id)
+    return "" if campaign is None else campaign.channel
+
+
+def _skip_reason(uow: WorkspaceUnitOfWork, contact: Contact | None, channel: str) -> str | None:
+    """Why a recipient is skipped at its send (its contact changed since the snapshot), if it is."""
+    if contact is None:
+        return CONTACT_DELETED
+    if contact.blacklisted:
+        return BLACKLISTED
+    if contact.type != channel:
+        return OTHER_CHANNEL
+    if _address(uow, contact, channel) is None:
+        return NO_ADDRESS
+    return None
+
+
+def _address(uow: WorkspaceUnitOfWork, contact: Contact, channel: str) -> str | None:
+    """Where the channel reaches the contact: its phone (WhatsApp, Telegram) or handle (Instagram, LinkedIn)."""
+    if contact.type != channel:
+        return None
+    if channel in PHONE_ADDRESSED:
+        return contact.phone or None
+    return uow.handles.handle_of(contact.id, channel)
