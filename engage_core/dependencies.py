@@ -11,12 +11,14 @@ from typing import Any, cast
 import attrs
 
 from engage_core.commerce.ports import StorePlatform
+from engage_core.kernel.blobs import BlobStore
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.mail import Mailer
 from engage_core.knowledge.crawling import Crawler
 from engage_core.knowledge.embeddings import Embedder
 from engage_core.knowledge.extraction import DocumentExtractor
 from engage_core.knowledge.transcription import AudioProber, Transcriber
+from engage_core.media.ports import MediaProber
 from engage_core.messaging.ports import CampaignGuard, ChannelGateway
 from engage_core.plans.ports import FeatureGate
 from engage_core.team.ports import PasswordHasher
@@ -60,4 +62,6 @@ class Dependencies:
     transcriber: Transcriber
     prober: AudioProber
     crawler: Crawler = attrs.field(factory=lambda: unconfigured("crawler=Crawler", "website crawls"))
+    blobs: BlobStore = attrs.field(factory=lambda: unconfigured("blobs=BlobStore", "the media library"))
+    media_prober: MediaProber = attrs.field(factory=lambda: unconfigured("media_prober=MediaProber", "media uploads"))
     embedder: Embedder | None = None

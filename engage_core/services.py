@@ -14,6 +14,7 @@ from engage_core.commerce.wiring import CommerceServices
 from engage_core.contacts.wiring import ContactsServices
 from engage_core.dependencies import Dependencies, unconfigured
 from engage_core.jobs.runner import Handler
+from engage_core.kernel.blobs import BlobStore
 from engage_core.kernel.clock import Clock, SystemClock
 from engage_core.kernel.mail import LoggingMailer, Mailer
 from engage_core.knowledge.crawling import Crawler
@@ -22,6 +23,8 @@ from engage_core.knowledge.extraction import DocumentExtractor
 from engage_core.knowledge.transcription import AudioProber, Transcriber
 from engage_core.knowledge.website_wiring import WebsiteServices
 from engage_core.knowledge.wiring import KnowledgeServices
+from engage_core.media.ports import MediaProber
+from engage_core.media.wiring import MediaServices
 from engage_core.messaging.channels import NoActiveCampaigns
 from engage_core.messaging.ports import CampaignGuard, ChannelGateway
 from engage_core.messaging.wiring import MessagingServices
@@ -48,6 +51,7 @@ class Services(
     CommerceServices,
     KnowledgeServices,
     WebsiteServices,
+    MediaServices,
     SupportServices,
     TeamServices,
     WebhooksServices,
@@ -94,6 +98,8 @@ class Services(
         extractor: DocumentExtractor | None = None,
         transcriber: Transcriber | None = None,
         prober: AudioProber | None = None,
+        blobs: BlobStore | None = None,
+        media_prober: MediaProber | None = None,
     ) -> Services:
         """Wire every service. `cipher` (secrets at rest) and `guard` (SSRF checks of target URLs)
         come from `engage_connectors`; without them everything but webhooks works. `store` is the
@@ -115,7 +121,9 @@ class Services(
         (`engage_connectors.speech`); without them everything but voice entries works. `embedder`
         turns chunks into vectors (`engage_connectors.openai_embeddings.OpenAIEmbedder`): with it a
         change of an entry's text queues their embedding and search blends full text with similarity;
-        without it search is full text alone."""
+        without it search is full text alone. `blobs` keeps uploaded files (`engage_connectors.blobs`) and
+        `media_prober` checks and measures media uploads (`engage_connectors.media_probe`); without them
+        everything but the media library works."""
         deps = Dependencies(
             uow=uow,
             clock=clock or SystemClock(),
@@ -134,6 +142,8 @@ class Services(
             extractor=extractor or unconfigured("extractor=DocumentExtractor", "document entries"),
             transcriber=transcriber or unconfigured("transcriber=Transcriber", "voice entries"),
             prober=prober or unconfigured("prober=AudioProber", "voice entries"),
+            blobs=blobs or unconfigured("blobs=BlobStore", "the media library"),
+            media_prober=media_prober or unconfigured("media_prober=MediaProber", "media uploads"),
         )
         return cls(deps)
 
