@@ -23,6 +23,7 @@ from engage_core.knowledge.documents import DocumentDraft
 from engage_core.knowledge.model import KnowledgeBaseDraft
 from engage_core.knowledge.voice import VoiceNoteDraft
 from engage_core.knowledge.websites import StoredPage, WebsiteDraft
+from engage_core.media.model import MediaDraft
 from engage_core.messaging.channels import ChannelDraft
 from engage_core.messaging.messages import MessageDraft
 from engage_core.partners.client_service import AdminInput, ClientInput, PartnerClientService
@@ -110,6 +111,9 @@ def fill_workspace(uow: UnitOfWorkFactory, account_id: int, partner_id: int, now
             now,
         )
         unit.working_hours.put(DEFAULT_HOURS)
+        media_key = f"media/{account_id:02d}/logo{account_id}.png"
+        unit.media.add(MediaDraft("Logo", "logo.png", media_key, "image", "image/png", "png", 68, None), now)
+        unit.blob_removals.schedule(f"media/{account_id:02d}/orphan{account_id}.png", now + timedelta(hours=1))
         unit.working_hours.put_resource(room.id, DEFAULT_HOURS.schedule)
         unit.emit(DomainEvent("contact.created", {"id": contact.id}, now))
         unit.commit()
