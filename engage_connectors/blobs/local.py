@@ -26,8 +26,7 @@ class LocalBlobStore:
     def __init__(self, root: Path, public_base_url: str) -> None:
         self.root = root
         self.public_base_url = public_base_url.rstrip("/")
-        self._incoming = root / INCOMING
-        self._incoming.mkdir(parents=True, exist_ok=True)
+        self._incoming = root / INCOMING  # made by the first put: a store never written to leaves no trace
 
     def path_of(self, key: str) -> Path:
         """Where the object `key` is (or would be) kept; ValueError for a malformed key."""
@@ -47,6 +46,7 @@ class LocalBlobStore:
         target = self.path_of(key)
         temporary = self._incoming / f"{secrets.token_hex(16)}.part"
         size = 0
+        self._incoming.mkdir(parents=True, exist_ok=True)
         try:
             with temporary.open("xb") as file:
                 for chunk in chunks:

@@ -25,6 +25,7 @@ from engage_core.kernel.pagination import PageRequest
 from engage_core.knowledge.entries import TextInput
 from engage_core.knowledge.service import CatalogResult
 from engage_core.knowledge.websites import WebsiteInput
+from engage_core.media.model import MediaUpload
 from engage_core.services import Services
 from engage_core.support.tickets import Ticket
 from engage_core.team.model import TeamMember
@@ -34,6 +35,8 @@ from engage_core.webhooks.service import RevealedSecret
 from engage_http.areas import OPERATIONS
 from engage_http.operations import Operation
 
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(64)
+"""A PNG as the fake prober sees it (by its signature)."""
 ALL_TAGS = PageRequest(per_page=100)
 """Every tag of a test's workspace: one page."""
 
@@ -44,7 +47,7 @@ class Resources:
     its tag, a list, a segment, a webhook and a failed delivery of it (by `delivery_id`), a product
     catalogue with one product, and a pending order of that product; an open support ticket and a
     team member; a booking type, a resource, a confirmed booking of the contact on it that has
-    started (so it can be completed) and a pending one tomorrow."""
+    started (so it can be completed) and a pending one tomorrow; a media file."""
 
     contact: int
     tag: int
@@ -64,6 +67,7 @@ class Resources:
     resource: int
     booking: int
     pending_booking: int
+    media: int
 
 
 @attrs.frozen
@@ -160,6 +164,9 @@ SCENARIOS: Mapping[tuple[str, str], Scenario] = {
     ("GET", "/bookings/resources/{id:id}/working-hours"): Scenario(RESOURCE),
     ("PUT", "/bookings/resources/{id:id}/working-hours"): Scenario(RESOURCE, lambda own: OPENING_HOURS),
     ("DELETE", "/bookings/resources/{id:id}/working-hours"): Scenario(RESOURCE),
+    ("GET", "/media/{id:id}"): Scenario({"id": "media"}),
+    ("PUT", "/media/{id:id}"): Scenario({"id": "media"}, lambda own: {"name": "Hijacked"}),
+    ("DELETE", "/media/{id:id}"): Scenario({"id": "media"}),
     ("GET", "/contacts/{contact_id:id}/messages"): Scenario({"contact_id": "contact"}),
     ("POST", "/conversations/{contact_id:id}/read"): Scenario({"contact_id": "contact"}),
 }
@@ -235,6 +242,7 @@ def make_resources(
             resource=resource.id,
             booking=booking.id,
             pending_booking=pending.id,
+            media=services.media.upload(tenant.account_id, MediaUpload("logo.png", [PNG])).id,
         )
 
     return make
