@@ -65,7 +65,6 @@ UPLOAD_GRACE = timedelta(hours=1)
 SWEEP_BATCH = 100
 
 FILE = "file"
-_TOO_LARGE = f"The file may not be larger than {formatted_size(MAX_MEDIA_BYTES)}."
 _NOT_MEDIA = f"The file must be one of {ACCEPTED} (read from its content, not its name)."
 
 
@@ -155,7 +154,8 @@ class MediaService:
                     key, itertools.chain([head], pieces), max_bytes=self._max_bytes, content_type=media_format.mime_type
                 )
             except BlobTooLarge:
-                raise ValidationFailed.on(FILE, _TOO_LARGE) from None
+                too_large = f"The file may not be larger than {formatted_size(self._max_bytes)}."
+                raise ValidationFailed.on(FILE, too_large) from None
             staged.probe = self._probe(key, media_format)
         return staged
 
