@@ -26,6 +26,9 @@ engage [--database-url URL] bookings hours show|set|clear ACCOUNT_ID [--resource
 engage [--database-url URL] bookings complete ACCOUNT_ID BOOKING_ID [--json]
 engage [--database-url URL] kb list ACCOUNT_ID [--type T] [--status S] [--page N] [--per-page N] [--json]
 engage [--database-url URL] kb search ACCOUNT_ID QUERY [--type T] [--limit N] [--json]
+engage [--database-url URL] media list ACCOUNT_ID [--type T] [--search S] [--page N] [--per-page N] [--json]
+engage [--database-url URL] media upload ACCOUNT_ID FILE [--name NAME] [--json]
+engage [--database-url URL] media show|delete ACCOUNT_ID MEDIA_ID [--json] | rename ACCOUNT_ID MEDIA_ID --name NAME
 engage sandbox [--url URL] --api-key KEY scan|fail|set-status|inject-message|inject-receipt ...
 """
 
@@ -38,6 +41,7 @@ from engage_cli.commands.bookings import bookings
 from engage_cli.commands.commerce import orders
 from engage_cli.commands.db import db
 from engage_cli.commands.knowledge import kb
+from engage_cli.commands.media import media
 from engage_cli.commands.messaging import sandbox
 from engage_cli.commands.partners import partners
 from engage_cli.commands.plans import plans
@@ -81,6 +85,7 @@ cli.add_command(bookings)
 cli.add_command(partners)
 cli.add_command(plans)
 cli.add_command(kb)
+cli.add_command(media)
 
 
 def main() -> None:
