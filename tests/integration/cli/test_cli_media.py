@@ -51,7 +51,7 @@ def test_upload_adds_an_administrators_file_kept_beside_the_database(
         "image/jpeg",
         {"width": 40, "height": 30},
     )
-    [stored] = [p for p in (tmp_path / "engage.db.media").rglob("*.jpg")]
+    [stored] = list((tmp_path / "engage.db.media").rglob("*.jpg"))
     assert stored.read_bytes() == data
 
 
