@@ -28,7 +28,9 @@ engage [--database-url URL] kb list ACCOUNT_ID [--type T] [--status S] [--page N
 engage [--database-url URL] kb search ACCOUNT_ID QUERY [--type T] [--limit N] [--json]
 engage [--database-url URL] media list ACCOUNT_ID [--type T] [--search S] [--page N] [--per-page N] [--json]
 engage [--database-url URL] media upload ACCOUNT_ID FILE [--name NAME] [--json]
-engage [--database-url URL] media show|delete ACCOUNT_ID MEDIA_ID [--json] | rename ACCOUNT_ID MEDIA_ID --name NAME
+engage [--database-url URL] media show ACCOUNT_ID MEDIA_ID [--json]
+engage [--database-url URL] media rename ACCOUNT_ID MEDIA_ID --name NAME [--json]
+engage [--database-url URL] media delete ACCOUNT_ID MEDIA_ID
 engage sandbox [--url URL] --api-key KEY scan|fail|set-status|inject-message|inject-receipt ...
 """
 
