@@ -11,17 +11,15 @@ streamed operation's handler gets a `StreamedForm` instead (`Call.form`), in its
   store) without ever holding the file; a text part is read whole with `StreamedPart.text()`, which
   refuses one longer than its limit. What a handler leaves unread of a part is skipped.
 
-So at most one piece of the body (what the server read from the socket, 64 KiB with uvicorn) is in
-memory at a time, whatever the file's size.
+So at most one batch of the body (`BATCH_BYTES`, 1 MiB) is in memory at a time, whatever the
+file's size.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 from collections import deque
-from collections.abc import Callable, Coroutine, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
 
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
@@ -35,6 +33,9 @@ from engage_http.converter import BODY
 READ_TIMEOUT_SECONDS = 60.0
 """How long a client may send nothing in the middle of a body."""
 
+BATCH_BYTES = 1024 * 1024
+"""What one hop from the worker thread to the event loop gathers at most (the pieces as they came)."""
+
 TEXT_PART_MAX = 64 * 1024
 """The largest text part a streamed form takes (a name, a description)."""
 
@@ -42,7 +43,10 @@ _NOT_A_FORM = "The request body is not valid multipart/form-data."
 
 
 class BodyStream:
-    """The request body as it arrives, read from a worker thread (see the module docstring)."""
+    """The request body as it arrives, read from a worker thread (see the module docstring).
+
+    Each hop to the event loop gathers what has arrived, up to `BATCH_BYTES`: one hop per 64 KiB
+    message would cost more than parsing it."""
 
     def __init__(
         self,
@@ -60,7 +64,21 @@ class BodyStream:
 
     def __iter__(self) -> Iterator[bytes]:
         while True:
-            message = self._next_message()
+            future = asyncio.run_coroutine_threadsafe(self._gather(), self._loop)
+            pieces, more = future.result()
+            yield from pieces
+            if not more:
+                return
+
+    async def _gather(self) -> tuple[list[bytes], bool]:
+        """The pieces that arrive until `BATCH_BYTES` are gathered or the body ends; whether more follow."""
+        pieces: list[bytes] = []
+        gathered = 0
+        while True:
+            try:
+                message: Message = await asyncio.wait_for(self._receive(), self._timeout)
+            except TimeoutError:
+                raise HTTPException(408, "The client sent no data for too long.") from None
             if message["type"] == "http.disconnect":
                 raise ClientDisconnect()
             chunk: bytes = message.get("body", b"")
@@ -68,18 +86,12 @@ class BodyStream:
             if self.received > self._limit:
                 raise HTTPException(413)
             if chunk:
-                yield chunk
+                pieces.append(chunk)
+                gathered += len(chunk)
             if not message.get("more_body", False):
-                return
-
-    def _next_message(self) -> Message:
-        awaitable: Coroutine[Any, Any, Message] = self._receive()  # type: ignore[assignment]
-        future = asyncio.run_coroutine_threadsafe(awaitable, self._loop)
-        try:
-            return future.result(self._timeout)
-        except concurrent.futures.TimeoutError:
-            future.cancel()
-            raise HTTPException(408, "The client sent no data for too long.") from None
+                return pieces, False
+            if gathered >= BATCH_BYTES:
+                return pieces, True
 
 
 class StreamedPart:
@@ -255,9 +267,3 @@ class _EventReader:
 def _header_text(value: bytes) -> str:
     """Header parameters arrive as latin-1 bytes; browsers send UTF-8 names in them."""
     return value.decode("utf-8", errors="replace")
-
-
-def content_type_of(headers: Any) -> str | None:
-    """The request's `Content-Type`, or None."""
-    value = headers.get("content-type")
-    return None if value is None else str(value)
