@@ -90,18 +90,24 @@ and the size of the SQL connection pool (`engage_sql.engines.THREADPOOL_SIZE`)."
 READ_THREADS = 8
 """Read requests (`GET`, `HEAD`) handled at once per process; more wait in line for a thread."""
 
+UPLOAD_THREADS = 8
+"""Streamed uploads handled at once per process; more wait in line for a thread. A pool of their own:
+an upload holds its thread as long as its client takes to send it, and slow uploads must not take
+every thread the other writes need."""
+
 _writers = ThreadPoolExecutor(max_workers=THREADPOOL_SIZE, thread_name_prefix="engage-request")
 _readers = ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="engage-read")
+_uploads = ThreadPoolExecutor(max_workers=UPLOAD_THREADS, thread_name_prefix="engage-upload")
 READ_METHODS = frozenset({"GET", "HEAD"})
 
 R = TypeVar("R")
 
 
-async def in_worker_thread(fn: Callable[..., R], *args: Any, read: bool = False) -> R:
-    """`fn(*args)` in a worker thread (of the readers' pool when `read`), with the caller's context
-    variables (as Starlette does)."""
+async def in_worker_thread(fn: Callable[..., R], *args: Any, read: bool = False, upload: bool = False) -> R:
+    """`fn(*args)` in a worker thread (of the readers' pool when `read`, of the uploads' when
+    `upload`), with the caller's context variables (as Starlette does)."""
     context = contextvars.copy_context()
-    executor = _readers if read else _writers
+    executor = _uploads if upload else _readers if read else _writers
     return await asyncio.get_running_loop().run_in_executor(executor, context.run, fn, *args)
 
 
@@ -491,7 +497,7 @@ class _Dispatcher:
             if target.streams:  # read by the handler, in its worker thread, once authenticated
                 refuse_declared_excess(request, target.body_limit)
                 stream = BodyStream(request.receive, asyncio.get_running_loop(), target.body_limit)
-                return await in_worker_thread(target.respond, request, raw, stream)
+                return await in_worker_thread(target.respond, request, raw, stream, upload=True)
             if self._idempotency is not None and method == "POST":
                 idempotency_key = idempotency.requested_key(request.scope)
                 if idempotency_key is not None:  # never on the lane: its claim and response commit apart

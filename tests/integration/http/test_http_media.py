@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -314,3 +315,18 @@ def test_the_upload_is_documented_as_a_form(client: Any) -> None:
         "application/octet-stream",
     )
     assert [p["name"] for p in post.get("parameters", [])] == []
+
+
+def test_uploads_run_on_threads_of_their_own(api: Api, media_prober: PillowAvMediaProber, monkeypatch: Any) -> None:
+    """An upload is handled on the uploads' pool, so slow uploads never take the threads other writes need."""
+    threads: list[str] = []
+    probe = media_prober.probe
+
+    def recording(*args: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return probe(*args)
+
+    monkeypatch.setattr(media_prober, "probe", recording)
+
+    assert upload(api, "logo.png", image("png")).status_code == 201
+    assert [name.split("_")[0] for name in threads] == ["engage-upload"]
