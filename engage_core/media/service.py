@@ -40,6 +40,7 @@ from engage_core.media.model import (
     CLIENT,
     KEY_PREFIX,
     MAX_MEDIA_BYTES,
+    UPLOADERS,
     MediaDraft,
     MediaFile,
     MediaFilter,
@@ -131,6 +132,8 @@ class MediaService:
         `upload`, for callers that learn the display name after the file (a form whose `name` part
         follows its `file`). Use the result in a `with` block and `publish` it there; leaving the
         block without publishing removes the object."""
+        if uploaded_by not in UPLOADERS:
+            raise ValueError(f"uploaded_by must be one of {', '.join(UPLOADERS)}, not {uploaded_by!r}")
         plan = self._limits.plan_of(account_id, plan)
         if plan is not None:  # refuse a full library before reading 50 MB of it
             with self._uow.workspace(account_id, readonly=True) as uow:
