@@ -30,6 +30,11 @@ engage [--database-url URL] kb search ACCOUNT_ID QUERY [--type T] [--limit N] [-
 engage [--database-url URL] conversations list ACCOUNT_ID [--handled-by STATE] [--channel C] [--page N] [--json]
 engage [--database-url URL] conversations take-over ACCOUNT_ID CONTACT_ID [--team-member ID] [--json]
 engage [--database-url URL] conversations release ACCOUNT_ID CONTACT_ID [--json]
+engage [--database-url URL] media list ACCOUNT_ID [--type T] [--search S] [--page N] [--per-page N] [--json]
+engage [--database-url URL] media upload ACCOUNT_ID FILE [--name NAME] [--json]
+engage [--database-url URL] media show ACCOUNT_ID MEDIA_ID [--json]
+engage [--database-url URL] media rename ACCOUNT_ID MEDIA_ID --name NAME [--json]
+engage [--database-url URL] media delete ACCOUNT_ID MEDIA_ID
 engage sandbox [--url URL] --api-key KEY scan|fail|set-status|inject-message|inject-receipt ...
 """
 
@@ -45,6 +50,7 @@ from engage_cli.commands.commerce import orders
 from engage_cli.commands.conversations import conversations
 from engage_cli.commands.db import db
 from engage_cli.commands.knowledge import kb
+from engage_cli.commands.media import media
 from engage_cli.commands.messaging import sandbox
 from engage_cli.commands.partners import partners
 from engage_cli.commands.plans import plans
@@ -91,6 +97,7 @@ cli.add_command(plans)
 cli.add_command(kb)
 cli.add_command(conversations)
 cli.add_command(campaigns)
+cli.add_command(media)
 
 
 def main() -> None:

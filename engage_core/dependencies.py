@@ -16,12 +16,14 @@ from engage_core.answering.persona import NoPersonas
 from engage_core.answering.ports import LanguageModel, PersonaDirectory
 from engage_core.campaigns.quotas import Quotas
 from engage_core.commerce.ports import StorePlatform
+from engage_core.kernel.blobs import BlobStore
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.mail import Mailer
 from engage_core.knowledge.crawling import Crawler
 from engage_core.knowledge.embeddings import Embedder
 from engage_core.knowledge.extraction import DocumentExtractor
 from engage_core.knowledge.transcription import AudioProber, Transcriber
+from engage_core.media.ports import MediaProber
 from engage_core.messaging.ports import CampaignGuard, ChannelGateway
 from engage_core.plans.ports import FeatureGate
 from engage_core.team.ports import PasswordHasher
@@ -65,6 +67,8 @@ class Dependencies:
     transcriber: Transcriber
     prober: AudioProber
     crawler: Crawler = attrs.field(factory=lambda: unconfigured("crawler=Crawler", "website crawls"))
+    blobs: BlobStore = attrs.field(factory=lambda: unconfigured("blobs=BlobStore", "the media library"))
+    media_prober: MediaProber = attrs.field(factory=lambda: unconfigured("media_prober=MediaProber", "media uploads"))
     embedder: Embedder | None = None
     language_model: LanguageModel = attrs.field(
         factory=lambda: unconfigured("language_model=LanguageModel", "AI answers and chat completions")

@@ -24,6 +24,7 @@ from engage_core.commerce.wiring import CommerceServices
 from engage_core.contacts.wiring import ContactsServices
 from engage_core.dependencies import Dependencies, unconfigured
 from engage_core.jobs.runner import Handler
+from engage_core.kernel.blobs import BlobStore
 from engage_core.kernel.clock import Clock, SystemClock
 from engage_core.kernel.mail import LoggingMailer, Mailer
 from engage_core.knowledge.crawling import Crawler
@@ -32,6 +33,8 @@ from engage_core.knowledge.extraction import DocumentExtractor
 from engage_core.knowledge.transcription import AudioProber, Transcriber
 from engage_core.knowledge.website_wiring import WebsiteServices
 from engage_core.knowledge.wiring import KnowledgeServices
+from engage_core.media.ports import MediaProber
+from engage_core.media.wiring import MediaServices
 from engage_core.messaging.ports import CampaignGuard, ChannelGateway
 from engage_core.messaging.wiring import MessagingServices
 from engage_core.partners.wiring import PartnersServices
@@ -59,6 +62,7 @@ class Services(
     WebsiteServices,
     AnsweringServices,
     CampaignsServices,
+    MediaServices,
     SupportServices,
     TeamServices,
     AgentsServices,
@@ -111,6 +115,8 @@ class Services(
         campaign_quotas: Quotas | None = None,
         job_lease_seconds: float = 60.0,
         sleep: Callable[[float], None] | None = None,
+        blobs: BlobStore | None = None,
+        media_prober: MediaProber | None = None,
     ) -> Services:
         """Wire every service. `cipher` (secrets at rest) and `guard` (SSRF checks of target URLs)
         come from `engage_connectors`; without them everything but webhooks works. `store` is the
@@ -139,7 +145,10 @@ class Services(
         generic assistant). `campaign_quotas` are the per-channel daily and weekly
         send quotas of campaigns (`Quotas()` defaults); `job_lease_seconds` is the worker's job lease,
         after which a campaign send left in flight by a dead worker is settled; `sleep` is how the
-        campaign sender waits between sends (`time.sleep`; tests move a fake clock)."""
+        campaign sender waits between sends (`time.sleep`; tests move a fake clock).
+        `blobs` keeps uploaded files (`engage_connectors.blobs`) and
+        `media_prober` checks and measures media uploads (`engage_connectors.media_probe`); without them
+        everything but the media library works."""
         deps = Dependencies(
             uow=uow,
             clock=clock or SystemClock(),
@@ -164,6 +173,8 @@ class Services(
             campaign_quotas=campaign_quotas or Quotas(),
             job_lease_seconds=job_lease_seconds,
             sleep=sleep or time.sleep,
+            blobs=blobs or unconfigured("blobs=BlobStore", "the media library"),
+            media_prober=media_prober or unconfigured("media_prober=MediaProber", "media uploads"),
         )
         return cls(deps)
 

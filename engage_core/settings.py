@@ -108,6 +108,37 @@ class Settings:
     llm_timeout_seconds: float = 60.0
     """`ENGAGE_LLM_TIMEOUT`: seconds each request to the language model has in all (tried again up to
     twice on a timeout, a 429 or a 5xx)."""
+    media_store: str = "local"
+    """`ENGAGE_MEDIA_STORE`: where uploaded media are kept: `local` (a directory, served by `engage
+    serve` under `/files/`) or `s3` (an S3-compatible bucket, `ENGAGE_S3_*`)."""
+
+    media_dir: str | None = None
+    """`ENGAGE_MEDIA_DIR`: the directory of the local store; unset, `<database file>.media` beside a
+    SQLite database, or `./engage-media` with PostgreSQL."""
+
+    media_url: str | None = None
+    """`ENGAGE_MEDIA_URL`: the public address the local store's files are fetched under; unset,
+    `<ENGAGE_APP_URL>/files`."""
+
+    s3_bucket: str | None = None
+    """`ENGAGE_S3_BUCKET`: the bucket of `ENGAGE_MEDIA_STORE=s3`."""
+
+    s3_endpoint_url: str | None = None
+    """`ENGAGE_S3_ENDPOINT_URL`: an S3-compatible server (MinIO, R2, ...); unset, AWS S3."""
+
+    s3_region: str | None = None
+    """`ENGAGE_S3_REGION`: the bucket's region (unset: boto3's default)."""
+
+    s3_access_key_id: str | None = attrs.field(default=None, repr=False)
+    """`ENGAGE_S3_ACCESS_KEY_ID`: with `ENGAGE_S3_SECRET_ACCESS_KEY`; unset, boto3's usual sources
+    (environment, profile, instance role)."""
+
+    s3_secret_access_key: str | None = attrs.field(default=None, repr=False)
+    """`ENGAGE_S3_SECRET_ACCESS_KEY`: the secret of `ENGAGE_S3_ACCESS_KEY_ID` (never printed)."""
+
+    s3_public_url: str | None = None
+    """`ENGAGE_S3_PUBLIC_URL`: where clients fetch the bucket's objects (a CDN, a public bucket's
+    address); unset, the bucket under the endpoint, or its AWS address."""
 
     app_url: str = DEFAULT_APP_URL
     """`ENGAGE_APP_URL`: the public address of the application; invitation e-mails link under it."""
@@ -220,6 +251,15 @@ class Settings:
             llm_chat_model=(env.get("ENGAGE_LLM_CHAT_MODEL") or "").strip() or DEFAULT_LLM_MODEL,
             llm_logic_model=(env.get("ENGAGE_LLM_LOGIC_MODEL") or "").strip() or DEFAULT_LLM_MODEL,
             llm_timeout_seconds=_number(env, "ENGAGE_LLM_TIMEOUT", 60.0, float),
+            media_store=(env.get("ENGAGE_MEDIA_STORE") or "local").strip().lower(),
+            media_dir=(env.get("ENGAGE_MEDIA_DIR") or "").strip() or None,
+            media_url=(env.get("ENGAGE_MEDIA_URL") or "").strip() or None,
+            s3_bucket=(env.get("ENGAGE_S3_BUCKET") or "").strip() or None,
+            s3_endpoint_url=(env.get("ENGAGE_S3_ENDPOINT_URL") or "").strip() or None,
+            s3_region=(env.get("ENGAGE_S3_REGION") or "").strip() or None,
+            s3_access_key_id=(env.get("ENGAGE_S3_ACCESS_KEY_ID") or "").strip() or None,
+            s3_secret_access_key=env.get("ENGAGE_S3_SECRET_ACCESS_KEY") or None,
+            s3_public_url=(env.get("ENGAGE_S3_PUBLIC_URL") or "").strip() or None,
             app_url=(env.get("ENGAGE_APP_URL") or "").strip() or DEFAULT_APP_URL,
             smtp_host=(env.get("ENGAGE_SMTP_HOST") or "").strip() or None,
             smtp_port=_number(env, "ENGAGE_SMTP_PORT", 587, int),

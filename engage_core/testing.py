@@ -5,7 +5,8 @@ over it with the same scoping and transaction semantics as the SQL adapter: chan
 to a private copy and become visible only on `commit()`, and a workspace's events are queued for
 its webhook subscriptions in the same commit (the outbox). `FakeClock` is a clock tests can move;
 `FakeStorePlatform` is a connected store that accepts status changes until told to `reject()`;
-`InMemoryIdempotencyStore` keeps the HTTP API's idempotency keys.
+`InMemoryIdempotencyStore` keeps the HTTP API's idempotency keys; `InMemoryBlobStore` keeps uploaded
+files and `FakeMediaProber` measures media uploads without a decoder.
 
 Each area keeps its fakes in `engage_core.<area>.fakes`; `AREAS` below is where they are
 registered. Contract tests (`tests/contract`) run every port family against these fakes and the
@@ -29,12 +30,14 @@ from engage_core.contacts import fakes as contacts
 from engage_core.jobs import fakes as jobs
 from engage_core.jobs.fakes import InMemoryJobQueue
 from engage_core.kernel.events import DomainEvent
-from engage_core.kernel.fakes import FakeClock, FakeMailer
+from engage_core.kernel.fakes import FakeClock, FakeMailer, InMemoryBlobStore
 from engage_core.kernel.idempotency import InMemoryIdempotencyStore
 from engage_core.kernel.memory import FakeArea, MemoryStore, State
 from engage_core.knowledge import fakes as knowledge
 from engage_core.knowledge import search_fakes as knowledge_search
 from engage_core.knowledge import website_fakes as knowledge_websites
+from engage_core.media import fakes as media
+from engage_core.media.fakes import FakeMediaProber
 from engage_core.messaging import fakes as messaging
 from engage_core.partners import fakes as partners
 from engage_core.partners.fakes import PartnerAttempt, PartnersTables
@@ -64,6 +67,7 @@ AREAS: tuple[FakeArea, ...] = (
     knowledge_search.AREA,
     knowledge_websites.AREA,
     campaigns.AREA,
+    media.AREA,
     support.AREA,
     team.AREA,
     agents.AREA,
@@ -233,9 +237,11 @@ __all__ = [
     "FakeCipher",
     "FakeClock",
     "FakeMailer",
+    "FakeMediaProber",
     "FakePasswordHasher",
     "FakeSender",
     "FakeStorePlatform",
+    "InMemoryBlobStore",
     "InMemoryDeliveryQueue",
     "InMemoryIdempotencyStore",
     "InMemoryJobQueue",

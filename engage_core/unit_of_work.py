@@ -24,6 +24,7 @@ from engage_core.knowledge.ports import KnowledgeRepositories
 from engage_core.knowledge.search import KnowledgeSearchRepositories
 from engage_core.knowledge.voice import VoiceRepositories
 from engage_core.knowledge.websites import WebsiteRepositories
+from engage_core.media.ports import MediaRepositories
 from engage_core.messaging.ports import ChannelDirectoryRepositories, MessagingRepositories
 from engage_core.partners.ports import PartnersRepositories
 from engage_core.plans.ports import PlansRepositories, UsageRepositories
@@ -43,6 +44,7 @@ class WorkspaceUnitOfWork(
     DocumentRepositories,
     VoiceRepositories,
     CampaignsRepositories,
+    MediaRepositories,
     SupportRepositories,
     TeamRepositories,
     AgentsRepositories,

@@ -21,6 +21,7 @@ from engage_http.dashboard import SessionCookies
 from engage_http.errors import EXCEPTION_HANDLERS, StorageErrors
 from engage_http.health import Readiness
 from engage_http.idempotency import IdempotentRequests
+from engage_http.media.files import LocalFiles, file_routes
 from engage_http.messaging import sandbox_routes
 from engage_http.messaging.callbacks import CallbackReader, callback_route
 from engage_http.openapi import build_document, document_endpoint
@@ -63,6 +64,7 @@ def create_app(
     metrics: Metrics | None = None,
     tracing: Tracing | None = None,
     idempotency: IdempotentRequests | None = None,
+    files: LocalFiles | None = None,
 ) -> Starlette:
     """The workspace API under `/api/v1`, with its OpenAPI document at `/api/v1/openapi.json` and the
     page rendering it at `/api/v1/docs` (`api_docs.py`).
@@ -85,7 +87,8 @@ def create_app(
     without, neither costs anything. With `tracing`, each request is an OpenTelemetry span
     (`tracing.py`). A POST with an `Idempotency-Key` header runs once per key
     (`idempotency.py`): the keys are kept by `idempotency` (the composition root's are in the
-    database), by default in this process's memory, on the services' clock.
+    database), by default in this process's memory, on the services' clock. With `files` (media kept
+    in a local directory), the stored files are served at `/files/<key>` (`media/files.py`).
     """
     operations = (*OPERATIONS, *PARTNER_OPERATIONS)
     if sandbox is not None:
@@ -121,6 +124,8 @@ def create_app(
         routes.append(callback_route(provider_callbacks, services.inbox))
     if sessions is not None:
         routes.extend(dashboard.routes(services, sessions))
+    if files is not None:
+        routes.extend(file_routes(files))
     app = EngageApp(
         debug=debug,
         routes=routes,

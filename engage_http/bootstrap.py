@@ -29,8 +29,13 @@ database, so deployments sharing a Redis count apart). Workspaces without a part
 
 AI answers and chat completions (`/chat/completions`) come from the OpenAI-compatible service of
 `ENGAGE_LLM_URL` (`ENGAGE_LLM_KEY`, `ENGAGE_LLM_CHAT_MODEL`, `ENGAGE_LLM_LOGIC_MODEL`,
-`ENGAGE_LLM_TIMEOUT`); without it, from the offline retrieval-only model (docs/ai.md). No AI agents
-directory is wired yet: every workspace answers as the generic persona.
+`ENGAGE_LLM_TIMEOUT`); without it, from the offline retrieval-only model (docs/ai.md). Each
+workspace's default AI agent is the persona `service-chat` answers as (a generic assistant without one).
+Uploaded media are kept by the blob store of `ENGAGE_MEDIA_STORE`: a local directory by default
+(`ENGAGE_MEDIA_DIR`, else `<database file>.media` beside a SQLite database), whose files this app
+serves at `ENGAGE_MEDIA_URL` (by default `<ENGAGE_APP_URL>/files`), or an S3-compatible bucket
+(`ENGAGE_S3_*`, the `s3` extra). Uploads are checked by Pillow and PyAV (the `media` extra); without
+them every service but media uploads works.
 
 Channels go through the gateway of `ENGAGE_CHANNELS_GATEWAY` (docs/channels.md): the in-memory
 sandbox by default (its control routes `/sandbox/...` are then served; its accounts live in this
@@ -54,6 +59,7 @@ import attrs
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 
+from engage_connectors.blobs import LocalBlobStore
 from engage_connectors.hosted_gateway import HostedCallbackReader, HostedGateway
 from engage_connectors.hosted_messaging import CallbackAuthenticator, HostedMessagingClient
 from engage_connectors.llm import OfflineLanguageModel, OpenAICompatibleModel
@@ -82,13 +88,16 @@ from engage_http.dashboard import SessionCookies
 from engage_http.embedding import LifespanCheck, LifespanState
 from engage_http.health import Readiness, database_probe, secret_probe, worker_probe
 from engage_http.idempotency import IdempotentRequests
+from engage_http.media.files import FILES_PREFIX
 from engage_http.rate_limit import RequestRateLimiter
 from engage_http.worker import DeliveryWorkerHandle, JobRunnerHandle, start_delivery_worker, start_job_runner
 from engage_sql import Database, deployment_name, unavailable
 
 if TYPE_CHECKING:  # imported where used: optional extras, and adapters slow to import
+    from engage_connectors.blobs.s3 import S3BlobStore
     from engage_connectors.crawler import HttpCrawler
     from engage_connectors.documents import FileExtractor
+    from engage_connectors.media_probe import PillowAvMediaProber
     from engage_http.metrics import Metrics
     from engage_http.tracing import Tracing
 
@@ -225,6 +234,87 @@ def check_settings(settings: Settings) -> None:
     _close_store(store_platform(settings))
     mailer(settings)
     channel_wiring(settings).close()
+    check_media_settings(settings)
+
+
+class MediaMisconfigured(EngageError):
+    """The `ENGAGE_MEDIA_*` and `ENGAGE_S3_*` settings do not make a working blob store."""
+
+
+MEDIA_STORES = ("local", "s3")
+
+
+def check_media_settings(settings: Settings) -> None:
+    """Refuse an unknown `ENGAGE_MEDIA_STORE`, and S3 without its bucket or without boto3."""
+    if settings.media_store not in MEDIA_STORES:
+        raise MediaMisconfigured(f"ENGAGE_MEDIA_STORE must be local or s3, not {settings.media_store!r}.")
+    if settings.media_store == "s3":
+        if not settings.s3_bucket:
+            raise MediaMisconfigured("ENGAGE_MEDIA_STORE=s3 needs ENGAGE_S3_BUCKET.")
+        try:
+            import boto3  # noqa: F401
+        except ImportError as exc:
+            raise MediaMisconfigured(
+                "ENGAGE_MEDIA_STORE=s3 needs the boto3 package: pip install 'engage-platform[s3]'"
+            ) from exc
+
+
+def media_directory(settings: Settings, database: Database) -> Path:
+    """`ENGAGE_MEDIA_DIR`; else `<database file>.media` beside a SQLite database (as its development
+    key), or `./engage-media` (PostgreSQL, or an in-memory SQLite)."""
+    if settings.media_dir:
+        return Path(settings.media_dir)
+    url = database.engine.url
+    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+        return Path(url.database + ".media")
+    directory = Path("engage-media").resolve()
+    logger.warning(
+        "ENGAGE_MEDIA_DIR is not set: media files are kept in %s. Every engage process of this deployment "
+        "(servers and workers) must use the same directory: set ENGAGE_MEDIA_DIR, or ENGAGE_MEDIA_STORE=s3.",
+        directory,
+    )
+    return directory
+
+
+def blob_store(settings: Settings, database: Database) -> LocalBlobStore | S3BlobStore:
+    """The blob store of `ENGAGE_MEDIA_STORE`: the local directory (served at `ENGAGE_MEDIA_URL`, by
+    default `<ENGAGE_APP_URL>/files`), or the S3 bucket of `ENGAGE_S3_*`."""
+    check_media_settings(settings)
+    if settings.media_store == "local":
+        base = settings.media_url or settings.app_url.rstrip("/") + FILES_PREFIX
+        return LocalBlobStore(media_directory(settings, database), base)
+    from engage_connectors.blobs.s3 import S3BlobStore, default_public_url, s3_client
+
+    assert settings.s3_bucket is not None
+    client = s3_client(
+        endpoint_url=settings.s3_endpoint_url,
+        region=settings.s3_region,
+        access_key_id=settings.s3_access_key_id,
+        secret_access_key=settings.s3_secret_access_key,
+    )
+    public = settings.s3_public_url or default_public_url(
+        settings.s3_bucket, settings.s3_endpoint_url, settings.s3_region
+    )
+    return S3BlobStore(client, settings.s3_bucket, public)
+
+
+def media_prober() -> PillowAvMediaProber | None:
+    """The checker of media uploads (Pillow and PyAV), or None when the `media` extra is not installed
+    (then every service but media uploads works)."""
+    try:
+        from engage_connectors.media_probe import PillowAvMediaProber
+    except ImportError:
+        return None
+    return PillowAvMediaProber()
+
+
+def media_ports(settings: Settings, database: Database) -> dict[str, Any]:
+    """The blob store and, when installed, the media prober, as `Services.build` takes them."""
+    ports: dict[str, Any] = {"blobs": blob_store(settings, database)}
+    prober = media_prober()
+    if prober is not None:
+        ports["media_prober"] = prober
+    return ports
 
 
 def target_guard(settings: Settings) -> DnsTargetGuard:
@@ -386,6 +476,7 @@ def build_services(settings: Settings, database: Database) -> Services:
         campaign_quotas=settings.campaign_quotas,
         job_lease_seconds=settings.job_lease_seconds,
         **voice_ports(settings),
+        **media_ports(settings, database),
     )
 
 
@@ -455,6 +546,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
     access_log.install()  # keys, secrets and login-link tokens never reach the access log
     mail = mailer(settings)  # a misconfigured mail server or store is refused before anything is touched
     store = store_platform(settings)
+    check_media_settings(settings)
     embeddings = embedder(settings)
     llm = language_model(settings)
     channels = channel_wiring(settings)
@@ -463,6 +555,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         tracing.engine(database.engine)
     try:
         cipher = secret_cipher(settings, database)  # before migrating: a missing key touches nothing
+        media = media_ports(settings, database)
         if migrate:
             database.upgrade()
         # Every outbound port goes through the storage's guard: on SQLite, a call from a write-lane
@@ -485,6 +578,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             campaign_quotas=settings.campaign_quotas,
             job_lease_seconds=settings.job_lease_seconds,
             **{name: outbound(port, name) for name, port in voice_ports(settings).items()},
+            **{name: outbound(port, name) for name, port in media.items()},
         )
         sandbox = channels.attach(services, database)
         limiter = rate_limiter(settings)
@@ -580,6 +674,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         metrics=metrics,
         tracing=tracing,
         idempotency=IdempotentRequests(database.idempotency_store(), SystemClock()),
+        files=media["blobs"] if isinstance(media["blobs"], LocalBlobStore) else None,
     )
     if metrics is not None:
         metrics.watch_backlog(database.webhook_backlog)

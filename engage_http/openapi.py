@@ -111,6 +111,7 @@ _TAGS: Mapping[str, str] = {
     "Account": "The account's profile, its plan, its limits and their use, and its channels.",
     "Webhooks": "Signed HTTPS deliveries of account events: subscriptions, secrets, the delivery log.",
     "Knowledge base": "What AI agents are grounded in; product catalogues hold the orderable products.",
+    "Media": "The library of images and videos: uploads checked by content, served at public URLs.",
     "Products": "The orderable products of every product catalogue.",
     "Orders": "Orders of products: placing them, moving them through their statuses, cancelling, replacing items.",
     "Channels": "Messaging accounts: WhatsApp and Telegram by QR code, Instagram and LinkedIn with credentials.",

@@ -16,13 +16,16 @@ import enum
 import re
 from collections.abc import Callable, Mapping
 from types import UnionType
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import attrs
 
 from engage_core.kernel.pagination import Page, PageLimits, PageRequest
 from engage_core.plans.model import Plan
 from engage_core.services import Services
+
+if TYPE_CHECKING:
+    from engage_http.form_stream import StreamedForm
 
 B = TypeVar("B")
 Q = TypeVar("Q")
@@ -76,6 +79,8 @@ class Call(Generic[B, Q]):
     plan: Plan | None = None
     """The workspace's plan in force, read with its key (workspace operations): the services that
     check a limit or a feature take it rather than reading it again."""
+    form: StreamedForm | None = None
+    """The body of a `streamed` operation, read part by part as it arrives (None otherwise)."""
 
 
 @attrs.frozen
@@ -132,6 +137,11 @@ class Operation:
     form_only: bool = False
     """The body is `multipart/form-data` only (it carries file uploads, `engage_http.uploads`): any
     other body is a 422. Implies `multipart`."""
+    streamed: bool = False
+    """The handler reads the `multipart/form-data` body as it arrives (`Call.form`,
+    `engage_http.form_stream`) instead of getting it parsed: for uploads too large to hold in memory.
+    `body` then only documents the form. Implies `form_only`; never on the write lane, and without
+    `Idempotency-Key` (the body cannot be kept to compare a retry with)."""
     body_optional: bool = False
     """An empty request body stands for `{}`."""
     body_limit: int | None = None
@@ -189,8 +199,8 @@ class Operation:
     @property
     def idempotent(self) -> bool:
         """Whether the operation honours `Idempotency-Key` (`engage_http.idempotency`): every POST
-        of a caller, but OpenAI's (`Dialect.OPENAI`)."""
-        return self.method == "POST" and self.secured and self.dialect is Dialect.ENGAGE
+        of a caller, but OpenAI's (`Dialect.OPENAI`), nor a streamed upload's."""
+        return self.method == "POST" and self.secured and self.dialect is Dialect.ENGAGE and not self.streamed
 
 
 READ_METHODS = frozenset({"GET", "HEAD"})

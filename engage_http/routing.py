@@ -65,6 +65,7 @@ from engage_http.errors import (
     server_error_response,
 )
 from engage_http.fields import ID_DIGITS
+from engage_http.form_stream import BodyStream, StreamedForm
 from engage_http.idempotency import IdempotentRequests
 from engage_http.operations import AuthScheme, Call, Dialect, Operation, Reply, Shape, WithPage
 from engage_http.query import QueryParser
@@ -89,18 +90,24 @@ and the size of the SQL connection pool (`engage_sql.engines.THREADPOOL_SIZE`)."
 READ_THREADS = 8
 """Read requests (`GET`, `HEAD`) handled at once per process; more wait in line for a thread."""
 
+UPLOAD_THREADS = 8
+"""Streamed uploads handled at once per process; more wait in line for a thread. A pool of their own:
+an upload holds its thread as long as its client takes to send it, and slow uploads must not take
+every thread the other writes need."""
+
 _writers = ThreadPoolExecutor(max_workers=THREADPOOL_SIZE, thread_name_prefix="engage-request")
 _readers = ThreadPoolExecutor(max_workers=READ_THREADS, thread_name_prefix="engage-read")
+_uploads = ThreadPoolExecutor(max_workers=UPLOAD_THREADS, thread_name_prefix="engage-upload")
 READ_METHODS = frozenset({"GET", "HEAD"})
 
 R = TypeVar("R")
 
 
-async def in_worker_thread(fn: Callable[..., R], *args: Any, read: bool = False) -> R:
-    """`fn(*args)` in a worker thread (of the readers' pool when `read`), with the caller's context
-    variables (as Starlette does)."""
+async def in_worker_thread(fn: Callable[..., R], *args: Any, read: bool = False, upload: bool = False) -> R:
+    """`fn(*args)` in a worker thread (of the readers' pool when `read`, of the uploads' when
+    `upload`), with the caller's context variables (as Starlette does)."""
     context = contextvars.copy_context()
-    executor = _readers if read else _writers
+    executor = _uploads if upload else _readers if read else _writers
     return await asyncio.get_running_loop().run_in_executor(executor, context.run, fn, *args)
 
 
@@ -196,7 +203,8 @@ class BoundOperation:
         query_type = core_type(operation.query)
         self.inline = None if short_reads is None or query_type is None else short_reads.get(query_type)
         self.lane = write_lane if operation.write_lane else None
-        self.reads_body = operation.body is not None
+        self.streams = operation.streamed
+        self.reads_body = operation.body is not None and not operation.streamed
         self.body_limit = operation.body_limit or MAX_BODY_SIZE
         self.query: QueryParser[Any] | None = None if operation.query is None else QueryParser(operation.query)
         self.render_item: Callable[[Any], Any] | None = (
@@ -204,19 +212,20 @@ class BoundOperation:
         )
         self._parsed: dict[bytes, tuple[Any, PageRequest | None]] = {}
 
-    def respond(self, request: Request, raw_body: bytes) -> Response:
+    def respond(self, request: Request, raw_body: bytes, stream: BodyStream | None = None) -> Response:
         """Authenticate, parse, call the handler and render. Runs in a worker thread (or on the write
         lane's, or on the event loop for an inline read). Domain errors raised before the rate limit
-        is counted (authentication) propagate; those after are rendered in the operation's dialect."""
+        is counted (authentication) propagate; those after are rendered in the operation's dialect.
+        A streamed operation's body is `stream`, read by its handler, after authentication."""
         headers = plain_headers(request)
         admission, partner_id = self._authenticate(headers)
         if not self.operation.secured:
-            return self._handle(request, headers, raw_body, admission, partner_id)
+            return self._handle(request, headers, raw_body, admission, partner_id, stream)
         bucket = partner_bucket(partner_id) if admission is None else workspace_bucket(admission.account.id)
         return limited(
             self.rate_limiter,
             bucket,
-            lambda: self._handle(request, headers, raw_body, admission, partner_id),
+            lambda: self._handle(request, headers, raw_body, admission, partner_id, stream),
             self.errors,
         )
 
@@ -242,14 +251,26 @@ class BoundOperation:
         return limited(self.rate_limiter, bucket, handle)
 
     def _handle(
-        self, request: Request, headers: Headers, raw_body: bytes, admission: Admission | None, partner_id: int
+        self,
+        request: Request,
+        headers: Headers,
+        raw_body: bytes,
+        admission: Admission | None,
+        partner_id: int,
+        stream: BodyStream | None = None,
     ) -> Response:
         """Admit the workspace, parse, call the handler and render."""
-        call = self._call(request, headers, raw_body, admission, partner_id)
+        call = self._call(request, headers, raw_body, admission, partner_id, stream)
         return self._render(self.operation.handler(call))
 
     def _call(
-        self, request: Request, headers: Headers, raw_body: bytes, admission: Admission | None, partner_id: int
+        self,
+        request: Request,
+        headers: Headers,
+        raw_body: bytes,
+        admission: Admission | None,
+        partner_id: int,
+        stream: BodyStream | None = None,
     ) -> Call[Any, Any]:
         """Admit the workspace and parse the request."""
         account_id = 0
@@ -257,7 +278,12 @@ class BoundOperation:
         if admission is not None:
             plan = self._admit(admission)
             account_id = admission.account.id
-        body = to_core(self._parse_body(headers, raw_body))
+        form = None
+        if self.streams:
+            form = self._streamed_form(headers, stream)
+            body = None
+        else:
+            body = to_core(self._parse_body(headers, raw_body))
         query, page = self._parse_query(request)
         return Call(
             services=self.services,
@@ -268,7 +294,17 @@ class BoundOperation:
             page=page,
             partner_id=partner_id,
             plan=plan,
+            form=form,
         )
+
+    @staticmethod
+    def _streamed_form(headers: Headers, stream: BodyStream | None) -> StreamedForm:
+        """The body of a streamed operation, which must be a form."""
+        content_type = headers.get("content-type")
+        if not multipart.is_form(content_type):
+            raise ValidationFailed.on(BODY, "Send the request as multipart/form-data.")
+        assert content_type is not None and stream is not None
+        return StreamedForm(content_type, stream)
 
     def _admit(self, admission: Admission) -> Plan:
         """The plan to run on; refuses a suspended workspace, and a plan without API access or
@@ -381,9 +417,7 @@ async def read_body(request: Request, limit: int = MAX_BODY_SIZE) -> bytes:
 
     Read from the ASGI messages directly, as `Request.stream` reads them, without its async
     generator: most bodies come in one message, and every write request reads one."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        raise HTTPException(413)
+    refuse_declared_excess(request, limit)
     chunks: list[bytes] = []
     size = 0
     receive = request.receive
@@ -398,6 +432,13 @@ async def read_body(request: Request, limit: int = MAX_BODY_SIZE) -> bytes:
         chunks.append(chunk)
         if not message.get("more_body", False):
             return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def refuse_declared_excess(request: Request, limit: int) -> None:
+    """413 at once when the request's `Content-Length` already exceeds `limit` bytes."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise HTTPException(413)
 
 
 class _Dispatcher:
@@ -464,6 +505,10 @@ class _Dispatcher:
             return await self._respond_openai(request, target)
         raw = await read_body(request, target.body_limit) if target.reads_body else b""
         try:
+            if target.streams:  # read by the handler, in its worker thread, once authenticated
+                refuse_declared_excess(request, target.body_limit)
+                stream = BodyStream(request.receive, asyncio.get_running_loop(), target.body_limit)
+                return await in_worker_thread(target.respond, request, raw, stream, upload=True)
             if self._idempotency is not None and method == "POST":
                 idempotency_key = idempotency.requested_key(request.scope)
                 if idempotency_key is not None:  # never on the lane: its claim and response commit apart
@@ -477,7 +522,7 @@ class _Dispatcher:
             if target.runs_inline(request):
                 return target.respond(request, raw)
             return await in_worker_thread(target.respond, request, raw, read=method in READ_METHODS)
-        except (EngageError, HTTPException):
+        except (EngageError, HTTPException, ClientDisconnect):
             raise
         except Exception as exc:
             return self._unexpected(request, exc, engage_error_response, server_error_response)

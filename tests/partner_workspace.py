@@ -25,6 +25,7 @@ from engage_core.knowledge.documents import DocumentDraft
 from engage_core.knowledge.model import KnowledgeBaseDraft
 from engage_core.knowledge.voice import VoiceNoteDraft
 from engage_core.knowledge.websites import StoredPage, WebsiteDraft
+from engage_core.media.model import MediaDraft
 from engage_core.messaging.channels import ChannelDraft
 from engage_core.messaging.handling import ConversationHandling
 from engage_core.messaging.messages import MessageDraft
@@ -116,6 +117,9 @@ def fill_workspace(uow: UnitOfWorkFactory, account_id: int, partner_id: int, now
             now,
         )
         unit.working_hours.put(DEFAULT_HOURS)
+        media_key = f"media/{account_id:02d}/logo{account_id}.png"
+        unit.media.add(MediaDraft("Logo", "logo.png", media_key, "image", "image/png", "png", 68, None), now)
+        unit.blob_removals.schedule(f"media/{account_id:02d}/orphan{account_id}.png", now + timedelta(hours=1))
         unit.working_hours.put_resource(room.id, DEFAULT_HOURS.schedule)
         campaign = unit.campaigns.add(CampaignDraft("Launch", "whatsapp", "Hi {{name}}", Audience((contact.id,))), now)
         unit.campaign_recipients.snapshot(campaign, now)

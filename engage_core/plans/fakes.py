@@ -11,6 +11,7 @@ from engage_core.bookings.fakes import BookingsTables
 from engage_core.campaigns.fakes import CampaignsTables
 from engage_core.contacts.fakes import ContactsTables
 from engage_core.kernel.memory import FakeArea, Repo, Tables
+from engage_core.media.fakes import MediaTables
 from engage_core.messaging.fakes import MessagingTables
 from engage_core.partners.fakes import PartnersTables
 from engage_core.plans.model import SEED_PLANS, Plan
@@ -47,6 +48,8 @@ class InMemoryUsageRepository(_Repo):
             return sum(1 for a, _ in self._state.of(TeamTables).team_members.values() if a == mine)
         if limit == "channels":
             return sum(1 for a, _ in self._state.of(MessagingTables).channels.values() if a == mine)
+        if limit == "media_files":
+            return sum(1 for a, _ in self._state.of(MediaTables).media_files.values() if a == mine)
         if limit == "messages_per_month":
             return sum(
                 1

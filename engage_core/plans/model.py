@@ -8,7 +8,8 @@
 - Limits are integers per plan: `contacts` (stored contacts), `messages_per_month` (outbound
   messages stored in the current calendar month, UTC; SPEC offers "messages_per_month or
   conversations": we count messages, the thing each send adds), `team_members` and `channels`
-  (channel settings, connected or connecting). A write that would pass a limit is
+  (channel settings, connected or connecting), `media_files` (files in the media library, SPEC 8:
+  "a plan-specific media file count limit may apply"). A write that would pass a limit is
   `errors.PlanLimitReached` (403, naming the limit), checked race-free at the write
   (`engage_core.plans.entitlements.reserve`).
 - A workspace without a partner runs on the default plan (`DEFAULT_PLAN`, configurable:
@@ -50,7 +51,8 @@ CONTACTS = "contacts"
 MESSAGES_PER_MONTH = "messages_per_month"
 TEAM_MEMBERS = "team_members"
 CHANNELS = "channels"
-LIMITS: tuple[str, ...] = (CONTACTS, MESSAGES_PER_MONTH, TEAM_MEMBERS, CHANNELS)
+MEDIA_FILES = "media_files"
+LIMITS: tuple[str, ...] = (CONTACTS, MESSAGES_PER_MONTH, TEAM_MEMBERS, CHANNELS, MEDIA_FILES)
 
 PLAN_SLUGS: tuple[str, ...] = ("starter", "pro", "business")
 DEFAULT_PLAN = "business"
@@ -102,20 +104,22 @@ class Plan:
             raise PlanLimitReached(limit, maximum)
 
 
-def _seed(plan_id: int, slug: str, name: str, limits: tuple[int, int, int, int], features: tuple[str, ...]) -> Plan:
+def _seed(
+    plan_id: int, slug: str, name: str, limits: tuple[int, int, int, int, int], features: tuple[str, ...]
+) -> Plan:
     return Plan(plan_id, slug, name, dict(zip(LIMITS, limits, strict=True)), frozenset(features))
 
 
 SEED_PLANS: tuple[Plan, ...] = (
-    _seed(1, "starter", "Starter", (1_000, 2_000, 2, 1), ("api_access", "booking")),
+    _seed(1, "starter", "Starter", (1_000, 2_000, 2, 1, 100), ("api_access", "booking")),
     _seed(
         2,
         "pro",
         "Pro",
-        (10_000, 20_000, 10, 3),
+        (10_000, 20_000, 10, 3, 1_000),
         ("webhooks", "api_access", "booking", "ai_agents", "campaigns"),
     ),
-    _seed(3, "business", "Business", (100_000, 200_000, 50, 4), FEATURES),
+    _seed(3, "business", "Business", (100_000, 200_000, 50, 4, 10_000), FEATURES),
 )
 """What storage holds before anyone edits a plan. `channels` 4 on business: every channel type."""
 

@@ -59,7 +59,7 @@ class UsageRepository(Protocol):
     def count(self, limit: str, since: datetime) -> int:
         """Current use of one of `plans.LIMITS`: `contacts`, every contact of the account;
         `team_members`, every member; `channels`, every channel setting (connected or not);
-        `messages_per_month`, outbound messages with `created_at >= since` (an index on
+        `media_files`, every media file; `messages_per_month`, outbound messages with `created_at >= since` (an index on
         `(account_id, direction, created_at)` serves it). `since` is ignored by the others."""
 
     def report(self, start: datetime, end: datetime) -> WorkspaceUsage:

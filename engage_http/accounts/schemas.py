@@ -97,8 +97,8 @@ class PendingPlan:
 @attrs.frozen
 class Subscription:
     """The plan in force, its use against each limit, and the billing cycle. `usage` counts what
-    the limits count: stored contacts, team members and channel settings, and the outbound
-    messages of the current calendar month (UTC)."""
+    the limits count: stored contacts, team members, channel settings and media files, and the
+    outbound messages of the current calendar month (UTC)."""
 
     plan: Plan
     usage: PlanLimits

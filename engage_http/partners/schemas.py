@@ -103,6 +103,7 @@ class PlanLimits:
     messages_per_month: int
     team_members: int
     channels: int
+    media_files: int = attrs.field(metadata={"description": "Addition: files in the media library (SPEC 8)."})
 
 
 @attrs.frozen

@@ -21,13 +21,14 @@ from datetime import datetime
 
 from sqlalchemy import ColumnElement, Connection, Table, bindparam, case, func, literal, select
 
-from engage_core.plans.model import CHANNELS, CONTACTS, MESSAGES_PER_MONTH, TEAM_MEMBERS
+from engage_core.plans.model import CHANNELS, CONTACTS, MEDIA_FILES, MESSAGES_PER_MONTH, TEAM_MEMBERS
 from engage_core.plans.usage import UsageCounts, WorkspaceUsage
 from engage_sql.accounts.tables import account_counters
 from engage_sql.bookings.tables import bookings
 from engage_sql.campaigns.tables import campaigns
 from engage_sql.contacts.tables import contacts
 from engage_sql.driver import DriverStatement
+from engage_sql.media.tables import media_files
 from engage_sql.messaging.tables import channel_accounts, messages
 from engage_sql.partners.tables import partner_clients
 from engage_sql.repository import WorkspaceRepository
@@ -59,6 +60,8 @@ class SqlUsageRepository(WorkspaceRepository):
             return self._rows(team_members)
         if limit == CHANNELS:
             return self._rows(channel_accounts)
+        if limit == MEDIA_FILES:
+            return self._rows(media_files)
         if limit == MESSAGES_PER_MONTH:
             return self._rows(messages, messages.c.direction == "outbound", messages.c.created_at >= since)
         raise ValueError(f"unknown limit {limit!r}")

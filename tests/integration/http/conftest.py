@@ -46,8 +46,10 @@ from engage_core.testing import (
     FakeCipher,
     FakeClock,
     FakeMailer,
+    FakeMediaProber,
     FakePasswordHasher,
     FakeSender,
+    InMemoryBlobStore,
     InMemoryDeliveryQueue,
     InMemoryUnitOfWorkFactory,
 )
@@ -104,6 +106,18 @@ def prober() -> FakeAudioProber:
 
 
 @pytest.fixture
+def blobs() -> InMemoryBlobStore:
+    """Where uploaded media are kept (`objects` by key)."""
+    return InMemoryBlobStore()
+
+
+@pytest.fixture
+def media_prober() -> FakeMediaProber:
+    """Measures every image as 640x480 and every video as a 2 s 1280x720 clip, or fails as told."""
+    return FakeMediaProber()
+
+
+@pytest.fixture
 def services(
     uow: InMemoryUnitOfWorkFactory,
     clock: FakeClock,
@@ -112,6 +126,8 @@ def services(
     extractor: FakeDocumentExtractor,
     transcriber: FakeTranscriber,
     prober: FakeAudioProber,
+    blobs: InMemoryBlobStore,
+    media_prober: Any,
 ) -> Services:
     built = Services.build(
         uow,
@@ -125,6 +141,8 @@ def services(
         transcriber=transcriber,
         prober=prober,
         language_model=OfflineLanguageModel(),
+        blobs=blobs,
+        media_prober=media_prober,
     )
     sandbox.attach(built.inbox)
     return built

@@ -212,21 +212,22 @@ def test_the_document_does_not_list_itself() -> None:
 
 
 def test_every_post_declares_the_optional_idempotency_key_header() -> None:
-    """Each POST takes an optional `Idempotency-Key` of 1 to 255 characters (but OpenAI's)."""
-    for op in (op for op in SERVED if op.method == "POST" and op.dialect is Dialect.ENGAGE):
+    """Each POST takes an optional `Idempotency-Key` of 1 to 255 characters (but OpenAI's and a streamed upload's)."""
+    for op in (op for op in SERVED if op.method == "POST" and op.dialect is Dialect.ENGAGE and not op.streamed):
         [header] = [p for p in operation("post", op.openapi_path)["parameters"] if p["name"] == "Idempotency-Key"]
         assert (header["in"], header["required"], header["schema"]["maxLength"]) == ("header", False, 255)
 
 
 def test_every_post_documents_the_idempotency_key_conflicts() -> None:
-    """Each POST documents 409 (the key's request still running) and 422 (the key used for another), but OpenAI's."""
-    for op in (op for op in SERVED if op.method == "POST" and op.dialect is Dialect.ENGAGE):
+    """Each POST documents 409 (the key's request still running) and 422 (the key used for another),
+    but OpenAI's and a streamed upload."""
+    for op in (op for op in SERVED if op.method == "POST" and op.dialect is Dialect.ENGAGE and not op.streamed):
         assert {"409", "422"} <= set(operation("post", op.openapi_path)["responses"]), op.path
 
 
 def test_other_methods_take_no_idempotency_key() -> None:
-    """No GET, PUT, PATCH or DELETE declares `Idempotency-Key`, nor an OpenAI-compatible POST."""
-    for op in (op for op in SERVED if op.method != "POST" or op.dialect is Dialect.OPENAI):
+    """No GET, PUT, PATCH or DELETE declares `Idempotency-Key`, nor an OpenAI-compatible POST or a streamed upload."""
+    for op in (op for op in SERVED if op.method != "POST" or op.dialect is Dialect.OPENAI or op.streamed):
         parameters = operation(op.method.lower(), op.openapi_path).get("parameters", [])
         assert all(p["name"] != "Idempotency-Key" for p in parameters), op.path
 

@@ -27,6 +27,7 @@ from engage_core.kernel.pagination import PageRequest
 from engage_core.knowledge.entries import TextInput
 from engage_core.knowledge.service import CatalogResult
 from engage_core.knowledge.websites import WebsiteInput
+from engage_core.media.model import MediaUpload
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
 from engage_core.support.tickets import Ticket
@@ -37,6 +38,8 @@ from engage_core.webhooks.service import RevealedSecret
 from engage_http.areas import OPERATIONS
 from engage_http.operations import Operation
 
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(64)
+"""A PNG as the fake prober sees it (by its signature)."""
 ALL_TAGS = PageRequest(per_page=100)
 """Every tag of a test's workspace: one page."""
 
@@ -48,7 +51,7 @@ class Resources:
     catalogue with one product, and a pending order of that product; an open support ticket and a
     team member; a booking type, a resource, a confirmed booking of the contact on it that has
     started (so it can be completed) and a pending one tomorrow; an AI agent that is not the default
-    (so it can be deleted)."""
+    (so it can be deleted); a media file."""
 
     contact: int
     tag: int
@@ -72,6 +75,7 @@ class Resources:
     campaign: int
     running_campaign: int
     paused_campaign: int
+    media: int
 
 
 @attrs.frozen
@@ -175,6 +179,9 @@ SCENARIOS: Mapping[tuple[str, str], Scenario] = {
     ("DELETE", "/ai-agents/{id:id}"): Scenario(AGENT),
     ("POST", "/ai-agents/{id:id}/set-default"): Scenario(AGENT),
     ("POST", "/ai-agents/{id:id}/assign"): Scenario(AGENT, lambda own: {"contact_ids": [own.contact]}),
+    ("GET", "/media/{id:id}"): Scenario({"id": "media"}),
+    ("PUT", "/media/{id:id}"): Scenario({"id": "media"}, lambda own: {"name": "Hijacked"}),
+    ("DELETE", "/media/{id:id}"): Scenario({"id": "media"}),
     ("GET", "/contacts/{contact_id:id}/messages"): Scenario({"contact_id": "contact"}),
     ("GET", "/campaigns/{id:id}"): Scenario(CAMPAIGN),
     ("PUT", "/campaigns/{id:id}"): Scenario(CAMPAIGN, lambda own: {"name": "Hijacked"}),
@@ -281,6 +288,7 @@ def make_resources(
             campaign=draft,
             running_campaign=running,
             paused_campaign=paused,
+            media=services.media.upload(tenant.account_id, MediaUpload("logo.png", [PNG])).id,
         )
 
     return make

@@ -183,5 +183,11 @@ def test_the_subscription_reports_use_against_limits(services: Services, client_
     services.contacts.create(account, CONTACT)
     subscription = services.entitlements.subscription(account)
     assert subscription.plan.slug == "pro"
-    assert subscription.usage == {"contacts": 1, "messages_per_month": 0, "team_members": 1, "channels": 0}
+    assert subscription.usage == {
+        "contacts": 1,
+        "messages_per_month": 0,
+        "team_members": 1,
+        "channels": 0,
+        "media_files": 0,
+    }
     assert (subscription.cycle_start, subscription.cycle_end) == (START, START + timedelta(days=31))

@@ -1,0 +1,88 @@
+"""Request and response bodies of the media library (SPEC 2 Media file; SPEC 4 Media)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+import attrs
+
+from engage_core.media import model as domain
+from engage_core.media.formats import ACCEPTED
+from engage_http.constraints import Doc, Text
+from engage_http.converter import renders, structures_into
+from engage_http.uploads import Upload
+
+MediaType = Literal["image", "video"]
+Uploader = Literal["client", "admin"]
+
+Name = Annotated[
+    str,
+    Text(max_length=domain.NAME_MAX, blank=False),
+    Doc(description="The display name.", example="Spring banner"),
+]
+
+
+@renders(domain.MediaFile)
+@attrs.frozen
+class Media:
+    """A file of the media library (SPEC 2)."""
+
+    id: int
+    name: str = attrs.field(metadata={"description": "The display name (the original file name unless renamed)."})
+    original_name: str = attrs.field(metadata={"description": "The name the file was uploaded under."})
+    url: str = attrs.field(metadata={"description": "Where the file is served: public, at an unguessable address."})
+    file_type: MediaType
+    mime_type: str = attrs.field(metadata={"description": "Read from the content, not the file name."})
+    extension: str
+    file_size: int = attrs.field(metadata={"description": "In bytes."})
+    formatted_size: str = attrs.field(metadata={"description": "The size for people, in steps of 1024: `1.5 MB`."})
+    metadata: dict[str, Any] | None = attrs.field(
+        metadata={
+            "description": "`width` and `height` in pixels, as displayed (a photo's EXIF rotation applied); videos "
+            "add `duration` in seconds."
+        }
+    )
+    uploaded_by: Uploader
+    is_active: bool
+    created_at: datetime
+    updated_at: datetime
+
+
+@structures_into(domain.MediaFilter)
+@attrs.frozen
+class MediaFilters:
+    """Query filters of `GET /media`."""
+
+    type: MediaType | None = None
+    search: (
+        Annotated[
+            str,
+            Text(max_length=domain.SEARCH_MAX),
+            Doc(description="Part of the display name or of the original file name, in any case.", example="banner"),
+        ]
+        | None
+    ) = None
+
+
+@attrs.frozen
+class MediaUploadForm:
+    """A new media file (`multipart/form-data` only)."""
+
+    file: Annotated[
+        Upload,
+        Doc(
+            description=f"The image or video: {ACCEPTED}, at most 50 MB. The format is read from the content, not "
+            "the name."
+        ),
+    ]
+    name: Annotated[str, Text(max_length=domain.NAME_MAX)] | None = attrs.field(
+        default=None, metadata={"description": "The display name; the file's own name when absent or blank."}
+    )
+
+
+@attrs.frozen
+class MediaRename:
+    """A new display name; the stored file is unchanged."""
+
+    name: Name
