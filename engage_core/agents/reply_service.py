@@ -118,10 +118,11 @@ class AutoReplyService:
 
     def queue(self, uow: WorkspaceUnitOfWork, message: Message, now: datetime) -> None:
         """Queue the reply to a new inbound message, in `uow`'s transaction (the `ReceivedHook` of
-        `MessageService`). A contact with no agent at all to answer it (none assigned, no default)
-        queues nothing: most workspaces without agents never pay for a job per message."""
+        `MessageService`). A workspace without any agent queues nothing: it never pays for a job per
+        message. (Counting takes no lock, where reading the default agent in a write unit of work
+        would lock its row and queue every inbound message of the account behind it.)"""
         contact = uow.contacts.get(message.contact_id)
-        if contact is None or (contact.ai_agent_id is None and uow.ai_agents.default() is None):
+        if contact is None or (contact.ai_agent_id is None and uow.ai_agents.count() == 0):
             return
         request = JobRequest(REPLY_JOB, {"message_id": message.id}, key=reply_key(message.id))
         uow.jobs.enqueue(request, now)

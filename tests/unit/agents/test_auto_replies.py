@@ -149,8 +149,9 @@ def test_a_repeated_inbound_message_queues_nothing_more(world: World) -> None:
 
 
 def test_a_workspace_without_any_agent_queues_nothing(world: World) -> None:
-    """No agent assigned and no default: no job at all."""
+    """No agent at all: no job."""
     world.services.ai_agents.update(world.account, world.agent.id, AgentPatch(is_default=False))
+    world.services.ai_agents.delete(world.account, world.agent.id)
 
     assert world.job(world.inbound()) is None
 
