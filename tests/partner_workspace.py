@@ -9,6 +9,7 @@ from decimal import Decimal
 import attrs
 
 from engage_core.agents.model import AgentDraft
+from engage_core.agents.replies import AiReplyDraft
 from engage_core.bookings.model import BookingDraft
 from engage_core.bookings.setup import BookingTypeDraft, ResourceDraft
 from engage_core.bookings.working_hours import DEFAULT_HOURS
@@ -98,7 +99,9 @@ def fill_workspace(uow: UnitOfWorkFactory, account_id: int, partner_id: int, now
             OrderDraft(contact.id, "Ada", None, None, "USD", (item,), Decimal("2.50"), Decimal("2.50"), "api"), now
         )
         unit.channels.add(ChannelDraft("whatsapp", f"wa-{account_id}"), now)
-        unit.messages.add(MessageDraft(contact.id, "outbound", "whatsapp", "Hello", "sent"), now)
+        question = unit.messages.add(MessageDraft(contact.id, "inbound", "whatsapp", "Open?", "delivered"), now)
+        answer = unit.messages.add(MessageDraft(contact.id, "outbound", "whatsapp", "Hello", "sent"), now)
+        unit.ai_replies.add(AiReplyDraft(contact.id, question.id, answer.id, "continue", (1,), 0.9), now)
         unit.handles.link(contact.id, "instagram", f"ada{account_id}")
         department = unit.departments.add("Support", now)
         member = unit.team.add(MemberDraft("Ada Admin", f"admin{account_id}@example.com", "admin"), "fake$x$y", now)

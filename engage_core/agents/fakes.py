@@ -13,6 +13,7 @@ from datetime import datetime
 import attrs
 
 from engage_core.agents.model import AgentDraft, AiAgent
+from engage_core.agents.replies import AiReply, AiReplyDraft
 from engage_core.kernel.memory import FakeArea, Repo, Tables
 
 
@@ -21,6 +22,12 @@ class AgentsTables(Tables):
     """The AI agents area's rows, by table."""
 
     ai_agents: dict[int, tuple[int, AiAgent]] = attrs.Factory(dict)  # id -> (account_id, agent)
+    ai_replies: dict[int, AiReply] = attrs.Factory(dict)  # inbound message id -> reply
+
+    def forget(self, kind: str, ident: int) -> None:
+        """A deleted contact takes its automatic replies with it (:meth:`.Tables.forget`)."""
+        if kind == "contact":
+            self.ai_replies = {k: v for k, v in self.ai_replies.items() if v.contact_id != ident}
 
     def default_of(self, account_id: int) -> AiAgent | None:
         """The account's default agent, or None (what a new contact is assigned when it is active)."""
@@ -105,9 +112,37 @@ class InMemoryAiAgentRepository(_Repo):
             raise RuntimeError(f"account {self._account} already has a default AI agent ({other.id})")
 
 
+class InMemoryAiReplyRepository(_Repo):
+    """The in-memory :class:`.AiReplyRepository`."""
+
+    def add(self, draft: AiReplyDraft, now: datetime) -> AiReply:
+        """In memory, as :meth:`.AiReplyRepository.add`."""
+        if draft.inbound_message_id in self._t.ai_replies:  # what SQL's unique constraint does
+            raise RuntimeError(f"message {draft.inbound_message_id} has an automatic reply already")
+        reply = AiReply(
+            id=self._store.next_id(),
+            account_id=self._account,
+            contact_id=draft.contact_id,
+            inbound_message_id=draft.inbound_message_id,
+            outbound_message_id=draft.outbound_message_id,
+            action=draft.action,
+            citations=tuple(draft.citations),
+            confidence=draft.confidence,
+            created_at=now,
+        )
+        self._t.ai_replies[draft.inbound_message_id] = reply
+        return reply
+
+    def by_inbound(self, inbound_message_id: int) -> AiReply | None:
+        """In memory, as :meth:`.AiReplyRepository.by_inbound`."""
+        reply = self._t.ai_replies.get(inbound_message_id)
+        return reply if reply is not None and reply.account_id == self._account else None
+
+
 AREA = FakeArea(
     AgentsTables,
     workspace={
         "ai_agents": InMemoryAiAgentRepository,
+        "ai_replies": InMemoryAiReplyRepository,
     },
 )

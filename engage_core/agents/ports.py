@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Protocol
 
 from engage_core.agents.model import AgentDraft, AiAgent
+from engage_core.agents.replies import AiReply, AiReplyDraft
 
 
 class AiAgentRepository(Protocol):
@@ -49,9 +50,25 @@ class AiAgentRepository(Protocol):
         its `updated_at` unchanged), in the same transaction."""
 
 
+class AiReplyRepository(Protocol):
+    """The automatic replies of one account (`engage_core.agents.replies`): at most one per inbound
+    message (SQL: a unique `inbound_message_id`), deleted with their contact."""
+
+    def add(self, draft: AiReplyDraft, now: datetime) -> AiReply:
+        """Record a reply. Raises when the inbound message has one already (the caller looks first,
+        in the same transaction)."""
+
+    def by_inbound(self, inbound_message_id: int) -> AiReply | None:
+        """The reply to this inbound message of the account, or None."""
+
+
 class AgentsRepositories(Protocol):
     """The AI agents area's repositories, as a workspace unit of work hands them out."""
 
     @property
     def ai_agents(self) -> AiAgentRepository:
         """The AI agents."""
+
+    @property
+    def ai_replies(self) -> AiReplyRepository:
+        """The automatic replies."""

@@ -2,19 +2,39 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from engage_core.agents.replies import REPLY_JOB
+from engage_core.agents.reply_service import AutoReplyService, reply_job
 from engage_core.agents.service import AiAgentService
-
-if TYPE_CHECKING:
-    from engage_core.dependencies import Dependencies
+from engage_core.answering.engine import AnswerEngine
+from engage_core.dependencies import Dependencies, Unconfigured
+from engage_core.jobs.runner import Handler
+from engage_core.messaging.message_service import MessageService
+from engage_core.plans.entitlements import Entitlements
 
 
 class AgentsServices:
-    """The AI agents area's service: the agents, the default agent and assignments."""
+    """The AI agents area's services: the agents, the default agent and assignments, and the
+    automatic replies to inbound messages."""
 
     ai_agents: AiAgentService
+    auto_replies: AutoReplyService
+    messages: MessageService  # wired by the messaging area
+    answers: AnswerEngine  # wired by the answering area
+    entitlements: Entitlements  # wired by the plans area
+    _replying: bool
 
     def wire(self, deps: Dependencies) -> None:
-        """Build this area's services from `deps` (called once by :class:`.Services`)."""
+        """Build this area's services from `deps` (called once by :class:`.Services`, after the
+        messaging and answering areas). With a language model, every new inbound message queues its
+        automatic reply (`MessageService.when_received`); without one nothing is queued."""
         self.ai_agents = AiAgentService(deps.uow, deps.clock)
+        self.auto_replies = AutoReplyService(
+            deps.uow, deps.clock, deps.features or self.entitlements, self.ai_agents, self.messages, self.answers
+        )
+        self._replying = not isinstance(deps.language_model, Unconfigured)
+        if self._replying:
+            self.messages.when_received(self.auto_replies.queue)
+
+    def job_handlers(self) -> dict[str, Handler]:
+        """The automatic reply's handler, by kind (none without a language model: nothing is queued)."""
+        return {REPLY_JOB: reply_job(self.auto_replies)} if self._replying else {}

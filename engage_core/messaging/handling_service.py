@@ -117,6 +117,25 @@ class ConversationHandlingService:
 # -- helpers -----------------------------------------------------------------------------------
 
 
+def decide_in(uow: WorkspaceUnitOfWork, contact_id: int, move: AiMove, now: datetime) -> ConversationHandling:
+    """Apply one of the AI's moves inside `uow`, with its event, without committing: the automatic
+    reply records it in the transaction that stores its outbound message.
+
+    Raises :class:`.ValidationFailed` on `handled_by` when the conversation is not handled by the AI."""
+    current = _current(uow, contact_id)
+    moved, events = move(current, now)
+    uow.conversation_handling.put(moved)
+    for event in events:
+        uow.emit(event)
+    return moved
+
+
+def hand_over_move(reason: str) -> AiMove:
+    """The AI's `handoff` with `reason` (cut to the longest allowed), as `decide_in` takes it."""
+    text = reason.strip()[:REASON_MAX] or "Handed over by the AI."
+    return lambda h, at: rules.hand_over(h, text, at)
+
+
 def unassign_member(uow: WorkspaceUnitOfWork, member_id: int, now: datetime) -> None:
     """Clear the team member, about to be deleted, from every conversation they took over (they stay
     handled by a human, with no assignee)."""

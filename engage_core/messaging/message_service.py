@@ -14,6 +14,7 @@ message received or sent; it is bookkeeping, not an edit: it neither moves `upda
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 import attrs
@@ -53,6 +54,13 @@ BLACKLISTED = "The contact is blacklisted; messages are not sent to it."
 SENT_NOTICE = "Message sent successfully."
 FAILED_NOTICE = "The message could not be sent."
 NAME_MAX = 255
+
+ReceivedHook = Callable[[WorkspaceUnitOfWork, Message, datetime], None]
+"""Told of every new inbound message, in the transaction that stores it (before its commit): what
+follows a message (an automatic reply) is queued with it, so a crash loses both or neither."""
+Along = Callable[[WorkspaceUnitOfWork, Message], None]
+"""Runs in the transaction that stores an outbound message, before its commit: records what goes
+with it (an automatic reply), or raises to store nothing."""
 
 
 @attrs.frozen
@@ -98,6 +106,12 @@ class MessageService:
         self._clock = clock
         self._gateway = gateway
         self._limits = PlanLimits(entitlements)
+        self._received_hooks: list[ReceivedHook] = []
+
+    def when_received(self, hook: ReceivedHook) -> None:
+        """Call `hook` for every new inbound message (not for a repeated one), in the transaction that
+        stores it. Another area's wiring registers it: messaging knows nothing of what follows."""
+        self._received_hooks.append(hook)
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -127,12 +141,15 @@ class MessageService:
 
     # -- sending ------------------------------------------------------------------------------
 
-    def send(self, account_id: int, data: SendInput, *, plan: Plan | None = None) -> SendResult:
+    def send(
+        self, account_id: int, data: SendInput, *, plan: Plan | None = None, along: Along | None = None
+    ) -> SendResult:
         """`POST /messages/send`. Emits `message.sent` when the provider accepted the message. A message
         that cannot go is stored `failed` with the reason in `error` (`SendResult.success` is False): a
         blacklisted contact, no connected account on the contact's channel, no address for the contact
         on it, or the provider's refusal or outage. `plan`: the plan in force, when the caller has just
-        read it; None reads it.
+        read it; None reads it. `along` runs in the transaction storing the message; whatever it
+        raises is raised here, with nothing stored and nothing sent.
 
         Raises :class:`.ValidationFailed` for a blank or too long message; :class:`.NotFound` when the
         contact is not in the account; :class:`.PlanLimitReached` past the plan's `messages_per_month`."""
@@ -146,14 +163,37 @@ class MessageService:
             draft = MessageDraft(contact.id, "outbound", contact.type, content, status, error=error)
             self._limits.reserve(uow, plan, MESSAGES_PER_MONTH, now)  # every stored outbound message counts
             message = uow.messages.add(draft, now)
+            if along is not None:
+                along(uow, message)
             uow.commit()
         if route is None:
             return SendResult(message)
+        return SendResult(self._deliver(account_id, message, route))
+
+    def deliver(self, account_id: int, message_id: int) -> Message:
+        """Send again a stored outbound message still `pending` (its sender crashed between storing
+        and settling it); any other message is returned as it is. The provider may have taken the
+        first attempt already: a crash in that window can send it twice, never lose it.
+
+        Raises :class:`.NotFound` when the account has no such message."""
+        with self._uow.workspace(account_id, readonly=True) as uow:
+            message = uow.messages.get(message_id)
+            if message is None:
+                raise NotFound("Message")
+            if message.direction != "outbound" or message.status != "pending":
+                return message
+            route, error = _route(uow, _contact(uow, message.contact_id))
+        if route is None:
+            return self._settle(account_id, message, None, error)
+        return self._deliver(account_id, message, route)
+
+    def _deliver(self, account_id: int, message: Message, route: _Route) -> Message:
         try:
-            sent: SentMessage | None = self._gateway.send(route.provider_account_id, route.recipient, content)
+            sent: SentMessage | None = self._gateway.send(route.provider_account_id, route.recipient, message.content)
+            error = None
         except GatewayError as exc:
             sent, error = None, exc.message
-        return SendResult(self._settle(account_id, message, sent, error))
+        return self._settle(account_id, message, sent, error)
 
     def _settle(self, account_id: int, message: Message, sent: SentMessage | None, error: str | None) -> Message:
         """Record the gateway's answer to a pending message."""
@@ -204,6 +244,8 @@ class MessageService:
             message = uow.messages.add(draft, now)
             touch_contact(uow, contact.id, now)
             uow.emit(DomainEvent("message.received", message.event_payload(), now))
+            for hook in self._received_hooks:
+                hook(uow, message, now)
             uow.commit()
         return message
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import attrs
 
+from engage_core.agents.fakes import AgentsTables
 from engage_core.contacts.fakes import ContactsTables
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.memory import FakeArea, Repo, Tables
@@ -163,7 +164,18 @@ class InMemoryClientRepository(_Repo):
             for a, m in self._state.of(MessagingTables).messages.values()
             if a in ids and start <= m.created_at < end and m.direction == "outbound" and m.status != "failed"
         )
-        return {i: UsageCounts(messages_sent=sent[i], contacts_total=contacts[i]) for i in sorted(ids)}
+        sessions = Counter(
+            r.account_id
+            for r in {
+                (r.account_id, r.contact_id): r
+                for r in self._state.of(AgentsTables).ai_replies.values()
+                if r.account_id in ids and start <= r.created_at < end
+            }.values()
+        )
+        return {
+            i: UsageCounts(messages_sent=sent[i], contacts_total=contacts[i], ai_agent_sessions=sessions[i])
+            for i in sorted(ids)
+        }
 
     def count(self, partner_id: int) -> int:
         """In memory, as :meth:`.ClientRepository.count`."""

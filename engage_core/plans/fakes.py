@@ -7,6 +7,7 @@ from datetime import datetime
 
 import attrs
 
+from engage_core.agents.fakes import AgentsTables
 from engage_core.bookings.fakes import BookingsTables
 from engage_core.campaigns.fakes import CampaignsTables
 from engage_core.contacts.fakes import ContactsTables
@@ -82,6 +83,13 @@ class InMemoryUsageRepository(_Repo):
             bookings_total=len(bookings),
             bookings_completed=sum(1 for b in bookings if b.status == "completed"),
             bookings_cancelled=sum(1 for b in bookings if b.status == "cancelled"),
+            ai_agent_sessions=len(
+                {
+                    r.contact_id
+                    for r in self._state.of(AgentsTables).ai_replies.values()
+                    if r.account_id == mine and start <= r.created_at < end
+                }
+            ),
             team_members=sum(1 for a, _ in self._state.of(TeamTables).team_members.values() if a == mine),
             channels_connected=tuple(
                 sorted(

@@ -1,12 +1,15 @@
-"""AI agents in SQL: the agents, with at most one default per account on either engine."""
+"""AI agents in SQL: the agents, with at most one default per account on either engine, and their
+automatic replies."""
 
 from __future__ import annotations
 
+from engage_sql.agents.replies import SqlAiReplyRepository
 from engage_sql.agents.repository import SqlAiAgentRepository
 from engage_sql.registry import SqlArea
 
 AREA = SqlArea(
     workspace={
         "ai_agents": lambda s: SqlAiAgentRepository(s.connection, s.account_id, lock_reads=s.writes),
+        "ai_replies": lambda s: SqlAiReplyRepository(s.connection, s.account_id),
     },
 )

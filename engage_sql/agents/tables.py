@@ -1,12 +1,25 @@
-"""The AI agents' table. Which agent a contact is assigned to is on the contact
-(`contacts.ai_agent_id`, `engage_sql.contacts.tables`)."""
+"""The AI agents' tables: the agents, and the automatic replies they sent. Which agent a contact is
+assigned to is on the contact (`contacts.ai_agent_id`, `engage_sql.contacts.tables`)."""
 
 from __future__ import annotations
 
-from sqlalchemy import JSON, Boolean, CheckConstraint, Column, Index, String, Table, Text, UniqueConstraint, text
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    text,
+)
 
-from engage_sql.schema import account_id, metadata, timestamps
-from engage_sql.types import Id
+from engage_sql.schema import account_id, metadata, owned_by_account, timestamps
+from engage_sql.types import Id, UTCDateTime
 
 ai_agents = Table(
     "ai_agents",
@@ -37,5 +50,31 @@ ai_agents = Table(
     ),
     # `GET /ai-agents`: most recently updated first.
     Index(None, "account_id", "updated_at", "id"),
+    sqlite_autoincrement=True,
+)
+
+
+ai_replies = Table(
+    "ai_replies",
+    metadata,
+    # What the AI answered to an inbound message (`engage_core.agents.replies`), stored with the
+    # outbound message that answers it: at most one per inbound message, which makes the reply
+    # job's retries send nothing twice. Deleted with the contact (and with either message).
+    Column("id", Id, primary_key=True),
+    account_id(),
+    Column("contact_id", Id, nullable=False),
+    Column("inbound_message_id", Id, ForeignKey("messages.id", ondelete="CASCADE"), nullable=False),
+    Column("outbound_message_id", Id, ForeignKey("messages.id", ondelete="CASCADE"), nullable=False),
+    Column("action", String(16), nullable=False),
+    Column("citations", JSON(), nullable=False),  # chunk ids, in the order the reply cites them
+    Column("confidence", Float(), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    CheckConstraint("action IN ('continue', 'handoff', 'resolve')", name="action"),
+    owned_by_account("contact_id", "contacts"),
+    UniqueConstraint("inbound_message_id"),
+    # Deleting an outbound message (with its contact) finds its reply without a scan.
+    Index(None, "outbound_message_id"),
+    # The usage report's `ai_agent_sessions`: one account's replies of a period, by contact.
+    Index(None, "account_id", "created_at", "contact_id"),
     sqlite_autoincrement=True,
 )

@@ -11,6 +11,8 @@ Contacts are the one limit checked on a hot path (every `POST /contacts`), so th
 transaction (exact under the lock), not a COUNT over the account's contacts; a missing counter row
 falls back to counting. Both statements are built once and run on the driver's cursor.
 
+`ai_agent_sessions` is the distinct contacts the AI replied to (`ai_replies`) in the period.
+
 `client_counts` is the partner usage summary's part of the report for all of a partner's clients
 in one statement, with the report's own definitions.
 """
@@ -19,11 +21,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Connection, Table, bindparam, case, func, literal, select
+from sqlalchemy import ColumnElement, Connection, Table, bindparam, case, distinct, func, literal, select
 
 from engage_core.plans.model import CHANNELS, CONTACTS, MEDIA_FILES, MESSAGES_PER_MONTH, TEAM_MEMBERS
 from engage_core.plans.usage import UsageCounts, WorkspaceUsage
 from engage_sql.accounts.tables import account_counters
+from engage_sql.agents.tables import ai_replies
 from engage_sql.bookings.tables import bookings
 from engage_sql.campaigns.tables import campaigns
 from engage_sql.contacts.tables import contacts
@@ -93,6 +96,11 @@ class SqlUsageRepository(WorkspaceRepository):
                 self.owned(bookings)
             )
         ).one()
+        sessions = self._conn.execute(
+            select(func.count(distinct(ai_replies.c.contact_id))).where(
+                self.owned(ai_replies), ai_replies.c.created_at >= start, ai_replies.c.created_at < end
+            )
+        ).scalar_one()
         connected = self._conn.execute(
             select(channel_accounts.c.type)
             .where(self.owned(channel_accounts), channel_accounts.c.is_connected)
@@ -111,6 +119,7 @@ class SqlUsageRepository(WorkspaceRepository):
             bookings_total=int(booking_row[0]),
             bookings_completed=int(booking_row[1]),
             bookings_cancelled=int(booking_row[2]),
+            ai_agent_sessions=int(sessions),
             team_members=self._rows(team_members),
             channels_connected=tuple(connected),
         )
@@ -130,11 +139,11 @@ class SqlUsageRepository(WorkspaceRepository):
 
 
 def client_counts(connection: Connection, partner_id: int, start: datetime, end: datetime) -> dict[int, UsageCounts]:
-    """`ClientRepository.usage`: `report`'s sent messages and contacts total of every client of the
+    """`ClientRepository.usage`: `report`'s sent messages, contacts total and AI agent sessions of every client of the
     partner, in one statement. Each count is grouped by account over the partner's client accounts
     (so the same indexes serve it as serve `report`), then outer-joined to the client rows so that
     a client with nothing counted reads zero."""
-    pc, c, m = partner_clients.c, contacts.c, messages.c
+    pc, c, m, r = partner_clients.c, contacts.c, messages.c, ai_replies.c
     accounts = select(pc.account_id).where(pc.partner_id == partner_id)
     contacts_of = (
         select(c.account_id, func.count().label("n")).where(c.account_id.in_(accounts)).group_by(c.account_id)
@@ -144,13 +153,26 @@ def client_counts(connection: Connection, partner_id: int, start: datetime, end:
         .where(m.account_id.in_(accounts), _SENT, m.created_at >= start, m.created_at < end)
         .group_by(m.account_id)
     ).subquery()
+    sessions_of = (
+        select(r.account_id, func.count(distinct(r.contact_id)).label("n"))
+        .where(r.account_id.in_(accounts), r.created_at >= start, r.created_at < end)
+        .group_by(r.account_id)
+    ).subquery()
     rows = connection.execute(
-        select(pc.account_id, func.coalesce(sent_of.c.n, 0), func.coalesce(contacts_of.c.n, 0))
+        select(
+            pc.account_id,
+            func.coalesce(sent_of.c.n, 0),
+            func.coalesce(contacts_of.c.n, 0),
+            func.coalesce(sessions_of.c.n, 0),
+        )
         .select_from(
-            partner_clients.outerjoin(sent_of, sent_of.c.account_id == pc.account_id).outerjoin(
-                contacts_of, contacts_of.c.account_id == pc.account_id
-            )
+            partner_clients.outerjoin(sent_of, sent_of.c.account_id == pc.account_id)
+            .outerjoin(contacts_of, contacts_of.c.account_id == pc.account_id)
+            .outerjoin(sessions_of, sessions_of.c.account_id == pc.account_id)
         )
         .where(pc.partner_id == partner_id)
     )
-    return {int(row[0]): UsageCounts(messages_sent=int(row[1]), contacts_total=int(row[2])) for row in rows}
+    return {
+        int(row[0]): UsageCounts(messages_sent=int(row[1]), contacts_total=int(row[2]), ai_agent_sessions=int(row[3]))
+        for row in rows
+    }

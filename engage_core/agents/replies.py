@@ -1,0 +1,55 @@
+"""Automatic replies: what the AI answered to an inbound message, recorded once.
+
+Every new inbound message queues `REPLY_JOB`, keyed by the message's id, in the transaction that
+stores it (`engage_core.agents.reply_service`). The job's reply is an outbound message like any
+other, and an `AiReply` row ties it to the inbound message it answers: stored in the same
+transaction as the outbound message, and at most one per inbound message, it is what makes the
+reply happen once across crashes and retries. It also keeps what the answer drew on (`citations`,
+chunk ids) and how sure the engine was.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import attrs
+
+REPLY_JOB = "ai_agent.reply"
+"""The job kind of an automatic reply; its key and payload name the inbound message."""
+AI_AGENTS_FEATURE = "ai_agents"
+"""The plan feature without which nothing is answered automatically."""
+HISTORY_LIMIT = 20
+"""The most messages of the conversation (before the one answered) shown to the engine."""
+
+
+@attrs.frozen
+class AiReplyDraft:
+    """A reply to record: the inbound message answered, the outbound message that answers it, and
+    the engine's turn (`action`, `citations`, `confidence`)."""
+
+    contact_id: int
+    inbound_message_id: int
+    outbound_message_id: int
+    action: str
+    citations: tuple[int, ...] = ()
+    confidence: float = 0.0
+
+
+@attrs.frozen
+class AiReply:
+    """A recorded automatic reply (see `AiReplyDraft`)."""
+
+    id: int
+    account_id: int
+    contact_id: int
+    inbound_message_id: int
+    outbound_message_id: int
+    action: str
+    citations: tuple[int, ...]
+    confidence: float
+    created_at: datetime
+
+
+def reply_key(inbound_message_id: int) -> str:
+    """The job key of the reply to an inbound message: one job per message."""
+    return str(inbound_message_id)

@@ -1,0 +1,245 @@
+"""Automatic replies: the AI agent answers a contact's inbound message through the contact's channel.
+
+`queue` is told of every new inbound message (`MessageService.when_received`), in the transaction
+that stores it, and queues `REPLY_JOB` for it there; the engine never runs inside the inbound
+request. The job (`reply`) answers when everything allows it, and otherwise succeeds doing nothing:
+
+- the plan has `ai_agents`, the contact is not blacklisted, its conversation is handled by the AI
+  (`ai`: not `pending`, not taken over by a human), an active agent answers it (assigned, or the
+  default), and no newer inbound message of the contact arrived meanwhile (that one's job answers
+  both, the earlier one being in its history);
+- the engine is shown the conversation since the AI's context starts (its last resolve), inbound
+  messages as `user`, outbound ones as `assistant`, oldest first, at most `HISTORY_LIMIT`;
+- the reply is sent with `MessageService.send` (an outbound message, `message.sent`), and recorded
+  as an `AiReply` in the transaction that stores it, with the turn's move: `handoff` hands the
+  conversation over (`pending`, the reply being the short hand-over message), `resolve` resets the
+  AI's context. Just before recording, in that transaction, the conversation is read again: a human
+  who took it over while the engine was thinking wins, and nothing is sent.
+
+Exactly once: a job run again (a crash, a lost lease) finds the recorded reply and sends nothing,
+unless its outbound message is still `pending` (the crash came between storing and sending it), in
+which case that message is sent (`MessageService.deliver`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import attrs
+
+from engage_core.agents.model import AiAgent
+from engage_core.agents.personas import persona_of
+from engage_core.agents.replies import (
+    AI_AGENTS_FEATURE,
+    HISTORY_LIMIT,
+    REPLY_JOB,
+    AiReply,
+    AiReplyDraft,
+    reply_key,
+)
+from engage_core.agents.service import AiAgentService
+from engage_core.answering.chat import ChatMessage
+from engage_core.answering.engine import AnswerEngine
+from engage_core.answering.turns import Turn
+from engage_core.jobs.model import JobRequest
+from engage_core.jobs.runner import Handler, JobContext
+from engage_core.kernel.clock import Clock
+from engage_core.kernel.errors import NotFound, PlanLimitReached, ValidationFailed
+from engage_core.kernel.pagination import PageRequest
+from engage_core.messaging import handling as rules
+from engage_core.messaging.handling import ConversationHandling
+from engage_core.messaging.handling_service import decide_in, hand_over_move
+from engage_core.messaging.message_service import MessageService, SendInput
+from engage_core.messaging.messages import Message
+from engage_core.plans.ports import FeatureGate
+from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
+
+REPLIED = "replied"
+RESENT = "resent"
+ALREADY = "already_replied"
+GONE = "gone"
+NO_FEATURE = "plan_lacks_ai_agents"
+BLACKLISTED = "blacklisted"
+NOT_AI = "not_handled_by_ai"
+NO_AGENT = "no_active_agent"
+SUPERSEDED = "newer_message"
+LIMIT = "plan_limit"
+OUTCOMES: tuple[str, ...] = (
+    REPLIED,
+    RESENT,
+    ALREADY,
+    GONE,
+    NO_FEATURE,
+    BLACKLISTED,
+    NOT_AI,
+    NO_AGENT,
+    SUPERSEDED,
+    LIMIT,
+)
+"""What a run of the reply job did: replied, sent a stored reply again, or why it did nothing."""
+
+_HISTORY_PAGE = PageRequest(1, HISTORY_LIMIT + 10)
+"""The newest messages read for the history: a few more than shown, for those after the answered one."""
+
+
+class _Refused(Exception):
+    """Raised inside the recording transaction: nothing is stored or sent, for `outcome`."""
+
+    def __init__(self, outcome: str) -> None:
+        super().__init__(outcome)
+        self.outcome = outcome
+
+
+@attrs.frozen
+class _Conversation:
+    inbound: Message
+    history: tuple[ChatMessage, ...]
+
+
+class AutoReplyService:
+    """The AI agent's automatic replies to inbound messages."""
+
+    def __init__(
+        self,
+        uow: UnitOfWorkFactory,
+        clock: Clock,
+        features: FeatureGate,
+        agents: AiAgentService,
+        messages: MessageService,
+        engine: AnswerEngine,
+    ) -> None:
+        self._uow = uow
+        self._clock = clock
+        self._features = features
+        self._agents = agents
+        self._messages = messages
+        self._engine = engine
+
+    def queue(self, uow: WorkspaceUnitOfWork, message: Message, now: datetime) -> None:
+        """Queue the reply to a new inbound message, in `uow`'s transaction (the `ReceivedHook` of
+        `MessageService`). A workspace without any agent queues nothing: it never pays for a job per
+        message. (Counting takes no lock, where reading the default agent in a write unit of work
+        would lock its row and queue every inbound message of the account behind it.)"""
+        contact = uow.contacts.get(message.contact_id)
+        if contact is None or (contact.ai_agent_id is None and uow.ai_agents.count() == 0):
+            return
+        request = JobRequest(REPLY_JOB, {"message_id": message.id}, key=reply_key(message.id))
+        uow.jobs.enqueue(request, now)
+
+    def recorded(self, account_id: int, inbound_message_id: int) -> AiReply | None:
+        """The automatic reply recorded for an inbound message of the account, or None."""
+        with self._uow.workspace(account_id, readonly=True) as uow:
+            return uow.ai_replies.by_inbound(inbound_message_id)
+
+    def reply(self, account_id: int, inbound_message_id: int) -> str:
+        """Answer the inbound message when everything allows it (see the module notes); one of
+        `OUTCOMES`. Safe to run again: a recorded reply is never sent twice."""
+        with self._uow.workspace(account_id, readonly=True) as uow:
+            done = uow.ai_replies.by_inbound(inbound_message_id)
+            answer = None if done is None else uow.messages.get(done.outbound_message_id)
+        if done is not None:
+            if answer is None or answer.status != "pending":
+                return ALREADY
+            self._messages.deliver(account_id, answer.id)
+            return RESENT
+        if not self._features.allows(account_id, AI_AGENTS_FEATURE):
+            return NO_FEATURE
+        checked = self._check(account_id, inbound_message_id)
+        if isinstance(checked, str):
+            return checked
+        try:
+            agent = self._agents.agent_for_contact(account_id, checked.inbound.contact_id)
+        except NotFound:
+            return GONE
+        if agent is None:
+            return NO_AGENT
+        turn = self._engine.answer(account_id, persona_of(agent), checked.history, checked.inbound.content)
+        return self._send(account_id, checked.inbound, agent, turn)
+
+    def _check(self, account_id: int, inbound_message_id: int) -> _Conversation | str:
+        """The message and its history when the AI may answer it; otherwise why not."""
+        with self._uow.workspace(account_id, readonly=True) as uow:
+            inbound = uow.messages.get(inbound_message_id)
+            if inbound is None or inbound.direction != "inbound":
+                return GONE
+            contact = uow.contacts.get(inbound.contact_id)
+            if contact is None:
+                return GONE
+            if contact.blacklisted:
+                return BLACKLISTED
+            handling = _handling(uow, contact.id)
+            if not handling.ai_may_answer:
+                return NOT_AI
+            newest = uow.messages.for_contact(contact.id, "inbound", PageRequest(1, 1)).items
+            if newest and newest[0].id != inbound.id:
+                return SUPERSEDED
+            recent = uow.messages.for_contact(contact.id, None, _HISTORY_PAGE).items
+        return _Conversation(inbound, _history(recent, inbound, handling))
+
+    def _send(self, account_id: int, inbound: Message, agent: AiAgent, turn: Turn) -> str:
+        def record(uow: WorkspaceUnitOfWork, outbound: Message) -> None:
+            # Read again in the storing transaction: a take-over while the engine thought wins.
+            if uow.ai_replies.by_inbound(inbound.id) is not None:
+                raise _Refused(ALREADY)
+            if not _handling(uow, inbound.contact_id).ai_may_answer:
+                raise _Refused(NOT_AI)
+            now = outbound.created_at
+            if turn.action == "handoff":
+                decide_in(uow, inbound.contact_id, hand_over_move(_reason(agent, inbound)), now)
+            elif turn.action == "resolve":
+                decide_in(uow, inbound.contact_id, rules.resolve, now)
+            draft = AiReplyDraft(
+                inbound.contact_id, inbound.id, outbound.id, turn.action, turn.citations, turn.confidence
+            )
+            uow.ai_replies.add(draft, now)
+
+        try:
+            self._messages.send(account_id, SendInput(inbound.contact_id, turn.reply), along=record)
+        except _Refused as refused:
+            return refused.outcome
+        except PlanLimitReached:
+            return LIMIT
+        except NotFound:
+            return GONE
+        except ValidationFailed:  # the conversation's move was refused: a human owns it now
+            return NOT_AI
+        return REPLIED
+
+
+def reply_job(replies: AutoReplyService) -> Handler:
+    """The handler of `REPLY_JOB`: answer the inbound message its payload names."""
+
+    def run(context: JobContext) -> None:
+        replies.reply(context.account_id, int(str(context.payload["message_id"])))
+
+    return run
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _handling(uow: WorkspaceUnitOfWork, contact_id: int) -> ConversationHandling:
+    stored = uow.conversation_handling.get(contact_id)
+    return ConversationHandling(contact_id) if stored is None else stored
+
+
+def _history(recent: Sequence[Message], inbound: Message, handling: ConversationHandling) -> tuple[ChatMessage, ...]:
+    """The conversation before `inbound` since the AI's context starts, oldest first: what the
+    customer sent as `user`, what went out as `assistant` (failed sends never reached them)."""
+    since = handling.context_since
+    before = [
+        m
+        for m in recent
+        if (m.created_at, m.id) < (inbound.created_at, inbound.id)
+        and (since is None or m.created_at > since)
+        and m.status != "failed"
+    ]
+    before.sort(key=lambda m: (m.created_at, m.id))
+    return tuple(
+        ChatMessage("user" if m.direction == "inbound" else "assistant", m.content) for m in before[-HISTORY_LIMIT:]
+    )
+
+
+def _reason(agent: AiAgent, inbound: Message) -> str:
+    return f"{agent.name} handed the conversation over after: {inbound.content}"

@@ -1,0 +1,58 @@
+"""Automatic replies of one account: at most one per inbound message (a unique constraint)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import insert, select
+
+from engage_core.agents.replies import AiReply, AiReplyDraft
+from engage_sql.agents.tables import ai_replies
+from engage_sql.repository import WorkspaceRepository
+from engage_sql.types import AnyRow
+
+
+def reply_from_row(row: AnyRow) -> AiReply:
+    return AiReply(
+        id=row.id,
+        account_id=row.account_id,
+        contact_id=row.contact_id,
+        inbound_message_id=row.inbound_message_id,
+        outbound_message_id=row.outbound_message_id,
+        action=row.action,
+        citations=tuple(int(c) for c in row.citations),
+        confidence=row.confidence,
+        created_at=row.created_at,
+    )
+
+
+class SqlAiReplyRepository(WorkspaceRepository):
+    def add(self, draft: AiReplyDraft, now: datetime) -> AiReply:
+        values = {
+            "account_id": self._account_id,
+            "contact_id": draft.contact_id,
+            "inbound_message_id": draft.inbound_message_id,
+            "outbound_message_id": draft.outbound_message_id,
+            "action": draft.action,
+            "citations": list(draft.citations),
+            "confidence": draft.confidence,
+            "created_at": now,
+        }
+        reply_id = self._conn.execute(insert(ai_replies).values(values).returning(ai_replies.c.id)).scalar_one()
+        return AiReply(
+            id=reply_id,
+            account_id=self._account_id,
+            contact_id=draft.contact_id,
+            inbound_message_id=draft.inbound_message_id,
+            outbound_message_id=draft.outbound_message_id,
+            action=draft.action,
+            citations=tuple(draft.citations),
+            confidence=draft.confidence,
+            created_at=now,
+        )
+
+    def by_inbound(self, inbound_message_id: int) -> AiReply | None:
+        row = self._conn.execute(
+            select(ai_replies).where(self.owned(ai_replies), ai_replies.c.inbound_message_id == inbound_message_id)
+        ).one_or_none()
+        return None if row is None else reply_from_row(row)
