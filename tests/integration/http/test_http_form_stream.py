@@ -1,12 +1,20 @@
 """Forms read as they arrive (`engage_http.form_stream`): parts in order, file bytes piece by piece
-however the body is cut, text parts bounded, and malformed forms refused."""
+however the body is cut, text parts bounded, malformed forms refused; and the body fetched from the
+event loop in batches, bounded, ended by a client that leaves or stays silent."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
 import pytest
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 
 from engage_core.kernel.errors import ValidationFailed
-from engage_http.form_stream import StreamedForm
+from engage_http.form_stream import BodyStream, StreamedForm
 
 BOUNDARY = "stream-test"
 CONTENT_TYPE = f"multipart/form-data; boundary={BOUNDARY}"
@@ -67,3 +75,62 @@ def test_a_malformed_form_is_a_422(content_type: str, data: bytes) -> None:
     """Garbage, a form cut short, or no boundary: a 422 on the body."""
     with pytest.raises(ValidationFailed):
         list(StreamedForm(content_type, [data]).parts())
+
+
+@pytest.fixture
+def loop() -> Iterator[asyncio.AbstractEventLoop]:
+    """An event loop running in a thread of its own, as the server's is for a worker thread."""
+    running = asyncio.new_event_loop()
+    thread = threading.Thread(target=running.run_forever, daemon=True)
+    thread.start()
+    yield running
+    running.call_soon_threadsafe(running.stop)
+    thread.join()
+    running.close()
+
+
+def receiver(*messages: dict[str, Any]) -> Callable[[], Awaitable[dict[str, Any]]]:
+    queue = list(messages)
+
+    async def receive() -> dict[str, Any]:
+        return queue.pop(0)
+
+    return receive
+
+
+def test_the_body_arrives_in_batches(loop: asyncio.AbstractEventLoop) -> None:
+    """Every piece comes through, in order, several per hop."""
+    messages = [{"type": "http.request", "body": bytes([n]) * 10, "more_body": n < 4} for n in range(5)]
+
+    pieces = list(BodyStream(receiver(*messages), loop, limit=1000))
+
+    assert pieces == [bytes([n]) * 10 for n in range(5)]
+
+
+def test_a_body_past_the_limit_is_a_413(loop: asyncio.AbstractEventLoop) -> None:
+    """The piece that passes the limit raises a 413."""
+    messages = [{"type": "http.request", "body": b"x" * 6, "more_body": True}] * 2
+
+    with pytest.raises(HTTPException) as refused:
+        list(BodyStream(receiver(*messages), loop, limit=10))
+    assert refused.value.status_code == 413
+
+
+def test_a_client_that_goes_away_ends_the_stream(loop: asyncio.AbstractEventLoop) -> None:
+    """A disconnect mid-body raises ClientDisconnect."""
+    messages = [{"type": "http.request", "body": b"x", "more_body": True}, {"type": "http.disconnect"}]
+
+    with pytest.raises(ClientDisconnect):
+        list(BodyStream(receiver(*messages), loop, limit=10))
+
+
+def test_a_silent_client_is_a_408(loop: asyncio.AbstractEventLoop) -> None:
+    """A client that sends nothing for the timeout gets a 408."""
+
+    async def never() -> dict[str, Any]:
+        await asyncio.Event().wait()
+        raise AssertionError
+
+    with pytest.raises(HTTPException) as refused:
+        list(BodyStream(never, loop, limit=10, timeout=0.05))
+    assert refused.value.status_code == 408
