@@ -262,7 +262,7 @@ def media_directory(settings: Settings, database: Database) -> Path:
     if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
         return Path(url.database + ".media")
     directory = Path("engage-media").resolve()
-    logger.warning(
+    logger.info(
         "ENGAGE_MEDIA_DIR is not set: media files are kept in %s. Every engage process of this deployment "
         "(servers and workers) must use the same directory: set ENGAGE_MEDIA_DIR, or ENGAGE_MEDIA_STORE=s3.",
         directory,
