@@ -47,13 +47,14 @@ secret refuses to start.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import logging
 import os
 import secrets
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import attrs
 from starlette.applications import Starlette
@@ -76,6 +77,8 @@ from engage_core.kernel.clock import Clock, SystemClock
 from engage_core.kernel.errors import EngageError
 from engage_core.kernel.mail import LoggingMailer
 from engage_core.kernel.rate_limits import InMemoryRateLimiter, RateLimitPolicy
+from engage_core.media.formats import MediaFormat
+from engage_core.media.model import MediaProbe
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.messaging.sandbox_controls import SandboxControls
 from engage_core.plans.entitlements import Entitlements
@@ -268,7 +271,7 @@ def media_directory(settings: Settings, database: Database) -> Path:
     if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
         return Path(url.database + ".media")
     directory = Path("engage-media").resolve()
-    logger.warning(
+    logger.info(
         "ENGAGE_MEDIA_DIR is not set: media files are kept in %s. Every engage process of this deployment "
         "(servers and workers) must use the same directory: set ENGAGE_MEDIA_DIR, or ENGAGE_MEDIA_STORE=s3.",
         directory,
@@ -298,14 +301,27 @@ def blob_store(settings: Settings, database: Database) -> LocalBlobStore | S3Blo
     return S3BlobStore(client, settings.s3_bucket, public)
 
 
-def media_prober() -> PillowAvMediaProber | None:
-    """The checker of media uploads (Pillow and PyAV), or None when the `media` extra is not installed
-    (then every service but media uploads works)."""
-    try:
-        from engage_connectors.media_probe import PillowAvMediaProber
-    except ImportError:
+class DeferredMediaProber:
+    """The checker of media uploads (Pillow and PyAV), imported at the first upload: a server
+    process (or a CLI command) that never receives one does not pay for loading them."""
+
+    def __init__(self) -> None:
+        self._prober: PillowAvMediaProber | None = None
+
+    def probe(self, source: BinaryIO, media_format: MediaFormat) -> MediaProbe:
+        if self._prober is None:
+            from engage_connectors.media_probe import PillowAvMediaProber
+
+            self._prober = PillowAvMediaProber()
+        return self._prober.probe(source, media_format)
+
+
+def media_prober() -> DeferredMediaProber | None:
+    """The checker of media uploads, or None when the `media` extra (Pillow, PyAV) is not installed
+    (then every service but media uploads works). Found without importing either."""
+    if importlib.util.find_spec("PIL") is None or importlib.util.find_spec("av") is None:
         return None
-    return PillowAvMediaProber()
+    return DeferredMediaProber()
 
 
 def media_ports(settings: Settings, database: Database) -> dict[str, Any]:

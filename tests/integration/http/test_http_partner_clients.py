@@ -384,13 +384,14 @@ def test_usage_summary_totals_every_client(
 
 
 def test_plans_lists_the_three_plans(make_partner: Callable[..., PartnerCaller]) -> None:
-    """`GET /partner/plans` lists starter, pro and business with limits and features."""
+    """`GET /partner/plans` lists starter, pro and business with limits (the media file count added to
+    SPEC's four) and features."""
     partner = make_partner()
 
     plans = partner.api.get("/partner/plans").json()["data"]
 
     assert [plan["slug"] for plan in plans] == ["starter", "pro", "business"]
-    assert set(plans[0]["limits"]) == {"contacts", "messages_per_month", "team_members", "channels"}
+    assert set(plans[0]["limits"]) == {"contacts", "messages_per_month", "team_members", "channels", "media_files"}
     assert {"webhooks", "api_access", "booking", "ai_agents", "campaigns"} <= set(plans[0]["features"])
 
 
