@@ -126,9 +126,11 @@ UNPAGINATED_LISTS = {
     ("GET", "/tickets/departments"),
     ("GET", "/bookings/types"),
     ("GET", "/bookings/resources"),
+    ("GET", "/ai-agents"),
 }
-"""The lists still served whole (SPEC shows them without `meta`); `GET /tags` left them, since a
-workspace's tags grow with every contact request and were megabytes in one response."""
+"""The lists still served whole (SPEC shows them without `meta`; AI agents are at most 100 a
+workspace); `GET /tags` left them, since a workspace's tags grow with every contact request and were
+megabytes in one response."""
 
 
 def test_only_the_known_lists_are_served_whole() -> None:
