@@ -114,6 +114,20 @@ REASONS: tuple[str, ...] = (
     UNKNOWN_OUTCOME,
 )
 
+RecipientReason = Literal[
+    "blacklisted",
+    "other_channel",
+    "no_address",
+    "contact_deleted",
+    "cancelled",
+    "campaign_failed",
+    "rejected",
+    "unavailable",
+    "unknown_outcome",
+]
+"""`REASONS` as a type: what the recipients list filters on."""
+assert get_args(RecipientReason) == REASONS
+
 RANK: Mapping[str, int] = {"pending": 0, "sending": 1, "sent": 2, "delivered": 3, "read": 4, "failed": 5, "skipped": 5}
 MOVES: Mapping[str, frozenset[str]] = {
     "pending": frozenset({"sending", "skipped", "failed"}),

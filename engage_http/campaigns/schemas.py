@@ -9,7 +9,7 @@ from typing import Annotated
 import attrs
 
 from engage_core.campaigns import model as domain
-from engage_core.campaigns.model import CampaignChannel, CampaignStatus, RecipientStatus
+from engage_core.campaigns.model import CampaignChannel, CampaignStatus, RecipientReason, RecipientStatus
 from engage_core.campaigns.service import CampaignInput, CampaignPatch
 from engage_core.kernel.unset import UNSET, Unset
 from engage_http.constraints import Doc, Integer, Items, Text
@@ -41,7 +41,6 @@ SendRate = Annotated[
     Integer(minimum=domain.SEND_RATE_MIN, maximum=domain.SEND_RATE_MAX),
     Doc(description="Messages per minute.", example=60),
 ]
-ReasonText = Annotated[str, Text(max_length=32)]
 
 
 @structures_into(CampaignInput)
@@ -90,7 +89,7 @@ class RecipientFilters:
     """Query filters of `GET /campaigns/{id}/contacts`."""
 
     status: RecipientStatus | None = None
-    reason: ReasonText | None = attrs.field(
+    reason: RecipientReason | None = attrs.field(
         default=None, metadata={"description": "A skip or failure reason: " + ", ".join(domain.REASONS) + "."}
     )
 
