@@ -18,8 +18,12 @@ Uploader = Literal["client", "admin"]
 
 Name = Annotated[
     str,
-    Text(max_length=domain.NAME_MAX, blank=False),
-    Doc(description="The display name.", example="Spring banner"),
+    Text(
+        max_length=domain.NAME_MAX,
+        pattern=r"^[^\x00-\x1f\x7f]*[^\x00-\x1f\x7f\s][^\x00-\x1f\x7f]*$",
+        message="The {field} may not be blank or hold control characters.",
+    ),
+    Doc(description="The display name: not blank, no control characters.", example="Spring banner"),
 ]
 
 
