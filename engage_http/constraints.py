@@ -82,50 +82,47 @@ class Text:
         return schema
 
 
+class _Bounded:
+    """Inclusive bounds on a number: the rule and schema `Integer` and `Number` share."""
+
+    minimum: float | None
+    maximum: float | None
+
+    def check(self, value: float) -> str | None:
+        if self.minimum is not None and value < self.minimum:
+            return f"The {{field}} must be at least {_plain(self.minimum)}."
+        if self.maximum is not None and value > self.maximum:
+            return f"The {{field}} may not be greater than {_plain(self.maximum)}."
+        return None
+
+    def json_schema(self) -> dict[str, Any]:
+        schema: dict[str, Any] = {}
+        if self.minimum is not None:
+            schema["minimum"] = self.minimum
+        if self.maximum is not None:
+            schema["maximum"] = self.maximum
+        return schema
+
+
+def _plain(bound: float) -> str:
+    """A bound as people write it: `1000000` for an integer, `0.5` or `2` for a float."""
+    return str(bound) if isinstance(bound, int) else f"{bound:g}"
+
+
 @attrs.frozen
-class Integer:
+class Integer(_Bounded):
     """An integer within inclusive bounds."""
 
     minimum: int | None = None
     maximum: int | None = None
 
-    def check(self, value: int) -> str | None:
-        if self.minimum is not None and value < self.minimum:
-            return f"The {{field}} must be at least {self.minimum}."
-        if self.maximum is not None and value > self.maximum:
-            return f"The {{field}} may not be greater than {self.maximum}."
-        return None
-
-    def json_schema(self) -> dict[str, Any]:
-        schema: dict[str, Any] = {}
-        if self.minimum is not None:
-            schema["minimum"] = self.minimum
-        if self.maximum is not None:
-            schema["maximum"] = self.maximum
-        return schema
-
 
 @attrs.frozen
-class Number:
+class Number(_Bounded):
     """A number (integer or not) within inclusive bounds."""
 
     minimum: float | None = None
     maximum: float | None = None
-
-    def check(self, value: float) -> str | None:
-        if self.minimum is not None and value < self.minimum:
-            return f"The {{field}} must be at least {self.minimum:g}."
-        if self.maximum is not None and value > self.maximum:
-            return f"The {{field}} may not be greater than {self.maximum:g}."
-        return None
-
-    def json_schema(self) -> dict[str, Any]:
-        schema: dict[str, Any] = {}
-        if self.minimum is not None:
-            schema["minimum"] = self.minimum
-        if self.maximum is not None:
-            schema["maximum"] = self.maximum
-        return schema
 
 
 @attrs.frozen
