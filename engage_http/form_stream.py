@@ -29,6 +29,7 @@ from starlette.types import Message, Receive
 
 from engage_core.kernel.errors import ValidationFailed
 from engage_http.converter import BODY
+from engage_http.multipart import PartHeaders, PartLabels
 
 READ_TIMEOUT_SECONDS = 60.0
 """How long a client may send nothing in the middle of a body."""
@@ -153,7 +154,7 @@ class StreamedForm:
             event = self.next_event()
             if event is _FORM_END:
                 return
-            if not isinstance(event, _Headers):  # data of a part already skipped
+            if not isinstance(event, PartLabels):  # data of a part already skipped
                 continue
             part = StreamedPart(self, event.name, event.filename, event.charset)
             yield part
@@ -185,73 +186,33 @@ class StreamedForm:
             raise ValidationFailed.on(BODY, _NOT_A_FORM)
 
 
-class _Headers:
-    """A part's headers, read: the field it names and how its bytes are labelled."""
-
-    def __init__(self, name: str, filename: str | None, charset: str | None) -> None:
-        self.name = name
-        self.filename = filename
-        self.charset = charset
-
-
 _END = object()
 """The end of a part."""
 _FORM_END = object()
 """The end of the form."""
 
 
-class _EventReader:
+class _EventReader(PartHeaders):
     """The parser's callbacks, turning what it finds into events in order."""
 
     def __init__(self, events: deque[object]) -> None:
+        super().__init__()
         self._events = events
         self.ended = False
-        self.invalid = False
-        self._headers: dict[bytes, bytes] = {}
-        self._field = b""
-        self._value = b""
 
     def callbacks(self) -> dict[str, Callable[..., None]]:
         return {
-            "on_part_begin": self._begin,
-            "on_header_field": self._header_field,
-            "on_header_value": self._header_value,
-            "on_header_end": self._header_end,
+            **self.header_callbacks(),
             "on_headers_finished": self._headers_finished,
             "on_part_data": self._part_data,
             "on_part_end": self._part_end,
             "on_end": self._end,
         }
 
-    def _begin(self) -> None:
-        self._headers = {}
-
-    def _header_field(self, data: bytes, start: int, end: int) -> None:
-        self._field += data[start:end]
-
-    def _header_value(self, data: bytes, start: int, end: int) -> None:
-        self._value += data[start:end]
-
-    def _header_end(self) -> None:
-        self._headers[self._field.strip().lower()] = self._value.strip()
-        self._field = self._value = b""
-
     def _headers_finished(self) -> None:
-        _, disposition = parse_options_header(self._headers.get(b"content-disposition"))
-        name = disposition.get(b"name")
-        if name is None:
-            self.invalid = True
-            return
-        _, content_type = parse_options_header(self._headers.get(b"content-type"))
-        filename = disposition.get(b"filename")
-        charset = content_type.get(b"charset")
-        self._events.append(
-            _Headers(
-                _header_text(name),
-                None if filename is None else _header_text(filename),
-                None if charset is None else _header_text(charset),
-            )
-        )
+        labels = self.take_labels()
+        if labels is not None:
+            self._events.append(labels)
 
     def _part_data(self, data: bytes, start: int, end: int) -> None:
         if end > start:
@@ -262,8 +223,3 @@ class _EventReader:
 
     def _end(self) -> None:
         self.ended = True
-
-
-def _header_text(value: bytes) -> str:
-    """Header parameters arrive as latin-1 bytes; browsers send UTF-8 names in them."""
-    return value.decode("utf-8", errors="replace")

@@ -177,31 +177,32 @@ def _json(part: Part) -> Any:
         raise ValidationFailed.on(part.name, f"The {part.name} part must hold JSON.") from None
 
 
-class _PartReader:
-    """The parser's callbacks, collecting each part's headers and bytes."""
+@attrs.frozen
+class PartLabels:
+    """What a part's headers say: the form field it names, its file name and its charset."""
+
+    name: str
+    filename: str | None
+    charset: str | None
+
+
+class PartHeaders:
+    """The parser's header callbacks, shared by the buffered reader here and the streamed one
+    (`engage_http.form_stream`): collects a part's headers and reads its labels. A part naming no
+    field makes the form `invalid`."""
 
     def __init__(self) -> None:
-        self.parts: list[Part] = []
-        self.ended = False
         self.invalid = False
         self._headers: dict[bytes, bytes] = {}
         self._field = b""
         self._value = b""
-        self._data: list[bytes] = []
 
-    def callbacks(self) -> Any:
+    def header_callbacks(self) -> dict[str, Any]:
         return {
-            "on_part_begin": self._begin,
             "on_header_field": self._header_field,
             "on_header_value": self._header_value,
             "on_header_end": self._header_end,
-            "on_part_data": self._part_data,
-            "on_part_end": self._part_end,
-            "on_end": self._end,
         }
-
-    def _begin(self) -> None:
-        self._headers, self._data = {}, []
 
     def _header_field(self, data: bytes, start: int, end: int) -> None:
         self._field += data[start:end]
@@ -213,26 +214,53 @@ class _PartReader:
         self._headers[self._field.strip().lower()] = self._value.strip()
         self._field = self._value = b""
 
+    def take_labels(self) -> PartLabels | None:
+        """The labels of the part whose headers were collected (None, and `invalid`, when it names
+        no field); the next part starts afresh."""
+        headers, self._headers = self._headers, {}
+        _, disposition = parse_options_header(headers.get(b"content-disposition"))
+        name = disposition.get(b"name")
+        if name is None:
+            self.invalid = True
+            return None
+        _, content_type = parse_options_header(headers.get(b"content-type"))
+        filename = disposition.get(b"filename")
+        charset = content_type.get(b"charset")
+        return PartLabels(
+            _header_text(name),
+            None if filename is None else _header_text(filename),
+            None if charset is None else _header_text(charset),
+        )
+
+
+class _PartReader(PartHeaders):
+    """The parser's callbacks, collecting each part's headers and bytes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[Part] = []
+        self.ended = False
+        self._data: list[bytes] = []
+
+    def callbacks(self) -> Any:
+        return {
+            "on_part_begin": self._begin,
+            **self.header_callbacks(),
+            "on_part_data": self._part_data,
+            "on_part_end": self._part_end,
+            "on_end": self._end,
+        }
+
+    def _begin(self) -> None:
+        self._data = []
+
     def _part_data(self, data: bytes, start: int, end: int) -> None:
         self._data.append(data[start:end])
 
     def _part_end(self) -> None:
-        _, disposition = parse_options_header(self._headers.get(b"content-disposition"))
-        name = disposition.get(b"name")
-        if name is None:
-            self.invalid = True
-            return
-        _, content_type = parse_options_header(self._headers.get(b"content-type"))
-        filename = disposition.get(b"filename")
-        charset = content_type.get(b"charset")
-        self.parts.append(
-            Part(
-                name=_header_text(name),
-                data=b"".join(self._data),
-                filename=None if filename is None else _header_text(filename),
-                charset=None if charset is None else _header_text(charset),
-            )
-        )
+        labels = self.take_labels()
+        if labels is not None:
+            self.parts.append(Part(labels.name, b"".join(self._data), labels.filename, labels.charset))
 
     def _end(self) -> None:
         self.ended = True
