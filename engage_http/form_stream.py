@@ -62,12 +62,17 @@ class BodyStream:
         self._limit = limit
         self._timeout = timeout
         self.received = 0
+        self._over_limit = False
 
     def __iter__(self) -> Iterator[bytes]:
         while True:
             future = asyncio.run_coroutine_threadsafe(self._gather(), self._loop)
             pieces, more = future.result()
             yield from pieces
+            # The reader sees every byte up to the limit before the 413, so a limit of its own (a file
+            # part's) that falls below the body's is the one reported, however far ahead a batch ran.
+            if self._over_limit:
+                raise HTTPException(413)
             if not more:
                 return
 
@@ -84,11 +89,12 @@ class BodyStream:
                 raise ClientDisconnect()
             chunk: bytes = message.get("body", b"")
             self.received += len(chunk)
-            if self.received > self._limit:
-                raise HTTPException(413)
             if chunk:
                 pieces.append(chunk)
                 gathered += len(chunk)
+            if self.received > self._limit:
+                self._over_limit = True
+                return pieces, True
             if not message.get("more_body", False):
                 return pieces, False
             if gathered >= BATCH_BYTES:
