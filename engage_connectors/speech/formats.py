@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import attrs
 
+from engage_core.kernel.signatures import EBML_MAGIC, ebml_doctype
 from engage_core.knowledge.transcription import AudioFormat, TranscriptionFailed
 
 HEAD_BYTES = 64
@@ -41,8 +42,8 @@ def detect_container(data: bytes) -> Container:
         return Container(AudioFormat.M4A, "mp4")
     if head[:4] == b"OggS":
         return Container(AudioFormat.OGG, "ogg")
-    if head[:4] == b"\x1a\x45\xdf\xa3":
-        doctype = _ebml_doctype(head)
+    if head[:4] == EBML_MAGIC:
+        doctype = ebml_doctype(head)
         if doctype == "webm":
             return Container(AudioFormat.WEBM, "webm")
         raise TranscriptionFailed.unsupported_format("Matroska" if doctype == "matroska" else "an EBML file")
@@ -58,15 +59,3 @@ def _mpeg_audio_sync(head: bytes) -> bool:
     """An MPEG audio frame header (MP3 without ID3 tag): 11 sync bits, then a layer that is not the
     reserved 00 (which ADTS AAC uses)."""
     return len(head) >= 2 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0 and (head[1] >> 1) & 0x03 != 0
-
-
-def _ebml_doctype(head: bytes) -> str | None:
-    """The DocType of an EBML header (`webm` or `matroska`): element 0x4282, a one-byte size."""
-    at = head.find(b"\x42\x82")
-    if at < 0 or at + 3 > len(head):
-        return None
-    size_byte = head[at + 2]
-    if not size_byte & 0x80:
-        return None
-    size = size_byte & 0x7F
-    return head[at + 3 : at + 3 + size].decode("ascii", errors="replace")

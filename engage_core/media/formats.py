@@ -15,6 +15,8 @@ from collections.abc import Mapping
 
 import attrs
 
+from engage_core.kernel.signatures import EBML_MAGIC, ebml_doctype
+
 HEAD_BYTES = 64
 """How much of a file `sniff` needs."""
 
@@ -96,19 +98,6 @@ def sniff(head: bytes) -> MediaFormat | None:
         return WMV
     if head[:3] == b"FLV":
         return FLV
-    if head[:4] == b"\x1a\x45\xdf\xa3" and _ebml_doctype(head) == "webm":
+    if head[:4] == EBML_MAGIC and ebml_doctype(head) == "webm":
         return WEBM
     return None
-
-
-def _ebml_doctype(head: bytes) -> str | None:
-    """The DocType of an EBML header (`webm`; Matroska's `matroska` is not accepted): element 0x4282
-    with a one-byte size."""
-    at = head.find(b"\x42\x82")
-    if at < 0 or at + 3 > len(head):
-        return None
-    size_byte = head[at + 2]
-    if not size_byte & 0x80:
-        return None
-    size = size_byte & 0x7F
-    return head[at + 3 : at + 3 + size].decode("ascii", errors="replace")
