@@ -119,17 +119,7 @@ class InMemoryAiReplyRepository(_Repo):
         """In memory, as :meth:`.AiReplyRepository.add`."""
         if draft.inbound_message_id in self._t.ai_replies:  # what SQL's unique constraint does
             raise RuntimeError(f"message {draft.inbound_message_id} has an automatic reply already")
-        reply = AiReply(
-            id=self._store.next_id(),
-            account_id=self._account,
-            contact_id=draft.contact_id,
-            inbound_message_id=draft.inbound_message_id,
-            outbound_message_id=draft.outbound_message_id,
-            action=draft.action,
-            citations=tuple(draft.citations),
-            confidence=draft.confidence,
-            created_at=now,
-        )
+        reply = draft.recorded(self._store.next_id(), self._account, now)
         self._t.ai_replies[draft.inbound_message_id] = reply
         return reply
 

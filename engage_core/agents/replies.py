@@ -34,6 +34,20 @@ class AiReplyDraft:
     citations: tuple[int, ...] = ()
     confidence: float = 0.0
 
+    def recorded(self, reply_id: int, account_id: int, now: datetime) -> AiReply:
+        """The reply as stored under `reply_id` at `now`."""
+        return AiReply(
+            id=reply_id,
+            account_id=account_id,
+            contact_id=self.contact_id,
+            inbound_message_id=self.inbound_message_id,
+            outbound_message_id=self.outbound_message_id,
+            action=self.action,
+            citations=tuple(self.citations),
+            confidence=self.confidence,
+            created_at=now,
+        )
+
 
 @attrs.frozen
 class AiReply:

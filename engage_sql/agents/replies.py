@@ -39,17 +39,7 @@ class SqlAiReplyRepository(WorkspaceRepository):
             "created_at": now,
         }
         reply_id = self._conn.execute(insert(ai_replies).values(values).returning(ai_replies.c.id)).scalar_one()
-        return AiReply(
-            id=reply_id,
-            account_id=self._account_id,
-            contact_id=draft.contact_id,
-            inbound_message_id=draft.inbound_message_id,
-            outbound_message_id=draft.outbound_message_id,
-            action=draft.action,
-            citations=tuple(draft.citations),
-            confidence=draft.confidence,
-            created_at=now,
-        )
+        return draft.recorded(reply_id, self._account_id, now)
 
     def by_inbound(self, inbound_message_id: int) -> AiReply | None:
         row = self._conn.execute(
