@@ -36,6 +36,7 @@ from engage_core.kernel.memory import FakeArea, MemoryStore, State
 from engage_core.knowledge import fakes as knowledge
 from engage_core.knowledge import search_fakes as knowledge_search
 from engage_core.knowledge import website_fakes as knowledge_websites
+from engage_core.linkedin import fakes as linkedin
 from engage_core.media import fakes as media
 from engage_core.media.fakes import FakeMediaProber
 from engage_core.messaging import fakes as messaging
@@ -67,6 +68,7 @@ AREAS: tuple[FakeArea, ...] = (
     knowledge_search.AREA,
     knowledge_websites.AREA,
     campaigns.AREA,
+    linkedin.AREA,
     media.AREA,
     support.AREA,
     team.AREA,

@@ -24,6 +24,7 @@ from engage_core.knowledge.ports import KnowledgeRepositories
 from engage_core.knowledge.search import KnowledgeSearchRepositories
 from engage_core.knowledge.voice import VoiceRepositories
 from engage_core.knowledge.websites import WebsiteRepositories
+from engage_core.linkedin.ports import LinkedInRepositories
 from engage_core.media.ports import MediaRepositories
 from engage_core.messaging.ports import ChannelDirectoryRepositories, MessagingRepositories
 from engage_core.partners.ports import PartnersRepositories
@@ -44,6 +45,7 @@ class WorkspaceUnitOfWork(
     DocumentRepositories,
     VoiceRepositories,
     CampaignsRepositories,
+    LinkedInRepositories,
     MediaRepositories,
     SupportRepositories,
     TeamRepositories,

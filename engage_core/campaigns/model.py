@@ -102,6 +102,8 @@ CAMPAIGN_FAILED = "campaign_failed"
 REJECTED = "rejected"
 UNAVAILABLE = "unavailable"
 UNKNOWN_OUTCOME = "unknown_outcome"
+REPLIED = "replied"
+"""A LinkedIn sequence's recipient who wrote back before its message went (`engage_core.linkedin`)."""
 REASONS: tuple[str, ...] = (
     BLACKLISTED,
     OTHER_CHANNEL,
@@ -112,6 +114,7 @@ REASONS: tuple[str, ...] = (
     REJECTED,
     UNAVAILABLE,
     UNKNOWN_OUTCOME,
+    REPLIED,
 )
 
 RecipientReason = Literal[
@@ -124,6 +127,7 @@ RecipientReason = Literal[
     "rejected",
     "unavailable",
     "unknown_outcome",
+    "replied",
 ]
 """`REASONS` as a type: what the recipients list filters on."""
 assert get_args(RecipientReason) == REASONS

@@ -63,6 +63,8 @@ from engage_core.jobs.runner import JobContext, JobLost
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.errors import PlanLimitReached
 from engage_core.kernel.events import DomainEvent
+from engage_core.linkedin import steps
+from engage_core.linkedin.model import LinkedInPlan
 from engage_core.messaging.gateway import GatewayError, GatewayUnavailable, SentMessage
 from engage_core.messaging.message_service import PHONE_ADDRESSED, touch_contact
 from engage_core.messaging.messages import MessageDraft, mark_failed, mark_sent
@@ -90,6 +92,13 @@ class _Claim:
     provider_account_id: str
     address: str
     text: str
+    invite: bool = False
+    """A LinkedIn invitation (`text` its note, empty for none) rather than a message."""
+    follow_up_id: int | None = None
+    """A later step of a LinkedIn sequence rather than the recipient's own send."""
+    contact_id: int = 0
+    next_step: tuple[int, int] | None = None
+    """The sequence step that follows once this one went: its number and its wait in days."""
 
 
 @attrs.frozen
@@ -220,6 +229,8 @@ class CampaignSendJob:
                 return None
             for left in uow.campaign_recipients.stale_sending(campaign_id, now - self._stale):
                 _settle_unknown(uow, campaign_id, left.id, left.message_id, now)
+            for follow_up in uow.linkedin_campaigns.stale_sending(campaign_id, now - self._stale):
+                steps.settle_unknown(uow, follow_up, now)
             uow.commit()
             return uow.campaigns.get(campaign_id) or campaign
 
@@ -247,34 +258,110 @@ class CampaignSendJob:
             skip_pending(uow, campaign_id, CAMPAIGN_FAILED, now)
             move(uow, campaign, "failed", now, error=f"The {campaign.channel} channel is not connected any more.")
             return _STOP
+        sequence = steps.plan_of(uow, campaign)
         recipient = uow.campaign_recipients.next_pending(campaign_id)
         if recipient is None:
             if uow.campaign_recipients.statuses(campaign_id).get("sending"):
                 return _Wait(self._stale.total_seconds(), "A send is still in flight; waiting for its outcome.")
+            if sequence is not None and not sequence.invites:
+                return self._next_follow_up(uow, campaign, sequence, channel.provider_account_id, plan, now)
             return self._finish(uow, campaign, now)
         contact = uow.contacts.get(recipient.contact_id)
         skipped = _skip_reason(uow, contact, campaign.channel)
+        if skipped is None and contact is not None and sequence is not None and not sequence.invites:
+            skipped = steps.replied(uow, contact.id, campaign.started_at or recipient.updated_at)
         if skipped is not None:
             _move(uow, campaign_id, recipient.id, "skipped", now, reason=skipped)
             return _AGAIN
         assert contact is not None
         address = _address(uow, contact, campaign.channel)
         assert address is not None
-        counts = uow.campaign_send_counts.since(campaign.channel, first_counted_day(now))
-        room, opens = self._quotas.room(campaign.channel, counts, now)
+        wait = self._reserve(uow, campaign.channel, plan, now)
+        if wait is not None:
+            return wait
+        inviting = sequence if sequence is not None and sequence.invites else None
+        invite = inviting is not None
+        text = render(campaign.message, contact) if inviting is None else steps.invitation_text(inviting)
+        draft = MessageDraft(contact.id, "outbound", campaign.channel, text, "pending", campaign_id=campaign_id)
+        message = uow.messages.add(draft, now)
+        _move(uow, campaign_id, recipient.id, "sending", now, message_id=message.id)
+        uow.campaign_send_counts.add(campaign.channel, now.date(), 1)
+        note = text if inviting is None else (inviting.invite_note or "")
+        following = None if sequence is None else steps.following(sequence, 0)
+        return _Claim(
+            recipient.id,
+            message.id,
+            channel.provider_account_id,
+            address,
+            note,
+            invite=invite,
+            contact_id=contact.id,
+            next_step=following,
+        )
+
+    def _next_follow_up(
+        self,
+        uow: WorkspaceUnitOfWork,
+        campaign: Campaign,
+        sequence: LinkedInPlan,
+        provider_account_id: str,
+        plan: Plan | None,
+        now: datetime,
+    ) -> Step:
+        """Every recipient had its first message: claim the sequence's next due step, wait for the
+        next one to come due, or end the campaign when none is left."""
+        follow_up = uow.linkedin_campaigns.next_due(campaign.id, now)
+        if follow_up is None:
+            if uow.linkedin_campaigns.statuses(campaign.id).get("sending"):
+                return _Wait(self._stale.total_seconds(), "A follow-up is still in flight; waiting for its outcome.")
+            due = uow.linkedin_campaigns.next_due_at(campaign.id)
+            if due is not None:
+                return _Wait(max(1.0, (due - now).total_seconds()), "The sequence's next step is not due yet.")
+            return self._finish(uow, campaign, now)
+        contact = uow.contacts.get(follow_up.contact_id)
+        recipient = uow.campaign_recipients.get(follow_up.recipient_id)
+        skipped = _skip_reason(uow, contact, campaign.channel)
+        if skipped is None and contact is not None:
+            since = (recipient.sent_at if recipient is not None else None) or follow_up.updated_at
+            skipped = steps.replied(uow, contact.id, since)
+        if skipped is not None:
+            uow.linkedin_campaigns.move(follow_up.id, "skipped", now, reason=skipped)
+            return _AGAIN
+        assert contact is not None
+        address = _address(uow, contact, campaign.channel)
+        assert address is not None
+        wait = self._reserve(uow, campaign.channel, plan, now)
+        if wait is not None:
+            return wait
+        text = render(sequence.steps[follow_up.step].text, contact)
+        draft = MessageDraft(contact.id, "outbound", campaign.channel, text, "pending", campaign_id=campaign.id)
+        message = uow.messages.add(draft, now)
+        uow.linkedin_campaigns.move(follow_up.id, "sending", now, message_id=message.id)
+        uow.campaign_send_counts.add(campaign.channel, now.date(), 1)
+        return _Claim(
+            follow_up.recipient_id,
+            message.id,
+            provider_account_id,
+            address,
+            text,
+            follow_up_id=follow_up.id,
+            contact_id=contact.id,
+            next_step=steps.following(sequence, follow_up.step),
+        )
+
+    def _reserve(self, uow: WorkspaceUnitOfWork, channel: str, plan: Plan | None, now: datetime) -> _Wait | None:
+        """Room for one more send in the channel's quotas and the plan's monthly messages (reserved),
+        or the wait until there is."""
+        counts = uow.campaign_send_counts.since(channel, first_counted_day(now))
+        room, opens = self._quotas.room(channel, counts, now)
         if room == 0:
-            return _Wait(max(1.0, (opens - now).total_seconds()), f"The {campaign.channel} quota is reached.")
+            return _Wait(max(1.0, (opens - now).total_seconds()), f"The {channel} quota is reached.")
         try:
             self._limits.reserve(uow, plan, MESSAGES_PER_MONTH, now)
         except PlanLimitReached:
             next_month = month_of(now)[1]
             return _Wait(max(1.0, (next_month - now).total_seconds()), "The plan's messages_per_month is reached.")
-        text = render(campaign.message, contact)
-        draft = MessageDraft(contact.id, "outbound", campaign.channel, text, "pending", campaign_id=campaign_id)
-        message = uow.messages.add(draft, now)
-        _move(uow, campaign_id, recipient.id, "sending", now, message_id=message.id)
-        uow.campaign_send_counts.add(campaign.channel, now.date(), 1)
-        return _Claim(recipient.id, message.id, channel.provider_account_id, address, text)
+        return None
 
     def _finish(self, uow: WorkspaceUnitOfWork, campaign: Campaign, now: datetime) -> object:
         if campaign.counters.sent > 0:
@@ -288,7 +375,10 @@ class CampaignSendJob:
 
     def _send(self, claim: _Claim) -> _Outcome:
         try:
-            sent = self._gateway.send(claim.provider_account_id, claim.address, claim.text)
+            if claim.invite:
+                sent = self._gateway.invite(claim.provider_account_id, claim.address, claim.text or None)
+            else:
+                sent = self._gateway.send(claim.provider_account_id, claim.address, claim.text)
         except GatewayUnavailable as exc:
             return _Outcome(claim, "unavailable", error=exc.message)
         except GatewayError as exc:
@@ -334,11 +424,21 @@ def _settle(uow: WorkspaceUnitOfWork, campaign_id: int, outcome: _Outcome, now: 
             uow.messages.update(settled)
             touch_contact(uow, settled.contact_id, now)
             uow.emit(DomainEvent("message.sent", settled.event_payload(), now))
-        _move(uow, campaign_id, claim.recipient_id, "sent", now, sent_at=outcome.sent.sent_at)
+        if claim.follow_up_id is not None:
+            moved = uow.linkedin_campaigns.move(claim.follow_up_id, "sent", now) is not None
+        else:
+            moved = _move(uow, campaign_id, claim.recipient_id, "sent", now, sent_at=outcome.sent.sent_at)
+        if moved and claim.next_step is not None:
+            step, wait_days = claim.next_step
+            due = outcome.sent.sent_at + timedelta(days=wait_days)
+            uow.linkedin_campaigns.schedule(campaign_id, claim.recipient_id, claim.contact_id, step, due, now)
         return
     error = outcome.error or "The message could not be sent."
     if message is not None and message.status == "pending":
         uow.messages.update(mark_failed(message, error, now))
+    if claim.follow_up_id is not None:
+        steps.settle_failure(uow, claim.follow_up_id, _channel_of(uow, campaign_id), outcome.status, error, now)
+        return
     if outcome.status == "unavailable":
         recipient = uow.campaign_recipients.get(claim.recipient_id)
         if recipient is not None and recipient.attempts < MAX_UNAVAILABLE:

@@ -272,7 +272,9 @@ def take_snapshot(uow: WorkspaceUnitOfWork, campaign: Campaign, now: datetime) -
 
 
 def skip_pending(uow: WorkspaceUnitOfWork, campaign_id: int, reason: str, now: datetime) -> int:
-    """Skip every pending recipient of the campaign with `reason`, counting them: how many."""
+    """Skip every pending recipient (and sequence follow-up) of the campaign with `reason`, counting
+    them: how many recipients."""
+    uow.linkedin_campaigns.skip_pending(campaign_id, reason, now)  # a LinkedIn sequence's later steps
     skipped = uow.campaign_recipients.move_all(campaign_id, "pending", "skipped", now, reason=reason)
     if skipped:
         deltas = counter_deltas("pending", "skipped")

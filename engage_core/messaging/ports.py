@@ -21,6 +21,7 @@ from engage_core.messaging.gateway import (
 )
 from engage_core.messaging.handling import ConversationHandling
 from engage_core.messaging.messages import Message, MessageDraft
+from engage_core.messaging.people import LinkedInStanding, PeoplePage, PeopleQuery
 
 
 class ChannelAccountRepository(Protocol):
@@ -183,6 +184,16 @@ class ChannelGateway(Protocol):
     def send(self, provider_account_id: str, recipient: str, text: str) -> SentMessage:
         """Send `text` to `recipient` (a phone for WhatsApp and Telegram, a handle for Instagram and
         LinkedIn) from the account."""
+
+    def search_people(self, provider_account_id: str, query: PeopleQuery) -> PeoplePage:
+        """LinkedIn: the people the account's search finds for `query`, one page."""
+
+    def invite(self, provider_account_id: str, provider_id: str, note: str | None) -> SentMessage:
+        """LinkedIn: send the member a connection invitation, with `note` (at most 200 characters)
+        when given. A member already connected or invited is `GatewayRejected`."""
+
+    def linkedin_standing(self, provider_account_id: str) -> LinkedInStanding:
+        """LinkedIn: the account's InMail balance and Recruiter-contract flag."""
 
 
 class InboundSink(Protocol):

@@ -21,6 +21,11 @@ Credentials (Instagram, LinkedIn): a password convention chooses what happens:
     The code that passes a checkpoint is `SANDBOX_CODE` (`123456`); any other is refused and the
     checkpoint keeps waiting. `resend_checkpoint` counts resends (`SandboxAccount.resends`).
 
+LinkedIn sourcing: `search_people` answers from the offline directory of generated members
+(`people_directory`); `invite` accepts one invitation per member (kept in
+`SandboxAccount.invited`; a second is refused); `linkedin_standing` reports `SANDBOX_INMAIL_BALANCE`
+InMail credits, and a Recruiter contract when the login names `recruiter`.
+
 Sending: a connected account accepts every send and names it `sbx-msg-<n>`; the sends are kept in
 `SandboxAccount.sent`. `outage(message)` makes every gateway call fail with `GatewayUnavailable`
 until `restore()`, to exercise provider failures.
@@ -46,6 +51,7 @@ from datetime import datetime, timedelta
 import attrs
 
 from engage_core.kernel.clock import Clock
+from engage_core.messaging import people_directory
 from engage_core.messaging.channels import CREDENTIAL_CHANNELS, QR_CHANNELS
 from engage_core.messaging.gateway import (
     Authenticated,
@@ -60,6 +66,7 @@ from engage_core.messaging.gateway import (
     StatusChange,
     StatusReport,
 )
+from engage_core.messaging.people import LinkedInStanding, PeoplePage, PeopleQuery
 from engage_core.messaging.ports import InboundSink
 
 QR_LIFETIME = timedelta(seconds=60)
@@ -70,6 +77,8 @@ CHECKPOINT_TYPES: Mapping[str, tuple[str, ...]] = {
 }
 DEFAULT_USERNAMES: Mapping[str, str] = {"whatsapp": "+14155550100", "telegram": "@sandbox_user"}
 """Who `scan` links when no username is given."""
+SANDBOX_INMAIL_BALANCE = 40
+"""The InMail credits every sandbox LinkedIn account reports."""
 CONNECTED_STATUSES = frozenset({"OK", "SYNC_SUCCESS", "CREATION_SUCCESS", "RECONNECTED"})
 
 _ROUNDS = re.compile(r"#2fa(\d?)$")
@@ -105,6 +114,8 @@ class SandboxAccount:
     resends: int = 0
     error: str | None = None
     sent: list[SandboxSent] = attrs.Factory(list)
+    invited: dict[str, str | None] = attrs.Factory(dict)
+    """LinkedIn invitations sent: the member's id and the note."""
 
 
 class SandboxGateway:
@@ -201,6 +212,25 @@ class SandboxGateway:
             account.sent.append(sent)
             return SentMessage(sent.provider_message_id, sent.sent_at)
 
+    def search_people(self, provider_account_id: str, query: PeopleQuery) -> PeoplePage:
+        self._linkedin(provider_account_id)
+        try:
+            return people_directory.search(query)
+        except ValueError as exc:
+            raise GatewayRejected(str(exc)) from exc
+
+    def invite(self, provider_account_id: str, provider_id: str, note: str | None) -> SentMessage:
+        with self._lock:
+            account = self._linkedin(provider_account_id)
+            if provider_id in account.invited:
+                raise GatewayRejected("An invitation to this member is already pending.")
+            account.invited[provider_id] = note
+            return SentMessage(f"sbx-inv-{next(self._message_ids)}", self._clock.now())
+
+    def linkedin_standing(self, provider_account_id: str) -> LinkedInStanding:
+        account = self._linkedin(provider_account_id)
+        return LinkedInStanding(SANDBOX_INMAIL_BALANCE, "recruiter" in (account.username or "").lower())
+
     # -- sandbox actions: the other side of the network -----------------------------------------
 
     def scan(self, provider_account_id: str, username: str | None = None) -> None:
@@ -288,6 +318,15 @@ class SandboxGateway:
     def _check_up(self) -> None:
         if self._outage is not None:
             raise GatewayUnavailable(self._outage)
+
+    def _linkedin(self, provider_account_id: str) -> SandboxAccount:
+        """A connected LinkedIn account of the sandbox (else GatewayRejected)."""
+        with self._lock:
+            self._check_up()
+            account = self._known(provider_account_id)
+            if account.channel != "linkedin" or account.status not in CONNECTED_STATUSES:
+                raise GatewayRejected("The account is not a connected LinkedIn account.")
+            return account
 
     def _known(self, provider_account_id: str, refused: type[Exception] = GatewayRejected) -> SandboxAccount:
         account = self._accounts.get(provider_account_id)

@@ -1,0 +1,1 @@
+"""LinkedIn sourcing: people search, invitation and message-sequence campaigns, the overview."""
