@@ -33,6 +33,7 @@ from engage_core.knowledge.extraction import DocumentExtractor
 from engage_core.knowledge.transcription import AudioProber, Transcriber
 from engage_core.knowledge.website_wiring import WebsiteServices
 from engage_core.knowledge.wiring import KnowledgeServices
+from engage_core.linkedin.wiring import LinkedInServices
 from engage_core.media.ports import MediaProber
 from engage_core.media.wiring import MediaServices
 from engage_core.messaging.ports import CampaignGuard, ChannelGateway
@@ -62,6 +63,7 @@ class Services(
     WebsiteServices,
     AnsweringServices,
     CampaignsServices,
+    LinkedInServices,
     MediaServices,
     SupportServices,
     TeamServices,

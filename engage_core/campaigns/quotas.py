@@ -64,6 +64,12 @@ class Quotas:
         return max(0, min(rooms)), opens
 
 
+def week_usage(counts: Mapping[date, int], now: datetime) -> int:
+    """The sends of the rolling week ending today, of `counts` (the sends per day)."""
+    first = first_counted_day(now)
+    return sum(n for day, n in counts.items() if day >= first)
+
+
 def first_counted_day(now: datetime) -> date:
     """The first day whose sends the quotas read (the start of the rolling week)."""
     return now.astimezone(UTC).date() - timedelta(days=WEEK_DAYS - 1)

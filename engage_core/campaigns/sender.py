@@ -269,7 +269,7 @@ class CampaignSendJob:
         contact = uow.contacts.get(recipient.contact_id)
         skipped = _skip_reason(uow, contact, campaign.channel)
         if skipped is None and contact is not None and sequence is not None and not sequence.invites:
-            skipped = steps.replied(uow, contact.id, campaign.started_at or recipient.updated_at)
+            skipped = steps.replied(uow, contact.id, campaign.created_at)  # wrote back since the launch
         if skipped is not None:
             _move(uow, campaign_id, recipient.id, "skipped", now, reason=skipped)
             return _AGAIN

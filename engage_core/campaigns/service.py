@@ -182,25 +182,7 @@ class CampaignService:
         whose channel is not connected, or whose audience resolves to nobody (it stays a draft)."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
-            campaign = _campaign(uow, campaign_id)
-            check_operation(campaign, "start")
-            channel = uow.channels.by_type(campaign.channel)
-            if channel is None or not channel.is_connected:
-                raise ValidationFailed.on(
-                    "channel", f"No connected {campaign.channel} account to send from. Connect the channel first."
-                )
-            request = JobRequest(SEND_JOB, {"campaign_id": campaign.id}, key=send_key(campaign.id))
-            if campaign.starts_at is not None and campaign.starts_at > now:
-                campaign = attrs.evolve(campaign, status="scheduled", updated_at=now)
-                uow.campaigns.update(campaign)
-                uow.jobs.enqueue(attrs.evolve(request, run_at=campaign.starts_at, max_attempts=SEND_JOB_ATTEMPTS), now)
-                uow.commit()
-                return campaign
-            counted = take_snapshot(uow, campaign, now)
-            if counted.total == 0:
-                raise ValidationFailed.on("audience", "The audience has no contacts: nobody would get the campaign.")
-            campaign = move(uow, campaign, "running", now)
-            uow.jobs.enqueue(attrs.evolve(request, max_attempts=SEND_JOB_ATTEMPTS), now)
+            campaign = start_campaign(uow, _campaign(uow, campaign_id), now)
             uow.commit()
         return campaign
 
@@ -262,6 +244,28 @@ class CampaignService:
 
 
 # -- shared with the sender -------------------------------------------------------------------
+
+
+def start_campaign(uow: WorkspaceUnitOfWork, campaign: Campaign, now: datetime) -> Campaign:
+    """Start a draft in `uow` (as `CampaignService.start` says; the caller commits)."""
+    check_operation(campaign, "start")
+    channel = uow.channels.by_type(campaign.channel)
+    if channel is None or not channel.is_connected:
+        raise ValidationFailed.on(
+            "channel", f"No connected {campaign.channel} account to send from. Connect the channel first."
+        )
+    request = JobRequest(SEND_JOB, {"campaign_id": campaign.id}, key=send_key(campaign.id))
+    if campaign.starts_at is not None and campaign.starts_at > now:
+        campaign = attrs.evolve(campaign, status="scheduled", updated_at=now)
+        uow.campaigns.update(campaign)
+        uow.jobs.enqueue(attrs.evolve(request, run_at=campaign.starts_at, max_attempts=SEND_JOB_ATTEMPTS), now)
+        return campaign
+    counted = take_snapshot(uow, campaign, now)
+    if counted.total == 0:
+        raise ValidationFailed.on("audience", "The audience has no contacts: nobody would get the campaign.")
+    campaign = move(uow, campaign, "running", now)
+    uow.jobs.enqueue(attrs.evolve(request, max_attempts=SEND_JOB_ATTEMPTS), now)
+    return campaign
 
 
 def take_snapshot(uow: WorkspaceUnitOfWork, campaign: Campaign, now: datetime) -> Counters:

@@ -122,6 +122,12 @@ class InMemoryLinkedInCampaignRepository(Repo):
             counted[follow_up.status] = counted.get(follow_up.status, 0) + 1
         return counted
 
+    def inbox_stats(self) -> tuple[int, int]:
+        """In memory, as :meth:`.LinkedInCampaignRepository.inbox_stats`."""
+        mine = [m for (a, m) in self._state.of(MessagingTables).messages.values() if a == self._account]
+        linkedin = [m for m in mine if m.channel == "linkedin"]
+        return len({m.contact_id for m in linkedin}), sum(1 for m in linkedin if m.is_unread)
+
     def replied_since(self, contact_id: int, since: datetime) -> bool:
         """In memory, as :meth:`.LinkedInCampaignRepository.replied_since`."""
         return any(

@@ -57,6 +57,10 @@ class LinkedInCampaignRepository(Protocol):
     def statuses(self, campaign_id: int) -> Mapping[str, int]:
         """How many follow-ups of the campaign are in each status (those with none left out)."""
 
+    def inbox_stats(self) -> tuple[int, int]:
+        """The LinkedIn inbox: how many contacts have LinkedIn messages, and how many inbound
+        LinkedIn messages are unread."""
+
     def replied_since(self, contact_id: int, since: datetime) -> bool:
         """Whether the contact sent the workspace a message at or after `since`."""
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, and_, func, insert, select, update
 
 from engage_core.linkedin.model import FOLLOW_UP_MOVES, FollowUp, LinkedInPlan, can_move_follow_up
 from engage_sql.campaigns.tables import campaigns
@@ -169,6 +169,16 @@ class SqlLinkedInCampaignRepository(WorkspaceRepository):
             .group_by(_F.status)
         )
         return {status: int(n) for status, n in rows}
+
+    def inbox_stats(self) -> tuple[int, int]:
+        m = messages.c
+        row = self._conn.execute(
+            select(
+                func.count(func.distinct(m.contact_id)),
+                func.count().filter(and_(m.direction == "inbound", m.status != "read")),
+            ).where(self.owned(messages), m.channel == "linkedin")
+        ).one()
+        return int(row[0]), int(row[1])
 
     def replied_since(self, contact_id: int, since: datetime) -> bool:
         m = messages.c
