@@ -17,6 +17,7 @@ from engage_http import (
     completions,
     contacts,
     knowledge,
+    linkedin,
     media,
     messaging,
     partners,
@@ -40,6 +41,7 @@ OPERATIONS: tuple[Operation, ...] = (
     *bookings.OPERATIONS,
     *completions.OPERATIONS,
     *campaigns.OPERATIONS,
+    *linkedin.OPERATIONS,
 )
 """The workspace API (`/api/v1/...`, the workspace key)."""
 

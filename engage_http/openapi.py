@@ -115,6 +115,7 @@ _TAGS: Mapping[str, str] = {
     "Products": "The orderable products of every product catalogue.",
     "Orders": "Orders of products: placing them, moving them through their statuses, cancelling, replacing items.",
     "Channels": "Messaging accounts: WhatsApp and Telegram by QR code, Instagram and LinkedIn with credentials.",
+    "LinkedIn": "LinkedIn sourcing: the overview, people search, and invitation or message-sequence campaigns.",
     "Messages": "Sending messages, and the messages exchanged with a contact.",
     "Conversations": "One summary per contact of the messages exchanged with it.",
     "Support tickets": "Support tickets: opening, replying, closing, and the departments they go to.",
