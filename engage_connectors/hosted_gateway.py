@@ -72,6 +72,7 @@ from engage_core.messaging.gateway import (
     StatusChange,
     StatusReport,
 )
+from engage_core.messaging.people import LinkedInStanding, PeoplePage, PeopleQuery
 
 logger = logging.getLogger("engage.channels.hosted")
 
@@ -151,6 +152,16 @@ class HostedGateway:
         provider = self._provider_of(provider_account_id)
         sent = _call(lambda: self._client.send_message(provider, provider_account_id, recipient, text))
         return SentMessage(sent.message_id, self._clock.now())
+
+    def search_people(self, provider_account_id: str, query: PeopleQuery) -> PeoplePage:
+        return _call(lambda: self._client.search_people(provider_account_id, query))
+
+    def invite(self, provider_account_id: str, provider_id: str, note: str | None) -> SentMessage:
+        invitation = _call(lambda: self._client.invite(provider_account_id, provider_id, note))
+        return SentMessage(invitation, self._clock.now())
+
+    def linkedin_standing(self, provider_account_id: str) -> LinkedInStanding:
+        return _call(lambda: self._client.linkedin_standing(provider_account_id))
 
     def username_of(self, provider_account_id: str) -> str | None:
         """The account's phone or handle as the provider knows it; None when it cannot be asked."""

@@ -4,7 +4,8 @@ It answers the routes `HostedMessagingClient` uses with the provider's shapes an
 and keeps real state: accounts and their statuses, QR links that stay pending until the test
 scans them, credential logins that need a configurable series of checkpoint rounds (each with a
 code the test reads as if from the user's phone; a resend replaces it), one-to-one chats and the
-messages sent through them. Webhooks registered through the API receive callbacks (new messages,
+messages sent through them, LinkedIn people searches (over the sandbox's generated directory),
+invitations and the InMail balance. Webhooks registered through the API receive callbacks (new messages,
 receipts, account statuses) with the headers they were registered with.
 
     with FakeProvider() as provider:
@@ -38,6 +39,8 @@ import httpx
 from loopback import Closing, LoopbackHandler, LoopbackServer
 
 from engage_connectors.hosted_messaging import AccountStatus, Provider
+from engage_core.messaging import people_directory
+from engage_core.messaging.people import PeopleQuery
 
 Outage = Literal["error", "reset", "hang", "drip"]
 WHATSAPP_SUFFIX = "@s.whatsapp.net"
@@ -121,6 +124,9 @@ class FakeProvider(Closing):
         self.deliveries: list[Delivery] = []
         self.resends: dict[str, int] = {}
         self.requests: list[tuple[str, str]] = []  # (method, path) of every API request read
+        self.invitations: dict[tuple[str, str], str | None] = {}  # (account id, member id) -> note
+        self.searches: list[dict[str, Any]] = []  # the bodies of the people searches
+        self.inmail_credits = 25
         self._logins: dict[tuple[Provider, str], Login] = {}
         self._webhooks: list[Webhook] = []
         self._chats: dict[str, tuple[str, str]] = {}  # chat id -> (account id, attendee id)
@@ -310,6 +316,13 @@ class FakeProvider(Closing):
                     return self._list_messages(chat_id, query)
                 case "POST", ["webhooks"]:
                     return self._register_webhook(body)
+                case "POST", ["linkedin", "search"]:
+                    return self._search(query, body)
+                case "POST", ["users", "invite"]:
+                    return self._invite(body)
+                case "GET", ["linkedin", "inmail_balance"]:
+                    self._linkedin(_first(query, "account_id"))
+                    return 200, {"object": "InMailBalance", "premium": self.inmail_credits, "recruiter": None}
         raise ApiError(404, "errors/resource_not_found", f"No route {method} {path}.")
 
     def _create_account(self, body: dict[str, Any]) -> tuple[int, Any]:
@@ -419,6 +432,53 @@ class FakeProvider(Closing):
             for m in page
         ]
         return 200, {"object": "MessageList", "items": items, "cursor": cursor}
+
+    def _linkedin(self, account_id: str) -> Account:
+        account = self._sendable(account_id)
+        if account.provider is not Provider.LINKEDIN:
+            raise ApiError(400, "errors/invalid_account", "The account is not a LinkedIn account.")
+        return account
+
+    def _search(self, query: dict[str, list[str]], body: dict[str, Any]) -> tuple[int, Any]:
+        """The classic people search over the sandbox's generated directory, in the provider's shapes."""
+        self._linkedin(_first(query, "account_id"))
+        if body.get("api") != "classic" or body.get("category") != "people":
+            raise ApiError(400, "errors/invalid_parameters", "Only the classic people search is served.")
+        advanced = body.get("advanced_keywords") or {}
+        self.searches.append(body)
+        page = people_directory.search(
+            PeopleQuery(
+                keywords=body.get("keywords"),
+                title=advanced.get("title"),
+                company=advanced.get("company"),
+                limit=int(_first(query, "limit") or 10),
+                cursor=_first(query, "cursor") or None,
+            )
+        )
+        items = [
+            {
+                "object": "SearchResult",
+                "type": "PEOPLE",
+                "id": p.provider_id,
+                "name": p.name,
+                "headline": p.headline,
+                "location": p.location,
+                "profile_url": p.profile_url,
+                "current_positions": [{"company": p.company, "role": p.headline.split(" at ")[0]}],
+            }
+            for p in page.items
+        ]
+        return 200, {"object": "LinkedinSearch", "items": items, "cursor": page.next_cursor}
+
+    def _invite(self, body: dict[str, Any]) -> tuple[int, Any]:
+        account = self._linkedin(str(body.get("account_id", "")))
+        member = str(body.get("provider_id", ""))
+        if not member:
+            raise ApiError(400, "errors/invalid_parameters", "The provider_id is required.")
+        if (account.id, member) in self.invitations:
+            raise ApiError(422, "errors/already_invited_recently", "An invitation is already pending.")
+        self.invitations[(account.id, member)] = body.get("message")
+        return 201, {"object": "UserInvitationSent", "invitation_id": self._new_id("inv")}
 
     def _register_webhook(self, body: dict[str, Any]) -> tuple[int, Any]:
         headers = tuple((str(h["key"]), str(h["value"])) for h in body.get("headers", []))
@@ -610,3 +670,8 @@ def _form(content_type: str, raw: bytes) -> dict[str, Any]:
 
 def _problem(status: int, error_type: str, detail: str) -> dict[str, Any]:
     return {"status": status, "type": error_type, "title": detail, "detail": detail}
+
+
+def _first(query: dict[str, list[str]], key: str) -> str:
+    values = query.get(key) or [""]
+    return values[0]

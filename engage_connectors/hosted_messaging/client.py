@@ -31,6 +31,7 @@ from engage_connectors.hosted_messaging.errors import (
     error_for_transport,
 )
 from engage_connectors.hosted_messaging.handles import attendee_id
+from engage_connectors.hosted_messaging.linkedin import read_people_page, read_standing, search_body
 from engage_connectors.hosted_messaging.readers import (
     read_account,
     read_login,
@@ -51,6 +52,7 @@ from engage_connectors.hosted_messaging.values import (
 )
 from engage_connectors.ssrf import AddressPolicy, BlockedAddress
 from engage_connectors.url_paths import path_segment
+from engage_core.messaging.people import LinkedInStanding, PeoplePage, PeopleQuery
 
 logger = logging.getLogger(__name__)
 
@@ -175,6 +177,26 @@ class HostedMessagingClient:
         if cursor:
             params["cursor"] = cursor
         return read_message_page(self._call("GET", f"/chats/{_segment(chat_id)}/messages", params=params))
+
+    # -- LinkedIn ------------------------------------------------------------------------------
+
+    def search_people(self, account_id: str, query: PeopleQuery) -> PeoplePage:
+        """One page of the LinkedIn account's classic people search (`linkedin.search_body`)."""
+        params = {"account_id": account_id, "limit": str(query.limit)}
+        if query.cursor:
+            params["cursor"] = query.cursor
+        return read_people_page(self._call("POST", "/linkedin/search", json=search_body(query), params=params))
+
+    def invite(self, account_id: str, provider_id: str, note: str | None) -> str:
+        """Send the member a connection invitation (with `note`): the invitation's id."""
+        body = {"provider_id": provider_id, "account_id": account_id}
+        if note:
+            body["message"] = note
+        return require_text(self._call("POST", "/users/invite", json=body), "invitation_id")
+
+    def linkedin_standing(self, account_id: str) -> LinkedInStanding:
+        """The account's InMail balance and Recruiter contract."""
+        return read_standing(self._call("GET", "/linkedin/inmail_balance", params={"account_id": account_id}))
 
     # -- webhooks ------------------------------------------------------------------------------
 
