@@ -115,6 +115,10 @@ class InMemoryLinkedInCampaignRepository(Repo):
             return None
         return row[1]
 
+    def of_campaign(self, campaign_id: int) -> list[FollowUp]:
+        """In memory, as :meth:`.LinkedInCampaignRepository.of_campaign`."""
+        return sorted(self._mine(campaign_id), key=lambda f: (f.recipient_id, f.step))
+
     def statuses(self, campaign_id: int) -> Mapping[str, int]:
         """In memory, as :meth:`.LinkedInCampaignRepository.statuses`."""
         counted: dict[str, int] = {}

@@ -54,6 +54,9 @@ class LinkedInCampaignRepository(Protocol):
     def get(self, follow_up_id: int) -> FollowUp | None:
         """The follow-up, or None."""
 
+    def of_campaign(self, campaign_id: int) -> list[FollowUp]:
+        """The campaign's follow-ups, by recipient then step."""
+
     def statuses(self, campaign_id: int) -> Mapping[str, int]:
         """How many follow-ups of the campaign are in each status (those with none left out)."""
 

@@ -162,6 +162,14 @@ class SqlLinkedInCampaignRepository(WorkspaceRepository):
     def get(self, follow_up_id: int) -> FollowUp | None:
         return self._get(follow_up_id, lock=False)
 
+    def of_campaign(self, campaign_id: int) -> list[FollowUp]:
+        rows = self._conn.execute(
+            select(*_COLUMNS)
+            .where(self.owned(linkedin_follow_ups), _F.campaign_id == campaign_id)
+            .order_by(_F.recipient_id, _F.step)
+        )
+        return [follow_up_from_row(row) for row in rows]
+
     def statuses(self, campaign_id: int) -> Mapping[str, int]:
         rows = self._conn.execute(
             select(_F.status, func.count())
