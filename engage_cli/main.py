@@ -50,6 +50,7 @@ from engage_cli.commands.commerce import orders
 from engage_cli.commands.conversations import conversations
 from engage_cli.commands.db import db
 from engage_cli.commands.knowledge import kb
+from engage_cli.commands.linkedin import linkedin
 from engage_cli.commands.media import media
 from engage_cli.commands.messaging import sandbox
 from engage_cli.commands.partners import partners
@@ -97,6 +98,7 @@ cli.add_command(plans)
 cli.add_command(kb)
 cli.add_command(conversations)
 cli.add_command(campaigns)
+cli.add_command(linkedin)
 cli.add_command(media)
 
 

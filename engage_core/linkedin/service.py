@@ -142,7 +142,8 @@ class LinkedInService:
         standing = LinkedInStanding(None, False)
         if connected and channel is not None and channel.provider_account_id is not None:
             # the overview still answers when the network does not: the balance is unknown for now
-            with contextlib.suppress(GatewayUnavailable, GatewayRejected):
+            # (RuntimeError: services built without a gateway, as some embedders do)
+            with contextlib.suppress(GatewayUnavailable, GatewayRejected, RuntimeError):
                 standing = self._gateway.linkedin_standing(channel.provider_account_id)
         return Overview(
             Connection(
