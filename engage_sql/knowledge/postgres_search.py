@@ -36,9 +36,9 @@ from engage_sql.types import AnyRow
 
 EXACT_MATCHES = 300
 """Up to this many matches in all (the sum of the terms' counts), every match is ranked."""
-DRAWN = 500
+DRAWN = 250
 """Above `EXACT_MATCHES`: chunks given the cheap score, at most (unless the rarest term alone has more)."""
-BOUNDED_CANDIDATES = 200
+BOUNDED_CANDIDATES = 100
 """Above `EXACT_MATCHES`: chunks ranked by `ts_rank_cd`, the best by the cheap score."""
 PAIRED_TERMS = 8
 """Up to this many terms, ranking first looks among the chunks holding two of them (28 pairs)."""
@@ -61,13 +61,24 @@ WHERE {where} AND c.account_id = :account
 ORDER BY rank DESC, c.id
 LIMIT :candidates
 """
-_CHEAP = """
-SELECT c.id
-FROM (SELECT id, account_id, knowledge_base_id, search_vector FROM knowledge_base_chunks
-    WHERE search_vector @@ to_tsquery('simple', :drawn) AND account_id = :account LIMIT :drawn_limit) AS c
-{entry}
-ORDER BY {score} DESC, c.id
-LIMIT :bounded
+# The cheap score chooses, then only those chosen are ranked; one statement, so each chunk's row is
+# read once (the machine's buffer cache may not keep it between two statements).
+_BOUNDED = """
+WITH q AS (SELECT to_tsquery('simple', :query) AS query),
+chosen AS MATERIALIZED (
+    SELECT c.id, c.knowledge_base_id, e.title, e.type, c.content, c.context_header, c.keywords, c.search_vector
+    FROM (SELECT id, account_id, knowledge_base_id, content, context_header, keywords, search_vector
+        FROM knowledge_base_chunks
+        WHERE search_vector @@ to_tsquery('simple', :drawn) AND account_id = :account LIMIT :drawn_limit) AS c
+    {entry}
+    ORDER BY {score} DESC, c.id
+    LIMIT :bounded
+)
+SELECT c.id, c.knowledge_base_id, c.title, c.type, c.content, c.context_header, c.keywords,
+       ts_rank_cd(c.search_vector, q.query, 1) AS rank
+FROM chosen AS c CROSS JOIN q
+ORDER BY rank DESC, c.id
+LIMIT :candidates
 """
 _COUNT = """coalesce((SELECT sum(chunks) FROM knowledge_base_lexemes
     WHERE account_id = :account AND ({words})), 0)"""
@@ -102,10 +113,7 @@ def candidates(
     )
     limits = {"drawn": query, "drawn_limit": DRAWN if common else total, "bounded": BOUNDED_CANDIDATES}
     terms = {f"term_{i}": group for i, group in enumerate(groups)}
-    ids = list(conn.execute(text(_CHEAP.format(entry=entry, score=score)), params | terms | limits).scalars())
-    if not ids:
-        return []
-    return conn.execute(text(_RANKED.format(entry=entry, where="c.id = ANY(:ids)")), params | {"ids": ids}).all()
+    return conn.execute(text(_BOUNDED.format(entry=entry, score=score)), params | terms | limits).all()
 
 
 def _counts(conn: Connection, forms: Sequence[Sequence[str]], params: dict[str, object]) -> list[int]:
