@@ -1,7 +1,7 @@
 """Benchmark: knowledge-base indexing throughput and search latency, next to a plain `LIKE` scan.
 
     .venv/bin/python -m bench.knowledge [--database-url postgresql://...] [--passages 10000]
-        [--chunks 100000] [--queries 300]
+        [--chunks 100000] [--queries 300] [--search-only]
 
 On the database named by `--database-url` (a temporary SQLite file by default; a PostgreSQL
 database must be empty or freshly created), one account:
@@ -13,7 +13,8 @@ database must be empty or freshly created), one account:
 3. Search: `--queries` questions through `uow.knowledge_search.search(limit=5)` (a read-only unit of
    work each, as a caller would open), then the same questions as a plain scan,
    `content LIKE '%term%' OR ...` of the account's chunks, `LIMIT 50` (the candidates the index hands
-   over). Prints p50 and p99 of each, in milliseconds.
+   over). Prints p50 and p99 of each, in milliseconds. `--search-only` runs this step alone on a
+   database an earlier run filled (to compare search code on the same data).
 
 The text is synthetic and reproducible (seeded): words drawn from a 30,000-word vocabulary with a
 Zipf distribution (exponent 1), so a few words are in most chunks, as in real text. Questions are
@@ -66,6 +67,10 @@ class Words:
         high = self._cumulative[-1]
         return [self.words[bisect.bisect_left(self._cumulative, self._rng.uniform(low, high))] for _ in range(n)]
 
+    def reseed(self, seed: int) -> None:
+        """Draw from now on from a stream of `seed` (the vocabulary stays)."""
+        self._rng.seed(seed)
+
     def passage(self, characters: int = 1000) -> str:
         sentences: list[str] = []
         length = 0
@@ -90,11 +95,12 @@ def timed(calls: list[Callable[[], object]]) -> list[float]:
     return durations
 
 
-def run(url: str, passages: int, chunks: int, queries: int) -> dict[str, object]:
-    rng = random.Random(SEED)
-    words = Words(rng)
+def run(url: str, passages: int, chunks: int, queries: int, *, search_only: bool = False) -> dict[str, object]:
+    words = Words(random.Random(SEED))
     db = Database.connect(url)
     db.upgrade()
+    if search_only:
+        return measure_search(db, words, queries)
     account = Services.build(db.uow).accounts.create("Bench").account.id
     clock = SystemClock()
 
@@ -120,10 +126,25 @@ def run(url: str, passages: int, chunks: int, queries: int) -> dict[str, object]
                 stored += len(uow.knowledge_chunks.replace(entry.id, drafts, clock.now()))
             uow.commit()
     grow_seconds = time.perf_counter() - started
+    return {
+        "ingest_passages": passages,
+        "ingest_seconds": round(ingest_seconds, 1),
+        "passages_per_second": round(passages / ingest_seconds),
+        "ingest_chunks": ingested,
+        "chunks_per_second_ingest": round(ingested / ingest_seconds),
+        "bulk_chunks_per_second": round((stored - ingested) / grow_seconds) if grow_seconds else None,
+    } | measure_search(db, words, queries)
+
+
+def measure_search(db: Database, words: Words, queries: int) -> dict[str, object]:
+    """Step 3 on the filled database (its first account): search latency next to the `LIKE` scan."""
     if db.engine.dialect.name == "postgresql":
         with db.engine.begin() as connection:
             connection.exec_driver_sql("ANALYZE")
-
+    with db.engine.connect() as connection:
+        account = connection.execute(text("SELECT min(id) FROM accounts")).scalar_one()
+        stored = connection.execute(text("SELECT count(*) FROM knowledge_base_chunks")).scalar_one()
+    words.reseed(SEED + 1)  # the same questions whether the database was just filled or not
     questions = [" ".join(words.draw(4, skip=COMMON)) for _ in range(queries)]
 
     def search(question: str) -> Callable[[], object]:
@@ -152,13 +173,7 @@ def run(url: str, passages: int, chunks: int, queries: int) -> dict[str, object]
     db.dispose()
     return {
         "database": db.engine.dialect.name,
-        "ingest_passages": passages,
-        "ingest_seconds": round(ingest_seconds, 1),
-        "passages_per_second": round(passages / ingest_seconds),
-        "ingest_chunks": ingested,
-        "chunks_per_second_ingest": round(ingested / ingest_seconds),
         "chunks": stored,
-        "bulk_chunks_per_second": round((stored - ingested) / grow_seconds) if grow_seconds else None,
         "queries": queries,
         "mean_hits": round(statistics.fmean(found), 2),
         "search_ms_p50": round(percentile(search_ms, 0.5), 2),
@@ -174,10 +189,13 @@ def main() -> None:
     parser.add_argument("--passages", type=int, default=10_000)
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument(
+        "--search-only", action="store_true", help="only step 3, on a database an earlier run filled (--database-url)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         url = args.database_url or f"sqlite:///{Path(tmp) / 'bench.db'}"
-        print(json.dumps(run(url, args.passages, args.chunks, args.queries)))
+        print(json.dumps(run(url, args.passages, args.chunks, args.queries, search_only=args.search_only)))
 
 
 if __name__ == "__main__":

@@ -7,9 +7,9 @@ active entries only.
 Ranking. Each adapter finds candidates with its own full-text index (FTS5's `bm25()` on SQLite,
 `ts_rank_cd` on PostgreSQL, a small BM25 in memory), where a passage needs only some of the query's
 terms to match (OR between terms). The candidates are then put in order by `score` and, between equal
-scores, by the index's own rank. (PostgreSQL, whose ranking reads every match, first looks among the
-chunks holding at least two of the query's terms, and among all matches only when those are fewer
-than the candidates wanted: see `engage_sql.knowledge.retriever`.)
+scores, by the index's own rank. (PostgreSQL, whose ranking reads every match, ranks every match only
+when they are few; otherwise a cheap score over the rarest terms' matches chooses whom to rank:
+see `engage_sql.knowledge.postgres_search`.)
 
 `score` is computed alike on every adapter (in the core): the share of the query's terms the chunk holds,
 each term weighted by its rarity among the candidates (an inverse document frequency), from 0 to 1.

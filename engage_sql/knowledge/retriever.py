@@ -1,5 +1,6 @@
 """Ranked full-text search over one account's chunks: FTS5 `bm25()` and `snippet()` on SQLite,
-`ts_rank_cd` and `ts_headline` over the generated `search_vector` on PostgreSQL (migration 0012).
+`ts_rank_cd` and `ts_headline` over the generated `search_vector` on PostgreSQL (migration 0013;
+the candidates are chosen in `postgres_search`).
 
 The index hands over its best `CANDIDATES` chunks of active entries; `engage_core.knowledge.search.ranked`
 puts them in final order with the score every adapter shares; snippets are then made for the hits
@@ -27,7 +28,8 @@ from engage_core.knowledge.search import (
     ranked,
 )
 from engage_core.knowledge.terms import fold, query_terms
-from engage_sql.knowledge.search_index import fts5_query, tsquery, tsquery_pairs, tsquery_term
+from engage_sql.knowledge import postgres_search
+from engage_sql.knowledge.search_index import fts5_query
 from engage_sql.repository import WorkspaceRepository
 from engage_sql.types import AnyRow
 
@@ -69,21 +71,7 @@ FROM knowledge_base_chunks_fts
 WHERE knowledge_base_chunks_fts MATCH :query AND rowid IN ({ids})
 """
 POOL = 500
-PAIRED_TERMS = 8
-"""Up to this many terms, PostgreSQL first looks among the chunks holding two of them (28 pairs)."""
 
-# ts_rank_cd over the generated, weighted `search_vector` (normalisation 1: divided by 1 + log(length)).
-_POSTGRES = """
-WITH q AS (SELECT to_tsquery('simple', :query) AS query)
-SELECT c.id, c.knowledge_base_id, e.title, e.type, c.content, c.context_header, c.keywords,
-       ts_rank_cd(c.search_vector, q.query, 1) AS rank
-FROM knowledge_base_chunks AS c
-CROSS JOIN q
-JOIN knowledge_base_entries AS e ON e.account_id = c.account_id AND e.id = c.knowledge_base_id
-WHERE c.search_vector @@ q.query AND c.account_id = :account AND e.status = 'active' {types}
-ORDER BY rank DESC, c.id
-LIMIT :candidates
-"""
 # ts_headline re-parses the text, far dearer than the rank: only for the hits returned.
 _POSTGRES_SNIPPETS = """
 SELECT id, ts_headline('simple', content, to_tsquery('simple', :query), :options) AS snippet
@@ -125,22 +113,12 @@ class SqlRetriever(WorkspaceRepository):
     def _postgres_candidates(
         self, query: str, terms: list[str], type_filter: str, params: dict[str, object]
     ) -> Sequence[AnyRow]:
-        """The best matches by `ts_rank_cd`: among the chunks holding at least two of the terms when
-        there are enough of them, else among all chunks holding any. Ranking reads every match's
-        vector, so a question with a common word would rank thousands of chunks; those sharing two
-        words with it are far fewer, and the ones the final ordering puts first anyway."""
+        """The best matches by `ts_rank_cd`, with the cost bounded (`postgres_search`)."""
         # `simple` keeps diacritics ("café"): each term is searched as typed as well as folded.
         forms: dict[str, list[str]] = {term: [term] for term in terms}
         for typed in query_terms(query, folded=False):
             forms.setdefault(fold(typed), []).append(typed)
-        groups = [tsquery_term(forms[term]) for term in terms]
-        sql = text(_POSTGRES.format(types=type_filter))
-        params["query"] = tsquery(groups)  # also what the snippets highlight
-        if 2 <= len(groups) <= PAIRED_TERMS:
-            rows = self._conn.execute(sql, params | {"query": tsquery_pairs(groups)}).all()
-            if len(rows) == params["candidates"]:
-                return rows
-        return self._conn.execute(sql, params).all()
+        return postgres_search.candidates(self._conn, [forms[term] for term in terms], type_filter, params)
 
     def _matches_fill_the_pool(self, params: dict[str, object]) -> bool:
         return int(self._conn.execute(text(_SQLITE_MATCHES), params).scalar_one()) >= POOL

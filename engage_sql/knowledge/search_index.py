@@ -1,6 +1,9 @@
 """The chunks' full-text index: what migration 0012 creates beside `knowledge_base_chunks` on each
 dialect, and how a query is written for it.
 
+With it on PostgreSQL, `knowledge_base_lexemes` (migration 0025): how many of an account's chunks hold
+each word, kept by triggers, which search reads to tell rare terms from common ones.
+
 The index is left off `metadata` (SQLAlchemy cannot describe an FTS5 table, nor a column that only
 one dialect has), so the comparison of the migrated schema with `metadata` skips it
 (`include_object`, used by the migration environment and its test).
@@ -18,14 +21,15 @@ from collections.abc import Sequence
 from engage_core.knowledge.terms import expansions
 
 FTS_TABLE = "knowledge_base_chunks_fts"
+LEXEMES_TABLE = "knowledge_base_lexemes"  # PostgreSQL: per-account word counts (migration 0025)
 SEARCH_VECTOR = "search_vector"
 SEARCH_VECTOR_INDEX = "ix_knowledge_base_chunks_search_vector"
 
 
 def include_object(obj: object, name: str | None, type_: str, reflected: bool, compare_to: object) -> bool:
     """Alembic's `include_object`: leave the full-text index out of schema comparisons."""
-    if type_ == "table" and name is not None and name.startswith(FTS_TABLE):
-        return False  # the FTS5 table and its shadow tables
+    if type_ == "table" and name is not None and (name.startswith(FTS_TABLE) or name == LEXEMES_TABLE):
+        return False  # the FTS5 table and its shadow tables, the word counts
     return name not in (SEARCH_VECTOR, SEARCH_VECTOR_INDEX)
 
 
