@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
 from hypothesis import strategies as st
 
@@ -45,13 +46,22 @@ def booking_type_inputs(*, invalid: bool = False) -> st.SearchStrategy[BookingTy
 
 @st.composite
 def _valid_booking(
-    draw: st.DrawFn, contact_ids: Sequence[int], booking_type_ids: Sequence[int], after: datetime, days: int
+    draw: st.DrawFn,
+    contact_ids: Sequence[int],
+    booking_type_ids: Sequence[int],
+    after: datetime,
+    days: int,
+    timezone: str,
 ) -> BookingInput:
-    quarter_hours = draw(st.integers(0, days * 24 * 4))
+    zone = ZoneInfo(timezone)
+    first = after.astimezone(zone).date() + timedelta(days=1)
+    day = first + timedelta(days=draw(st.integers(0, days - 1)))
+    # 00:00 to 19:45 local time: a booking type of up to four hours ends the day it starts.
+    starts_at = datetime.combine(day, time(), zone) + timedelta(minutes=15 * draw(st.integers(0, 79)))
     return BookingInput(
         contact_id=draw(st.sampled_from(list(contact_ids))),
         booking_type_id=draw(st.sampled_from(list(booking_type_ids))),
-        starts_at=after + timedelta(minutes=15 * quarter_hours),
+        starts_at=starts_at.astimezone(UTC),
         notes=draw(optional_texts(NOTES_MAX)),
         status=draw(st.sampled_from(CREATE_STATUSES)),
     )
@@ -63,15 +73,17 @@ def booking_requests(
     *,
     after: datetime,
     days: int = 30,
+    timezone: str = "UTC",
     invalid: bool = False,
 ) -> st.SearchStrategy[BookingInput]:
-    """`POST /bookings` bodies for existing contacts and booking types, starting on a quarter hour
-    from `after` (the clock's now) to `days` later. Whether one is accepted also depends on the
-    working hours and on the bookings already made (a calendar takes one live booking at a time);
-    under the default hours (always open) the first always is. `invalid=True` draws a request
-    refused whatever the calendar: ids below 1, a start without a timezone or in the past, too long
-    notes, an unknown status."""
-    valid = _valid_booking(contact_ids, booking_type_ids, after, days)
+    """`POST /bookings` bodies for existing contacts and booking types (of up to four hours), starting
+    on a quarter hour between 00:00 and 19:45 in the workspace's `timezone`, on one of the `days`
+    days after `after` (the clock's now). Whether one is accepted also depends on the working hours
+    and on the bookings already made (a calendar takes one live booking at a time); under the
+    default hours (always open) the first always is. `invalid=True` draws a request refused whatever
+    the calendar: ids below 1, a start without a timezone or in the past, too long notes, an unknown
+    status."""
+    valid = _valid_booking(contact_ids, booking_type_ids, after, days, timezone)
     if not invalid:
         return valid
     return broken(
