@@ -10,17 +10,20 @@ from typing import Protocol
 
 from hypothesis.stateful import RuleBasedStateMachine
 
+from engage_core.jobs.ports import JobQueue
 from engage_core.kernel.events import DomainEvent
-from engage_core.testing import InMemoryUnitOfWorkFactory
+from engage_core.partners.fakes import PartnersTables
+from engage_core.testing import InMemoryDeliveryQueue, InMemoryJobQueue, InMemoryUnitOfWorkFactory
 from engage_core.unit_of_work import UnitOfWorkFactory
+from engage_core.webhooks.ports import DeliveryQueue
 
 START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 """Where the fake clock of every machine starts."""
 
 
 class Backend(Protocol):
-    """The storage a machine drives the services over: its units of work, and a reader of the
-    events each account's changes committed to the outbox."""
+    """The storage a machine drives the services over: its units of work, and readers of the
+    outboxes (each account's events, each partner's), and the queues its workers take from."""
 
     @property
     def uow(self) -> UnitOfWorkFactory:
@@ -29,6 +32,18 @@ class Backend(Protocol):
 
     def events(self, account_id: int) -> Sequence[DomainEvent]:
         """The events account `account_id` committed, oldest first."""
+        ...
+
+    def partner_events(self, partner_id: int) -> Sequence[DomainEvent]:
+        """The `partner.client.*` events of partner `partner_id`, oldest first."""
+        ...
+
+    def delivery_queue(self) -> DeliveryQueue:
+        """The webhook delivery log as a worker's queue."""
+        ...
+
+    def job_queue(self) -> JobQueue:
+        """The background jobs as a worker's queue."""
         ...
 
 
@@ -41,6 +56,18 @@ class InMemoryBackend:
     def events(self, account_id: int) -> Sequence[DomainEvent]:
         """The events committed to the fake outbox."""
         return self.uow.store.events(account_id)
+
+    def partner_events(self, partner_id: int) -> Sequence[DomainEvent]:
+        """The events committed to the fake partner outbox."""
+        return [e for owner, e in self.uow.store.state.of(PartnersTables).partner_events if owner == partner_id]
+
+    def delivery_queue(self) -> DeliveryQueue:
+        """An :class:`~engage_core.testing.InMemoryDeliveryQueue` over the store."""
+        return InMemoryDeliveryQueue(self.uow.store)
+
+    def job_queue(self) -> JobQueue:
+        """An :class:`~engage_core.testing.InMemoryJobQueue` over the store."""
+        return InMemoryJobQueue(self.uow.store)
 
 
 class EngageMachine(RuleBasedStateMachine):
