@@ -70,6 +70,9 @@ class DeliveryMachine(EngageMachine):
         self.redelivered: Counter[str] = Counter()
         self.final: dict[str, list[Attempt]] = {}
         self.sent_per_delivery: Counter[str] = Counter()
+        self.queued = 0
+        self.runs = 0
+        self._log: tuple[tuple[int, ...], dict[str, list[Attempt]]] | None = None
 
     def _respond(self, request: SentRequest) -> Outcome:
         self.sent_per_delivery[request.headers["X-Service-Delivery"]] += 1
@@ -81,10 +84,15 @@ class DeliveryMachine(EngageMachine):
         return sorted(log, key=lambda attempt: attempt.id)
 
     def _deliveries(self) -> dict[str, list[Attempt]]:
-        grouped: dict[str, list[Attempt]] = defaultdict(list)
-        for attempt in self._attempts():
-            grouped[attempt.delivery_id].append(attempt)
-        return grouped
+        """The log by delivery id, read again only when it can have changed: something was queued,
+        the worker ran or a delivery was redelivered (time passing alone changes no row)."""
+        version = (self.queued, self.runs, sum(self.redelivered.values()))
+        if self._log is None or self._log[0] != version:
+            grouped: dict[str, list[Attempt]] = defaultdict(list)
+            for attempt in self._attempts():
+                grouped[attempt.delivery_id].append(attempt)
+            self._log = (version, grouped)
+        return self._log[1]
 
     # -- rules -------------------------------------------------------------------------------------
 
@@ -94,10 +102,12 @@ class DeliveryMachine(EngageMachine):
             for i in range(count):
                 uow.emit(DomainEvent("contact.created", {"id": i}, self.clock.now()))
             uow.commit()
+        self.queued += count
 
     @rule()
     def a_test_is_requested(self) -> None:
         self.services.webhooks.send_test(self.account, self.webhook)
+        self.queued += 1
 
     @rule(minutes=st.sampled_from([0.5, 1, 1.99, 2, 5, 9, 10, 29, 30, 45, 120]))
     def time_passes(self, minutes: float) -> None:
@@ -115,6 +125,7 @@ class DeliveryMachine(EngageMachine):
         self.answer = OUTCOMES[kind]
         while self.worker.run_once():
             pass
+        self.runs += 1
         for delivery_id, attempts in self._deliveries().items():
             last = attempts[-1]
             if last.status == "delivered" or (last.status == "failed" and not self._retry_expected(attempts)):
