@@ -10,15 +10,23 @@ from __future__ import annotations
 
 from .base import Backend, EngageMachine, InMemoryBackend, refused
 from .bookings import BookingMachine
+from .campaigns import CampaignMachine
+from .channels import ChannelMachine
+from .deliveries import DeliveryMachine
 from .orders import OrderStockMachine
+from .partners import PartnerClientMachine
 from .tickets import TicketMachine
 
 __all__ = [
     "Backend",
     "BookingMachine",
+    "CampaignMachine",
+    "ChannelMachine",
+    "DeliveryMachine",
     "EngageMachine",
     "InMemoryBackend",
     "OrderStockMachine",
+    "PartnerClientMachine",
     "TicketMachine",
     "refused",
 ]

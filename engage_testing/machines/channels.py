@@ -36,7 +36,6 @@ from engage_core.testing import FakeClock
 
 from .base import START, Backend, EngageMachine, refused
 
-
 STATES = {
     "pending": ("CONNECTING", False),
     "failed": ("CREATION_FAIL", False),
@@ -215,6 +214,7 @@ class ChannelMachine(EngageMachine):
     def code(self, right: bool) -> None:
         assert self.pid is not None
         waiting = self.phase == "pending" and self.rounds_left > 0 and self.sandbox_status == "CONNECTING"
+
         def submit() -> ConnectOutcome:
             return self.world.services.channels.submit_code(
                 self.world.account, self.channel, self.pid or "", SANDBOX_CODE if right else "000000"

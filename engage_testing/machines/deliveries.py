@@ -1,8 +1,9 @@
 """The webhook retry schedule as a state machine (SPEC 3 Webhook delivery), driven by Hypothesis.
 
-Rules queue events and test deliveries, move a fake clock, run the real `DeliveryWorker` over
-the backend's delivery queue (`InMemoryDeliveryQueue` by default) with a `FakeSender` whose answer the rule chooses (2xx, redirect, 404,
-405, 5xx, timeout, connection error), and redeliver permanently failed deliveries. After
+Rules queue events and test deliveries, move a fake clock, run the real `DeliveryWorker` over the
+backend's delivery queue (`InMemoryDeliveryQueue` by default) with a `FakeSender` whose answer the
+rule chooses (2xx, redirect, 404, 405, 5xx, timeout, connection error), and redeliver permanently
+failed deliveries. After
 every step the invariants hold: at most four automatic attempts per delivery, each retry due 2,
 10 and 30 minutes after the previous failure, nothing sent before it is due, one pending attempt
 at most, and a delivered or permanently failed delivery never changes again (until a manual
@@ -33,8 +34,7 @@ from engage_core.webhooks.delivery import DeliveryWorker
 from engage_core.webhooks.model import Attempt, Outcome
 from engage_core.webhooks.service import WebhookInput
 
-from .base import START, EngageMachine, refused
-
+from .base import START, EngageMachine
 
 EVERY = PageRequest(per_page=10_000)
 MAX_ATTEMPTS = 4

@@ -37,7 +37,6 @@ from engage_core.testing import FakeClock, FakeMailer, FakePasswordHasher
 
 from .base import START, EngageMachine, refused
 
-
 SEATS = 3
 PLANS = st.sampled_from(["starter", "pro", "business"])
 
