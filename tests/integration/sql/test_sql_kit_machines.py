@@ -6,14 +6,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+from databases import wipe
 from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
 from sqlalchemy import select
 
+from engage_core.jobs.ports import JobQueue
 from engage_core.kernel.events import DomainEvent
+from engage_core.webhooks.ports import DeliveryQueue
 from engage_sql import Database
+from engage_sql.partners.tables import partner_events
 from engage_sql.webhooks.tables import events
-from engage_testing.machines import BookingMachine, EngageMachine, OrderStockMachine, TicketMachine
+from engage_testing.machines import (
+    BookingMachine,
+    CampaignMachine,
+    ChannelMachine,
+    DeliveryMachine,
+    EngageMachine,
+    OrderStockMachine,
+    PartnerClientMachine,
+    TicketMachine,
+)
 from engage_testing.machines.base import Backend
 
 RUNS = settings(max_examples=6, stateful_step_count=15, deadline=None)
@@ -21,9 +34,11 @@ RUNS = settings(max_examples=6, stateful_step_count=15, deadline=None)
 
 
 class SqlBackend:
-    """A migrated database: its units of work, and its outbox read back from the `events` table."""
+    """A migrated database, emptied for each run (the workers' queues span every account): its units
+    of work and queues, and its outboxes read back from the `events` and `partner_events` tables."""
 
     def __init__(self, database: Database) -> None:
+        wipe(database)
         self.database = database
         self.uow = database.uow
 
@@ -32,6 +47,19 @@ class SqlBackend:
         with self.database.engine.connect() as connection:
             rows = connection.execute(query.order_by(events.c.id)).all()
         return [DomainEvent(name, payload, occurred_at) for name, payload, occurred_at in rows]
+
+    def partner_events(self, partner_id: int) -> Sequence[DomainEvent]:
+        table = partner_events
+        query = select(table.c.name, table.c.payload, table.c.occurred_at).where(table.c.partner_id == partner_id)
+        with self.database.engine.connect() as connection:
+            rows = connection.execute(query.order_by(table.c.id)).all()
+        return [DomainEvent(name, payload, occurred_at) for name, payload, occurred_at in rows]
+
+    def delivery_queue(self) -> DeliveryQueue:
+        return self.database.delivery_queue()
+
+    def job_queue(self) -> JobQueue:
+        return self.database.job_queue()
 
 
 def _over(database: Database, machine: type[EngageMachine]) -> type[EngageMachine]:
@@ -45,7 +73,18 @@ def _over(database: Database, machine: type[EngageMachine]) -> type[EngageMachin
     return OverSql
 
 
-@pytest.mark.parametrize("machine", [OrderStockMachine, TicketMachine, BookingMachine], ids=lambda m: m.__name__)
+MACHINES = [
+    OrderStockMachine,
+    TicketMachine,
+    BookingMachine,
+    ChannelMachine,
+    PartnerClientMachine,
+    DeliveryMachine,
+    CampaignMachine,
+]
+
+
+@pytest.mark.parametrize("machine", MACHINES, ids=lambda m: m.__name__)
 def test_the_kit_machines_hold_over_sql(database: Database, machine: type[EngageMachine]) -> None:
     """Every rule and invariant of the machine holds over the SQL adapter as over the fakes."""
     run_state_machine_as_test(_over(database, machine), settings=RUNS)
