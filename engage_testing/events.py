@@ -90,6 +90,7 @@ class EventWorld:
         self.sandbox.attach(self.services.inbox)
         self.jobs = JobRunner(InMemoryJobQueue(self.uow.store), self.services.job_handlers(), self.clock)
         self.account = self.services.accounts.create("Acme").account.id
+        self.contacts_made = 0
 
     def _sleep(self, seconds: float) -> None:
         """Waits of the send job (its rate) pass on the fake clock."""
@@ -100,8 +101,9 @@ class EventWorld:
         return [e for e in self.uow.store.events(self.account) if name is None or e.name == name]
 
     def contact(self, draw: st.DrawFn) -> int:
-        """A WhatsApp contact (so it can be messaged), its other fields drawn."""
-        data = attrs.evolve(draw(contact_inputs()), type="whatsapp", phone=draw(phones))
+        """A WhatsApp contact (so it can be messaged) with a phone of its own, its other fields drawn."""
+        self.contacts_made += 1
+        data = attrs.evolve(draw(contact_inputs()), type="whatsapp", phone=f"+96650{self.contacts_made:07d}")
         return self.services.contacts.create(self.account, data).id
 
     def whatsapp(self) -> str:
