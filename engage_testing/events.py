@@ -1,7 +1,7 @@
 """Strategies for the events of the catalogue (SPEC 6), as a webhook receiver gets them.
 
 Each event is produced by the real services over the in-memory fakes, from inputs the kit's
-strategies draw (a contact created from :func:`~engage_testing.strategies.contact_inputs`, an order
+strategies draw (a contact created from :func:`~engage_testing.strategies.contacts.contact_inputs`, an order
 moved along its states, ...), so a payload has exactly the shape and values engage delivers. A
 :class:`Delivery` is then rendered and signed by engage's own delivery code with the secret you
 give, headers and body bytes as they go over the wire.

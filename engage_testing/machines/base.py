@@ -62,11 +62,11 @@ class InMemoryBackend:
         return [e for owner, e in self.uow.store.state.of(PartnersTables).partner_events if owner == partner_id]
 
     def delivery_queue(self) -> DeliveryQueue:
-        """An :class:`~engage_core.testing.InMemoryDeliveryQueue` over the store."""
+        """An :class:`~engage_core.webhooks.fakes.InMemoryDeliveryQueue` over the store."""
         return InMemoryDeliveryQueue(self.uow.store)
 
     def job_queue(self) -> JobQueue:
-        """An :class:`~engage_core.testing.InMemoryJobQueue` over the store."""
+        """An :class:`~engage_core.jobs.fakes.InMemoryJobQueue` over the store."""
         return InMemoryJobQueue(self.uow.store)
 
 

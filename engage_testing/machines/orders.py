@@ -19,7 +19,7 @@ After every step:
   and one `order.cancelled` per cancelled order.
 
 Subclass it to add invariants of your own (a shop plugin's view of the orders agreeing with engage's,
-say); :attr:`OrderStockMachine.services` and :attr:`OrderStockMachine.account` are the workspace.
+say); the machine's `services` and `account` are the workspace, `model` its predictions.
 """
 
 from __future__ import annotations
