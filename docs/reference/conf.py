@@ -71,6 +71,20 @@ nitpick_ignore += [
 ]
 
 
+# The testing kit's signatures name Hypothesis's types, which this reference does not document.
+nitpick_ignore += [
+    ("py:class", name)
+    for name in (
+        "hypothesis.strategies.SearchStrategy",
+        "hypothesis.strategies._internal.core.DrawFn",
+        "hypothesis.strategies._internal.core.DataObject",
+        "hypothesis.stateful.Bundle",
+        "hypothesis.stateful.RuleBasedStateMachine",
+        "Bundle",
+    )
+]
+
+
 def _builtins_resolve_exactly(app: Sphinx, doctree: nodes.document) -> None:
     """Sphinx 9 looks an annotation's bare name up by suffix (sphinx-doc/sphinx#14223), so the
     builtin `type` matched every documented attribute named `type`. Without `refspecific` a builtin

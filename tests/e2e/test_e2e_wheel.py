@@ -18,7 +18,7 @@ import pytest
 from engage_core import DISTRIBUTION_NAME
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("engage", "engage_core", "engage_sql", "engage_connectors", "engage_http", "engage_cli")
+PACKAGES = ("engage", "engage_core", "engage_sql", "engage_connectors", "engage_http", "engage_cli", "engage_testing")
 
 
 @pytest.fixture(scope="module")
