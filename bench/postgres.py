@@ -222,7 +222,7 @@ def serve(engine: str, url: str, seeded: Seeded, workers: int, database: str | N
         [*args, "--no-worker", "--no-access-log"], {"ENGAGE_SECRET_KEY": SECRET_KEY, "ENGAGE_MEDIA_DIR": media}
     ) as proc:
         base = f"http://127.0.0.1:{port}/api/v1"
-        wait_until_up(base + "/openapi.json")
+        wait_until_up(base + "/openapi.json", timeout=120)  # a loaded machine starts slowly
         with httpx.Client(headers={"X-Api-Key": seeded.key}, timeout=30) as client:
             client.post(base + "/channels/whatsapp/connect").raise_for_status()
             client.post(base + "/sandbox/channels/whatsapp/scan", json={"username": PHONES[engine]}).raise_for_status()
@@ -373,6 +373,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--paths", default=",".join((*PATHS, "webhooks")))
     parser.add_argument("--statements", action="store_true", help="print each path's statements per request")
+    parser.add_argument("--counts-only", action="store_true", help="count round trips, measure no throughput")
     args = parser.parse_args()
     paths = [p for p in args.paths.split(",") if p in PATHS]
     pg_url = plain(args.database)
@@ -397,6 +398,13 @@ def main() -> None:
                 for path in paths:
                     report["counts"][path] = count(counted, relay, path)
                 disconnect(counted)  # the sandbox's accounts live in the server's memory: the next connects anew
+            if args.counts_only:
+                for path in paths:
+                    counts = report["counts"][path]
+                    print(f"{path:18} statements {counts.executed:g}  round trips {counts.round_trips:g}")
+                    for sql, n in counts.statements.most_common():
+                        print(f"  {n:5.2f}  {sql[:160]}")
+                return
             with contextlib.ExitStack() as stack:
                 lite = stack.enter_context(serve("sqlite", sqlite_url, seeded["sqlite"], args.workers, None))
                 pg = stack.enter_context(serve("postgresql", pg_url, seeded["postgresql"], args.workers, name))

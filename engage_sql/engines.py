@@ -174,8 +174,10 @@ def create_read_engine(engine: Engine, *, read_only_guard: bool = True) -> Engin
         max_overflow=THREADPOOL_SIZE - POSTGRES_POOL_SIZE,
         use_lifo=True,
         dialect=dialect,
-        _dispatch=engine.pool.dispatch,
     )
+    # The same pool event dispatch, not a copy: listeners added to `engine` or its pool later (tests,
+    # metrics) see this pool's checkouts too.
+    reads.pool.dispatch = engine.pool.dispatch  # type: ignore[misc]
     return reads
 
 

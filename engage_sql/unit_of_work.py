@@ -268,7 +268,7 @@ class SqlUnitOfWorkFactory:
         loop's, on SQLite), a pool checkout and checkin cost as much as the read. A read-only unit
         of work opened while the thread's is in use checks one out as usual."""
         if getattr(self._pinned, "connection", None) is None:
-            connection = self._engine.connect()
+            connection = self._reads.connect()
             readonly_options(connection)
             self._pinned.connection = connection
 
