@@ -213,8 +213,11 @@ class Server:
 
 
 @contextlib.contextmanager
-def serve(engine: str, url: str, seeded: Seeded, workers: int, database: str | None) -> Iterator[Server]:
-    """`engage serve` on `url`, its sandbox WhatsApp connected and a WhatsApp contact to send to."""
+def serve(
+    engine: str, url: str, seeded: Seeded, workers: int, database: str | None, *, channel: bool = True
+) -> Iterator[Server]:
+    """`engage serve` on `url`, with (`channel`) its sandbox WhatsApp connected and a WhatsApp contact
+    to send to: the sandbox lives in one process's memory, so sending needs `workers` 1."""
     media = tempfile.mkdtemp(prefix="bench-media-")
     port = free_port()
     args = [ENGAGE, "--database-url", url, "serve", "--port", str(port), "--workers", str(workers)]
@@ -223,6 +226,9 @@ def serve(engine: str, url: str, seeded: Seeded, workers: int, database: str | N
     ) as proc:
         base = f"http://127.0.0.1:{port}/api/v1"
         wait_until_up(base + "/openapi.json", timeout=120)  # a loaded machine starts slowly
+        if not channel:
+            yield Server(engine, proc.pid, base, seeded.key, 0, seeded.product_ids, database)
+            return
         with httpx.Client(headers={"X-Api-Key": seeded.key}, timeout=30) as client:
             client.post(base + "/channels/whatsapp/connect").raise_for_status()
             client.post(base + "/sandbox/channels/whatsapp/scan", json={"username": PHONES[engine]}).raise_for_status()
@@ -406,8 +412,15 @@ def main() -> None:
                         print(f"  {n:5.2f}  {sql[:160]}")
                 return
             with contextlib.ExitStack() as stack:
-                lite = stack.enter_context(serve("sqlite", sqlite_url, seeded["sqlite"], args.workers, None))
-                pg = stack.enter_context(serve("postgresql", pg_url, seeded["postgresql"], args.workers, name))
+                sending = "send_message" in paths
+                if sending and args.workers > 1:
+                    raise SystemExit("send_message needs --workers 1: the sandbox gateway lives in one process")
+                lite = stack.enter_context(
+                    serve("sqlite", sqlite_url, seeded["sqlite"], args.workers, None, channel=sending)
+                )
+                pg = stack.enter_context(
+                    serve("postgresql", pg_url, seeded["postgresql"], args.workers, name, channel=sending)
+                )
                 results = measure_paths([lite, pg], paths, args.seconds, args.rounds, args.connections)
             for path in paths:
                 report["paths"][path] = {e: attrs.asdict(m) for e, m in results[path].items()}

@@ -128,8 +128,8 @@ def _note_idle_since(_dbapi_connection: Any, record: ConnectionPoolEntry) -> Non
 
 def _ping_after_idle(dbapi_connection: Any, record: ConnectionPoolEntry, _proxy: PoolProxiedConnection) -> None:
     idle_since = record.info.get(IDLE_SINCE)
-    if idle_since is not None and time.monotonic() - idle_since < POSTGRES_PING_AFTER_IDLE_SECONDS:
-        return
+    if idle_since is None or time.monotonic() - idle_since < POSTGRES_PING_AFTER_IDLE_SECONDS:
+        return  # just opened, or recently used
     try:
         dbapi_connection.pgconn.exec_(b";")  # what SQLAlchemy's pre-ping sends for psycopg
         alive = dbapi_connection.pgconn.status == 0  # libpq's CONNECTION_OK
