@@ -56,6 +56,9 @@ from engage_core.plans.plan_service import PlanPatch
 from engage_core.services import Services
 from engage_sql import Database
 
+SERVER_CODE: dict[str, str] = {}
+"""`PYTHONPATH` of the servers when `--server-code` names another checkout (a before/after run)."""
+
 DEFAULT_DATABASE = "postgresql://postgres@127.0.0.1:5432/pgperf_bench"
 PHONES = {"sqlite": "+14155550123", "postgresql": "+14155550124", "counted": "+14155550125"}
 """One WhatsApp contact per server: the counting server and the measured one share a database."""
@@ -222,7 +225,8 @@ def serve(
     port = free_port()
     args = [ENGAGE, "--database-url", url, "serve", "--port", str(port), "--workers", str(workers)]
     with process(
-        [*args, "--no-worker", "--no-access-log"], {"ENGAGE_SECRET_KEY": SECRET_KEY, "ENGAGE_MEDIA_DIR": media}
+        [*args, "--no-worker", "--no-access-log"],
+        {"ENGAGE_SECRET_KEY": SECRET_KEY, "ENGAGE_MEDIA_DIR": media, **SERVER_CODE},
     ) as proc:
         base = f"http://127.0.0.1:{port}/api/v1"
         wait_until_up(base + "/openapi.json", timeout=120)  # a loaded machine starts slowly
@@ -380,7 +384,10 @@ def main() -> None:
     parser.add_argument("--paths", default=",".join((*PATHS, "webhooks")))
     parser.add_argument("--statements", action="store_true", help="print each path's statements per request")
     parser.add_argument("--counts-only", action="store_true", help="count round trips, measure no throughput")
+    parser.add_argument("--server-code", help="serve the code of this checkout instead (the run before a change)")
     args = parser.parse_args()
+    if args.server_code:
+        SERVER_CODE["PYTHONPATH"] = str(Path(args.server_code).resolve())
     paths = [p for p in args.paths.split(",") if p in PATHS]
     pg_url = plain(args.database)
     name = make_url(pg_url).database
