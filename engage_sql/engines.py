@@ -177,7 +177,7 @@ def create_read_engine(engine: Engine, *, read_only_guard: bool = True) -> Engin
     )
     # The same pool event dispatch, not a copy: listeners added to `engine` or its pool later (tests,
     # metrics) see this pool's checkouts too.
-    reads.pool.dispatch = engine.pool.dispatch  # type: ignore[misc]
+    reads.pool.dispatch = engine.pool.dispatch
     return reads
 
 
