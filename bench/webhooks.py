@@ -161,11 +161,15 @@ class Run:
 
 
 class Bench:
-    """One SQLite database with one subscription to the receiver, and both ways of delivering to it."""
+    """One database (SQLite unless told) with one subscription to the receiver, and both ways of delivering to it."""
 
-    def __init__(self, directory: Path, url: str, context: ssl.SSLContext, concurrency: int) -> None:
+    def __init__(
+        self, directory: Path, url: str, context: ssl.SSLContext, concurrency: int, database_url: str | None = None
+    ) -> None:
         settings = Settings(
-            database_url=f"sqlite:///{directory / 'bench.db'}", secret_key=SECRET_KEY, webhook_allowed_hosts="127.0.0.1"
+            database_url=database_url or f"sqlite:///{directory / 'bench.db'}",
+            secret_key=SECRET_KEY,
+            webhook_allowed_hosts="127.0.0.1",
         )
         self.database = Database.connect(settings.database_url)
         self.database.upgrade()

@@ -40,7 +40,8 @@ class CliState:
             from engage_sql import Database  # imported on first use: `engage --help` stays fast
 
             try:
-                self._database = Database.connect(self.database_url)
+                guard = self.settings().database_read_only_guard
+                self._database = Database.connect(self.database_url, read_only_guard=guard)
             except ValueError as exc:  # the adapter's word for a URL it does not support
                 raise click.ClickException(f"Invalid database URL {redact(self.database_url)}: {exc}") from exc
         return self._database

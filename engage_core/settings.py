@@ -26,6 +26,11 @@ class Settings:
     database_url: str = DEFAULT_DATABASE_URL
     """`ENGAGE_DATABASE_URL`: `sqlite:///path.db` or `postgresql://user@host/db`."""
 
+    database_read_only_guard: bool = True
+    """`ENGAGE_DATABASE_READ_ONLY_GUARD`: on PostgreSQL, open the connections of read-only work with
+    `default_transaction_read_only=on`, so that a write slipped into it fails; `off` behind a pooler
+    in transaction mode (PgBouncer), which does not pass startup options on."""
+
     secret_key: str | None = attrs.field(default=None, repr=False)
     """`ENGAGE_SECRET_KEY`: derives the keys that encrypt stored secrets. Required in production."""
 
@@ -226,6 +231,7 @@ class Settings:
         env = os.environ if environ is None else environ
         return cls(
             database_url=env.get("ENGAGE_DATABASE_URL") or DEFAULT_DATABASE_URL,
+            database_read_only_guard=_switch(env, "ENGAGE_DATABASE_READ_ONLY_GUARD", default=True),
             secret_key=env.get("ENGAGE_SECRET_KEY") or None,
             log_level=(env.get("ENGAGE_LOG_LEVEL") or "info").lower(),
             log_format=(env.get("ENGAGE_LOG_FORMAT") or "text").strip().lower(),

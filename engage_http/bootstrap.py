@@ -566,7 +566,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
     embeddings = embedder(settings)
     llm = language_model(settings)
     channels = channel_wiring(settings)
-    database = Database.connect(settings.database_url)
+    database = Database.connect(settings.database_url, read_only_guard=settings.database_read_only_guard)
     if tracing is not None:
         tracing.engine(database.engine)
     try:

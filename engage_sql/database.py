@@ -13,7 +13,7 @@ from engage_core.kernel.events import DomainEvent
 from engage_sql import migrate
 from engage_sql.accounts.tables import accounts
 from engage_sql.areas import SHORT_READS
-from engage_sql.engines import create_engine, readonly_options
+from engage_sql.engines import create_engine, create_read_engine, readonly_options
 from engage_sql.idempotency.store import SqlIdempotencyStore
 from engage_sql.jobs.queue import SqlJobQueue
 from engage_sql.registry import ShortRead
@@ -29,14 +29,19 @@ P = TypeVar("P")
 class Database:
     """An engine and the unit-of-work factory over it. Share one per process; it is thread-safe."""
 
-    def __init__(self, engine: Engine, clock: Clock | None = None) -> None:
+    def __init__(self, engine: Engine, clock: Clock | None = None, *, read_only_guard: bool = True) -> None:
         self.engine = engine
-        self.uow = SqlUnitOfWorkFactory(engine, clock)
+        self.read_engine = create_read_engine(engine, read_only_guard=read_only_guard)
+        """PostgreSQL's engine of read-only units of work (`engines.create_read_engine`); None on SQLite."""
+        self.uow = SqlUnitOfWorkFactory(engine, clock, read_engine=self.read_engine)
 
     @classmethod
-    def connect(cls, url: str, clock: Clock | None = None) -> Database:
-        """`sqlite:///./engage.db` or `postgresql://user@host/db`. Connects lazily, on first use."""
-        return cls(create_engine(url), clock)
+    def connect(cls, url: str, clock: Clock | None = None, *, read_only_guard: bool = True) -> Database:
+        """`sqlite:///./engage.db` or `postgresql://user@host/db`. Connects lazily, on first use.
+
+        `read_only_guard`: on PostgreSQL, open the read-only units of work's connections read-only
+        (`engines.create_read_engine`); turn it off behind a pooler in transaction mode."""
+        return cls(create_engine(url), clock, read_only_guard=read_only_guard)
 
     def upgrade(self) -> list[str]:
         """Apply pending migrations; the revisions applied, oldest first (empty when up to date)."""
@@ -122,6 +127,8 @@ class Database:
         """Close every pooled connection."""
         if self.uow.write_groups is not None:
             self.uow.write_groups.close()
+        if self.read_engine is not None:
+            self.read_engine.pool.dispose()
         self.engine.dispose()
 
     def __repr__(self) -> str:

@@ -16,13 +16,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from typing import Any
 
 import orjson
 import sqlalchemy
 from sqlalchemy import Connection, Engine, event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
+from sqlalchemy.engine.base import OptionEngine
+from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.pool import ConnectionPoolEntry, Pool, PoolProxiedConnection, QueuePool
 
 READONLY = "engage_readonly"
 """Key of the pooled SQLite connection's `info` marking it read-only until checkin."""
@@ -92,24 +95,104 @@ def create_engine(url: str) -> Engine:
     parsed = database_url(url)
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(parsed)
-    # pool_pre_ping: a connection dropped by a PostgreSQL restart or failover is replaced, not reported.
     # connect_timeout: an unreachable server fails a request (503) in seconds, not after the TCP
     # stack's minutes; a `connect_timeout` in the URL's query wins.
     connect_args = {} if "connect_timeout" in parsed.query else {"connect_timeout": POSTGRES_CONNECT_TIMEOUT_SECONDS}
-    return sqlalchemy.create_engine(
+    engine = sqlalchemy.create_engine(
         parsed,
         connect_args=connect_args,
         json_serializer=json_text,
-        pool_pre_ping=True,
         pool_size=POSTGRES_POOL_SIZE,
         max_overflow=THREADPOOL_SIZE - POSTGRES_POOL_SIZE,
         pool_use_lifo=True,
     )
+    # Not `pool_pre_ping`, which pings at every checkout (a round trip per unit of work): a
+    # connection is pinged only when it has been idle long enough for a restart or failover to have
+    # dropped it (`_ping_after_idle`). One dropped while in use fails its statement, which SQLAlchemy
+    # recognises as a disconnect and invalidates the pool for.
+    event.listen(engine.pool, "checkout", _ping_after_idle)
+    event.listen(engine.pool, "checkin", _note_idle_since)
+    return engine
+
+
+POSTGRES_PING_AFTER_IDLE_SECONDS = 5.0
+"""A pooled PostgreSQL connection idle for longer is pinged before it is handed out."""
+
+IDLE_SINCE = "engage_idle_since"
+"""Key of a pooled connection's `info`: when it was last returned to the pool (monotonic seconds)."""
+
+
+def _note_idle_since(_dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
+    record.info[IDLE_SINCE] = time.monotonic()
+
+
+def _ping_after_idle(dbapi_connection: Any, record: ConnectionPoolEntry, _proxy: PoolProxiedConnection) -> None:
+    idle_since = record.info.get(IDLE_SINCE)
+    if idle_since is None or time.monotonic() - idle_since < POSTGRES_PING_AFTER_IDLE_SECONDS:
+        return  # just opened, or recently used
+    try:
+        dbapi_connection.pgconn.exec_(b";")  # what SQLAlchemy's pre-ping sends for psycopg
+        alive = dbapi_connection.pgconn.status == 0  # libpq's CONNECTION_OK
+    except Exception:  # any failure of the ping means the connection is gone
+        alive = False
+    if not alive:
+        # The pool discards the connection and checks out another (a new one if need be).
+        raise DisconnectionError("the pooled connection did not answer a ping")
+
+
+def create_read_engine(engine: Engine, *, read_only_guard: bool = True) -> Engine | None:
+    """For PostgreSQL, the engine of read-only units of work; None for SQLite (they use `engine`).
+
+    Its connections are in autocommit: a unit of work of one read is then that one statement, not
+    `BEGIN READ ONLY`, the read and `ROLLBACK` (three round trips). Every statement still sees one
+    consistent snapshot, as it did: engage's transactions run at READ COMMITTED, where each
+    statement takes its own snapshot anyway. They come from a pool of their own, opened with
+    `default_transaction_read_only=on` when `read_only_guard` is set (the default), so that a write
+    slipped into a read-only unit of work still fails loudly. A connection pooler in transaction
+    mode (PgBouncer's `pool_mode = transaction`) refuses or drops such startup options: turn the
+    guard off there (`ENGAGE_DATABASE_READ_ONLY_GUARD=false`).
+
+    It shares `engine`'s dialect and event listeners (statement listeners, tracing) and its pool's
+    listeners (the ping after idle)."""
+    if engine.dialect.name != "postgresql":
+        return None
+    dialect = engine.dialect
+    cargs, cparams = dialect.create_connect_args(engine.url)
+    if "connect_timeout" not in cparams:
+        cparams["connect_timeout"] = POSTGRES_CONNECT_TIMEOUT_SECONDS
+    cparams["autocommit"] = True
+    if read_only_guard:
+        cparams["options"] = " ".join(filter(None, (cparams.get("options"), "-c default_transaction_read_only=on")))
+
+    def connect() -> Any:
+        return dialect.connect(*cargs, **cparams)
+
+    reads = _ReadEngine(engine, {})
+    reads.pool = QueuePool(
+        connect,
+        pool_size=POSTGRES_POOL_SIZE,
+        max_overflow=THREADPOOL_SIZE - POSTGRES_POOL_SIZE,
+        use_lifo=True,
+        dialect=dialect,
+    )
+    # The same pool event dispatch, not a copy: listeners added to `engine` or its pool later (tests,
+    # metrics) see this pool's checkouts too.
+    reads.pool.dispatch = engine.pool.dispatch
+    return reads
+
+
+class _ReadEngine(OptionEngine):
+    """An engine sharing another's dialect, compiled cache and event dispatch (an `OptionEngine`), with
+    a pool of its own: `OptionEngine.pool` is the proxied engine's, and assigning it would replace that."""
+
+    pool: Pool = None  # type: ignore[assignment]  # a plain attribute shadowing the proxied property
 
 
 def readonly_options(connection: Connection) -> None:
     """Mark `connection` read-only before its transaction begins (until it is returned to the pool)."""
     if connection.dialect.name == "postgresql":
+        if connection.connection.driver_connection.autocommit:  # type: ignore[union-attr]
+            return  # a read engine's connection (`create_read_engine`): no transaction to mark
         # `BEGIN READ ONLY`: a write slipped into a read-only unit of work fails loudly.
         connection.execution_options(postgresql_readonly=True)
     else:

@@ -249,8 +249,9 @@ class SqlUnitOfWorkFactory:
     """`engage_core.unit_of_work.UnitOfWorkFactory` over one engine. Thread-safe: each unit of work checks
     out a connection of its own, except a pinned reader's (`pin_reader`), which is its thread's."""
 
-    def __init__(self, engine: Engine, clock: Clock | None = None) -> None:
+    def __init__(self, engine: Engine, clock: Clock | None = None, *, read_engine: Engine | None = None) -> None:
         self._engine = engine
+        self._reads = read_engine or engine  # `engines.create_read_engine`: PostgreSQL's autocommit reads
         self._clock = clock or SystemClock()
         self._groups = WriteGroups(engine) if engine.dialect.name == "sqlite" else None
         self._pinned = threading.local()
@@ -267,7 +268,7 @@ class SqlUnitOfWorkFactory:
         loop's, on SQLite), a pool checkout and checkin cost as much as the read. A read-only unit
         of work opened while the thread's is in use checks one out as usual."""
         if getattr(self._pinned, "connection", None) is None:
-            connection = self._engine.connect()
+            connection = self._reads.connect()
             readonly_options(connection)
             self._pinned.connection = connection
 
@@ -280,15 +281,29 @@ class SqlUnitOfWorkFactory:
     def _reader(self, readonly: bool) -> Connection | None:
         return getattr(self._pinned, "connection", None) if readonly else None
 
+    def _engine_for(self, readonly: bool) -> Engine:
+        return self._reads if readonly else self._engine
+
     def workspace(self, account_id: int, *, readonly: bool = False) -> SqlWorkspaceUnitOfWork:
         return SqlWorkspaceUnitOfWork(
-            self._engine, account_id, self._clock, readonly=readonly, groups=self._groups, reader=self._reader(readonly)
+            self._engine_for(readonly),
+            account_id,
+            self._clock,
+            readonly=readonly,
+            groups=self._groups,
+            reader=self._reader(readonly),
         )
 
     def admin(self, *, readonly: bool = False) -> SqlAdminUnitOfWork:
-        return SqlAdminUnitOfWork(self._engine, readonly=readonly, groups=self._groups, reader=self._reader(readonly))
+        return SqlAdminUnitOfWork(
+            self._engine_for(readonly), readonly=readonly, groups=self._groups, reader=self._reader(readonly)
+        )
 
     def partners(self, *, readonly: bool = False) -> SqlPartnerUnitOfWork:
         return SqlPartnerUnitOfWork(
-            self._engine, self._clock, readonly=readonly, groups=self._groups, reader=self._reader(readonly)
+            self._engine_for(readonly),
+            self._clock,
+            readonly=readonly,
+            groups=self._groups,
+            reader=self._reader(readonly),
         )

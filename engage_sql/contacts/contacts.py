@@ -165,12 +165,42 @@ _INSERT_COUNTER = _by_dialect(_insert_counter)
 _DEFAULT_AGENT = select(ai_agents.c.id).where(
     ai_agents.c.account_id == _ACCOUNT, ai_agents.c.is_default.is_(True), ai_agents.c.is_active.is_(True)
 )
+DEFAULT_AGENT_LOCKED = _DEFAULT_AGENT.with_for_update(read=True, key_share=True)
 DEFAULT_AGENT = {
     "sqlite": DriverStatement(_DEFAULT_AGENT),
     # Held until commit, so the agent cannot be deleted before the new contact pointing at it is in.
-    "postgresql": DriverStatement(_DEFAULT_AGENT.with_for_update(read=True, key_share=True)),
+    "postgresql": DriverStatement(DEFAULT_AGENT_LOCKED),
 }
 """The account's active default AI agent: every new contact is assigned it (SPEC 2, `is_default`)."""
+
+
+def _add_in_one_statement() -> DriverStatement:
+    """PostgreSQL's whole `add` in one round trip instead of three: the default agent read (and
+    key-share locked) in a CTE, the insert taking it, and the counter moved only when a row went in;
+    its one row is the new id, the agent and whether a counter row was there to move (0: recount)."""
+    agent = DEFAULT_AGENT_LOCKED.cte("agent")
+    values: dict[str, Any] = {name: bindparam(name, type_=contacts.c[name].type) for name in _INSERTED}
+    values["ai_agent_id"] = select(agent.c.id).scalar_subquery()
+    inserted = (
+        postgresql.insert(contacts)
+        .values(values)
+        .on_conflict_do_nothing(index_elements=["account_id", "type", "phone"])
+        .returning(contacts.c.id, contacts.c.ai_agent_id)
+        .cte("inserted")
+    )
+    counted = (
+        update(account_counters)
+        .where(account_counters.c.account_id == _ACCOUNT, exists(select(inserted.c.id)))
+        .values(contacts=account_counters.c.contacts + 1)
+        .returning(account_counters.c.account_id)
+        .cte("counted")
+    )
+    return DriverStatement(
+        select(inserted.c.id, inserted.c.ai_agent_id, select(func.count()).select_from(counted).scalar_subquery())
+    )
+
+
+_ADD = _add_in_one_statement()
 
 
 def contact_from_row(row: Sequence[Any], tags: Sequence[str]) -> Contact:
@@ -204,32 +234,37 @@ def _searchable(name: str, email: str | None) -> dict[str, str | None]:
 class SqlContactRepository(WorkspaceRepository):
     def add(self, draft: ContactDraft, now: datetime) -> Contact:
         dialect = self._conn.dialect.name
-        default_agent = DEFAULT_AGENT[dialect].first(self._conn, {"account": self._account_id})
-        ai_agent_id = None if default_agent is None else default_agent[0]
-        contact_id = _INSERT[dialect].inserted_id(
-            self._conn,
-            {
-                "account_id": self._account_id,
-                "name": draft.name,
-                "email": draft.email,
-                "phone": draft.phone,
-                "type": draft.type,
-                "status": draft.status,
-                "blacklisted": False,
-                "source": draft.source,
-                "company": draft.company,
-                "address": draft.address,
-                "country_id": draft.country_id,
-                "ai_agent_id": ai_agent_id,
-                "last_message_at": None,
-                "created_at": now,
-                "updated_at": now,
-                **_searchable(draft.name, draft.email),
-            },
-        )
-        if contact_id is None:
-            raise _phone_taken(draft.type)
-        self._count(+1)
+        values = {
+            "account_id": self._account_id,
+            "name": draft.name,
+            "email": draft.email,
+            "phone": draft.phone,
+            "type": draft.type,
+            "status": draft.status,
+            "blacklisted": False,
+            "source": draft.source,
+            "company": draft.company,
+            "address": draft.address,
+            "country_id": draft.country_id,
+            "last_message_at": None,
+            "created_at": now,
+            "updated_at": now,
+            **_searchable(draft.name, draft.email),
+        }
+        if dialect == "postgresql":
+            added = _ADD.first(self._conn, {**values, "account": self._account_id})
+            if added is None:
+                raise _phone_taken(draft.type)
+            contact_id, ai_agent_id, counter_moved = added
+            if not counter_moved:
+                self._recount()
+        else:
+            default_agent = DEFAULT_AGENT[dialect].first(self._conn, {"account": self._account_id})
+            ai_agent_id = None if default_agent is None else default_agent[0]
+            contact_id = _INSERT[dialect].inserted_id(self._conn, {**values, "ai_agent_id": ai_agent_id})
+            if contact_id is None:
+                raise _phone_taken(draft.type)
+            self._count(+1)
         # Everything else is what was written: no need to read it back.
         return Contact(
             id=contact_id,
@@ -338,8 +373,12 @@ class SqlContactRepository(WorkspaceRepository):
     def _count(self, delta: int) -> None:
         """Move the account's counter by `delta`, in this transaction; create it, recounted, if missing."""
         params = {"account": self._account_id, "delta": delta}
-        if _COUNTER_ADD.execute(self._conn, params):
-            return
+        if not _COUNTER_ADD.execute(self._conn, params):
+            self._recount(delta)
+
+    def _recount(self, delta: int = 1) -> None:
+        """Create the missing counter row, recounted, after a change of `delta` contacts."""
+        params = {"account": self._account_id, "delta": delta}
         # The recount sees this transaction's own change. On PostgreSQL a concurrent transaction may
         # create the row first: then ours does nothing, and the increment applies to theirs (whose
         # count could not see our uncommitted change).

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Connection, Table, bindparam, case, distinct, func, literal, select
+from sqlalchemy import ColumnElement, Connection, Table, bindparam, case, distinct, func, select
 
 from engage_core.plans.model import CHANNELS, CONTACTS, MEDIA_FILES, MESSAGES_PER_MONTH, TEAM_MEMBERS
 from engage_core.plans.usage import UsageCounts, WorkspaceUsage
@@ -39,7 +39,11 @@ from engage_sql.team.tables import team_members
 from engage_sql.types import Id
 
 _ACCOUNT = bindparam("account", type_=Id)
-_LOCK = DriverStatement(select(literal(1)).where(account_counters.c.account_id == _ACCOUNT).with_for_update())
+_LOCK = DriverStatement(
+    select(account_counters.c.contacts).where(account_counters.c.account_id == _ACCOUNT).with_for_update()
+)
+"""The lock, reading the contacts total under it: `reserve` counts right after locking, and the
+contacts limit (the hot one) then needs no second round trip."""
 _CONTACTS_TOTAL = DriverStatement(select(account_counters.c.contacts).where(account_counters.c.account_id == _ACCOUNT))
 _CONTACTS_COUNTED = DriverStatement(select(func.count()).select_from(contacts).where(contacts.c.account_id == _ACCOUNT))
 _SENT = (messages.c.direction == "outbound") & (messages.c.status != "failed")
@@ -52,13 +56,18 @@ def _tally(condition: ColumnElement[bool]) -> ColumnElement[int]:
 
 
 class SqlUsageRepository(WorkspaceRepository):
+    _locked_contacts: int | None = None
+    """The contacts total read by `lock()`, for the `count` that follows it (once)."""
+
     def lock(self) -> None:
         if self._conn.dialect.name == "postgresql":
-            _LOCK.execute(self._conn, {"account": self._account_id})
+            row = _LOCK.first(self._conn, {"account": self._account_id})
+            self._locked_contacts = None if row is None or row[0] is None else int(row[0])
 
     def count(self, limit: str, since: datetime) -> int:
+        locked, self._locked_contacts = self._locked_contacts, None  # only right after the lock
         if limit == CONTACTS:
-            return self._contacts()
+            return self._contacts() if locked is None else locked
         if limit == TEAM_MEMBERS:
             return self._rows(team_members)
         if limit == CHANNELS:

@@ -265,6 +265,10 @@ _ACTIVE = DriverStatement(
 
 def active_subscriptions(connection: Connection, account_id: int) -> list[Subscription]:
     """The account's active subscriptions, oldest first."""
-    rows = _ACTIVE.rows(connection, {"account": account_id})
+    return subscriptions_of(_ACTIVE.rows(connection, {"account": account_id}))
+
+
+def subscriptions_of(rows: Sequence[Sequence[Any]]) -> list[Subscription]:
+    """Subscriptions from rows of `SUBSCRIPTION_COLUMNS`."""
     return [Subscription(id, name, url, tuple(events), is_active, created_at, updated_at)
             for id, name, url, events, is_active, created_at, updated_at in rows]  # fmt: skip

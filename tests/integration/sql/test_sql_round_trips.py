@@ -1,0 +1,80 @@
+"""PostgreSQL's round trips, counted on the wire (`bench.wire.WireCounter`): reads are their statements
+alone, and a pooled connection is pinged only after it has been idle."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+
+from bench.wire import WireCounter
+from engage_core.contacts.model import ContactInput
+from engage_core.services import Services
+from engage_sql import Database, engines
+
+
+@pytest.fixture
+def relay(backend: str, make_database_url: Callable[..., str]) -> Iterator[tuple[WireCounter, Database]]:
+    """A migrated PostgreSQL database whose connections go through a counting relay."""
+    if backend != "postgres":
+        pytest.skip("round trips are PostgreSQL's: SQLite runs in the process")
+    url = make_url(make_database_url())
+    counter = WireCounter(url.host or "127.0.0.1", url.port or 5432)
+    port = counter.start()
+    relayed = url.set(port=port, host="127.0.0.1", query={**url.query, "sslmode": "disable", "gssencmode": "disable"})
+    database = Database.connect(relayed.render_as_string(hide_password=False))
+    yield counter, database
+    database.dispose()
+
+
+def _read(database: Database, account: int) -> None:
+    with database.uow.workspace(account, readonly=True) as uow:
+        uow.connection.execute(text("SELECT 1"))
+
+
+def test_a_read_only_unit_of_work_is_its_statement_alone(relay: tuple[WireCounter, Database]) -> None:
+    """A read-only unit of work of one read is one statement and one round trip: no BEGIN, no ROLLBACK, no ping."""
+    counter, database = relay
+    account = Services.build(database.uow).accounts.create("Acme").account.id
+    _read(database, account)  # opens the connection
+    counter.reset()
+
+    _read(database, account)
+
+    counts = counter.snapshot()
+    assert (dict(counts.statements), counts.round_trips) == ({"SELECT 1": 1}, 1)
+
+
+def test_a_connection_idle_past_the_threshold_is_pinged(
+    relay: tuple[WireCounter, Database], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pooled connection idle for longer than the threshold is pinged once before it is handed out."""
+    counter, database = relay
+    account = Services.build(database.uow).accounts.create("Acme").account.id
+    _read(database, account)
+    monkeypatch.setattr(engines, "POSTGRES_PING_AFTER_IDLE_SECONDS", 0.0)
+    counter.reset()
+
+    _read(database, account)
+
+    assert dict(counter.snapshot().statements) == {";": 1, "SELECT 1": 1}
+
+
+def test_creating_a_contact_sends_no_transaction_chatter(relay: tuple[WireCounter, Database]) -> None:
+    """Creating a contact is BEGIN, its statements and COMMIT, each one round trip, with no read-back."""
+    counter, database = relay
+    services = Services.build(database.uow)
+    account = services.accounts.create("Acme").account.id
+    services.contacts.create(account, ContactInput(name="Warm", type="instagram"))
+    plan = services.entitlements.plan_of(account)
+    counter.reset()
+
+    services.contacts.create(account, ContactInput(name="Ada", type="instagram"), plan=plan)
+
+    counts = counter.snapshot()
+    assert [sql.split()[0] for sql in counts.statements.elements()] == [
+        "BEGIN", "SELECT", "WITH", "WITH", "COMMIT",
+    ]  # fmt: skip
+    assert counts.round_trips == counts.executed == 5
