@@ -5,6 +5,7 @@ read, and nothing behind a deleted entry."""
 
 from __future__ import annotations
 
+import io
 import shutil
 import tempfile
 from pathlib import Path
@@ -14,6 +15,7 @@ from document_files import PNG_HEADER, pdf_with_pages
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, rule
+from pypdf import PdfReader, PdfWriter
 
 from engage_connectors.documents import FileExtractor
 from engage_core.kernel.errors import NotFound, ValidationFailed
@@ -36,8 +38,18 @@ from ..factories import START
 
 PROCESSED = "knowledge_base.processing."
 
-# name suffix, bytes, the status the extractor must give (None: either, as long as it is consistent)
-FILES: dict[str, tuple[str, bytes, str | None]] = {
+
+def encrypted_pdf() -> bytes:
+    """A one-page PDF with text, locked with a user password."""
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf_with_pages([["Secret prices."]]))))
+    writer.encrypt("password", algorithm="RC4-128")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+# name suffix, bytes, and the status the real extractor gives them
+FILES: dict[str, tuple[str, bytes, str]] = {
     "text": (".txt", b"Returns within 30 days.\n\nRefunds take five days.", COMPLETED),
     "latin1": (".txt", "Café crème, prix spécial.".encode("latin-1"), COMPLETED),
     "csv": (".csv", b"name,price\nTea,3\nCoffee,4\n", COMPLETED),
@@ -45,7 +57,8 @@ FILES: dict[str, tuple[str, bytes, str | None]] = {
     "png_as_pdf": (".pdf", PNG_HEADER + b"\x00" * 64, FAILED),
     "text_as_docx": (".docx", b"plain words, not a zip", FAILED),
     "pdf_without_text": (".pdf", pdf_with_pages([[]]), FAILED),
-    "truncated_pdf": (".pdf", pdf_with_pages([["Cut short."]])[:60], None),
+    "truncated_pdf": (".pdf", pdf_with_pages([["Cut short."]])[:60], FAILED),
+    "encrypted_pdf": (".pdf", encrypted_pdf(), FAILED),
     "empty": (".txt", b"", FAILED),
     "blank": (".txt", b" \n\n\t\n", FAILED),
 }
@@ -83,7 +96,7 @@ class DocumentMachine(RuleBasedStateMachine):
         self.account = self.services.accounts.create("Acme").account.id
         self.live: dict[int, str] = {}  # entry id -> title
         self.deleted: set[int] = set()
-        self.expected: dict[int, str | None] = {}  # document id -> status it must have
+        self.expected: dict[int, str] = {}  # document id -> status it must have
         self.seen: dict[int, str] = {}  # document id -> status last observed
         self.uploads = 0
 
@@ -179,8 +192,7 @@ class DocumentMachine(RuleBasedStateMachine):
             for document in self._documents(entry):
                 status = document.processing_status
                 assert status in PROCESSING_STATES and status in (COMPLETED, FAILED)
-                expected = self.expected[document.id]
-                assert expected is None or status == expected, (document.original_name, document.processing_error)
+                assert status == self.expected[document.id], (document.original_name, document.processing_error)
                 last = self.seen.setdefault(document.id, status)
                 assert status == last or can_move(last, status)
                 self.seen[document.id] = status
