@@ -15,6 +15,7 @@ COPY engage_sql ./engage_sql
 COPY engage_connectors ./engage_connectors
 COPY engage_http ./engage_http
 COPY engage_cli ./engage_cli
+COPY engage_testing ./engage_testing
 RUN pip wheel --no-cache-dir --wheel-dir /wheels ".[all]"
 
 FROM python:3.11-slim

@@ -7,7 +7,7 @@ share of the question's terms a chunk holds, weighted by their rarity; the index
 breaks ties. So the chunks that come first are nearly always among those holding the rarer terms,
 and the search runs in steps:
 
-1. How many chunks hold each term, read from `knowledge_base_lexemes` (migration 0025: counts per
+1. How many chunks hold each term, read from `knowledge_base_lexemes` (migration 0022: counts per
    account and word, kept by triggers; a prefix term sums its words, so it may count a chunk twice).
 2. Few matches in all (at most `EXACT_MATCHES`): rank them all by `ts_rank_cd`, first those holding
    two of the terms (up to `PAIRED_TERMS` terms), as before. Small knowledge bases, and every

@@ -1,7 +1,7 @@
 """The chunks' full-text index: what migration 0012 creates beside `knowledge_base_chunks` on each
 dialect, and how a query is written for it.
 
-With it on PostgreSQL, `knowledge_base_lexemes` (migration 0025): how many of an account's chunks hold
+With it on PostgreSQL, `knowledge_base_lexemes` (migration 0022): how many of an account's chunks hold
 each word, kept by triggers, which search reads to tell rare terms from common ones.
 
 The index is left off `metadata` (SQLAlchemy cannot describe an FTS5 table, nor a column that only
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from engage_core.knowledge.terms import expansions
 
 FTS_TABLE = "knowledge_base_chunks_fts"
-LEXEMES_TABLE = "knowledge_base_lexemes"  # PostgreSQL: per-account word counts (migration 0025)
+LEXEMES_TABLE = "knowledge_base_lexemes"  # PostgreSQL: per-account word counts (migration 0022)
 SEARCH_VECTOR = "search_vector"
 SEARCH_VECTOR_INDEX = "ix_knowledge_base_chunks_search_vector"
 

@@ -1,6 +1,6 @@
 """Knowledge-base search on PostgreSQL against SQLite: the test corpus ranks alike on both engines,
 the bounded ranking of many matches agrees with the exact one on it, and the per-account word
-counts (`knowledge_base_lexemes`, migration 0025) follow the chunks.
+counts (`knowledge_base_lexemes`, migration 0022) follow the chunks.
 
 The documented difference (docs/knowledge-base.md, Search): both engines give every question the
 same scores in the same order; among hits of equal score, the order, and which of them fill the

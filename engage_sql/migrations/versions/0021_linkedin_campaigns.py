@@ -1,6 +1,6 @@
 """LinkedIn campaigns: each campaign's plan (invite or message sequence) and the sequences' follow-ups.
 
-Revision ID: 0023
+Revision ID: 0021
 Revises: 0020
 Create Date: 2026-11-28
 
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0023"
+revision: str = "0021"
 down_revision: str | Sequence[str] | None = "0020"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None

@@ -1,7 +1,7 @@
 """Knowledge-base search on PostgreSQL: per-account term counts, and a GIN index with a small pending list.
 
-Revision ID: 0025
-Revises: 0020
+Revision ID: 0022
+Revises: 0021
 Create Date: 2026-11-28
 
 PostgreSQL only (SQLite's FTS5 needs none of it; the revision does nothing there):
@@ -26,8 +26,8 @@ from collections.abc import Sequence
 
 from alembic import op
 
-revision: str = "0025"
-down_revision: str | Sequence[str] | None = "0020"
+revision: str = "0022"
+down_revision: str | Sequence[str] | None = "0021"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
