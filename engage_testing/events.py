@@ -16,9 +16,11 @@ Use :func:`domain_events` for the events themselves, :func:`deliveries` to prope
 from __future__ import annotations
 
 import json
+import tempfile
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -34,6 +36,8 @@ from engage_core.contacts.model import ContactPatch
 from engage_core.jobs.runner import JobRunner
 from engage_core.kernel.clock import format_timestamp
 from engage_core.kernel.events import CATALOGUE, DomainEvent
+from engage_core.knowledge.documents import DocumentInput, DocumentUpload
+from engage_core.knowledge.extraction_fakes import FakeDocumentExtractor
 from engage_core.knowledge.model import KnowledgeBasePatch
 from engage_core.knowledge.service import CatalogInput
 from engage_core.messaging.channel_service import CredentialsInput
@@ -68,6 +72,8 @@ from .strategies._text import texts
 
 START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 """Where the clock of every world the events are made in starts."""
+UNREADABLE = "scanned-contract.pdf"
+"""The document name the worlds' extractor refuses, as it would an encrypted PDF."""
 
 
 class EventWorld:
@@ -86,11 +92,15 @@ class EventWorld:
             gateway=self.sandbox,
             store=FakeStorePlatform(),
             sleep=self._sleep,
+            extractor=FakeDocumentExtractor(
+                failures={UNREADABLE: "The PDF is encrypted; upload it without a password."}
+            ),
         )
         self.sandbox.attach(self.services.inbox)
         self.jobs = JobRunner(InMemoryJobQueue(self.uow.store), self.services.job_handlers(), self.clock)
         self.account = self.services.accounts.create("Acme").account.id
         self.contacts_made = 0
+        self.provider = ""
 
     def _sleep(self, seconds: float) -> None:
         """Waits of the send job (its rate) pass on the fake clock."""
@@ -110,6 +120,7 @@ class EventWorld:
         """Connect WhatsApp through the sandbox (QR, scanned); the provider account id."""
         provider = self.services.channels.connect_qr(self.account, "whatsapp").channel.provider_account_id or ""
         self.sandbox.scan(provider)
+        self.provider = provider
         return provider
 
 
@@ -230,6 +241,25 @@ def _campaign_completed(world: EventWorld, draw: st.DrawFn) -> None:
         pass
 
 
+def _campaign_failed(world: EventWorld, draw: st.DrawFn) -> None:
+    """The provider stops the WhatsApp account while the campaign runs: nothing more can be sent."""
+    _campaign(world, draw, "start")
+    world.sandbox.set_status(world.provider, "STOPPED", "The phone was logged out.")
+    while not world.events("campaign.failed") and world.jobs.run_once():
+        pass
+
+
+def _document(world: EventWorld, draw: st.DrawFn, *, readable: bool) -> None:
+    """A document entry of one file, read (`.completed`) or refused by the extractor (`.failed`)."""
+    entry = draw(knowledge_entries())
+    name = draw(st.sampled_from(["price-list.txt", "faq.txt", "handbook.txt"])) if readable else UNREADABLE
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "upload"
+        path.write_text(entry.content, encoding="utf-8")
+        data = DocumentInput(entry.title, [DocumentUpload(name, path)])
+        world.services.knowledge_documents.create(world.account, data)
+
+
 def _entry(world: EventWorld, draw: st.DrawFn) -> int:
     return world.services.knowledge_entries.create_text(world.account, draw(knowledge_entries())).id
 
@@ -269,6 +299,9 @@ TRIGGERS: Mapping[str, Trigger] = {
     "campaign.completed": _campaign_completed,
     "campaign.paused": lambda w, draw: _campaign(w, draw, "start", "pause"),
     "campaign.cancelled": lambda w, draw: _campaign(w, draw, "start", "cancel"),
+    "campaign.failed": _campaign_failed,
+    "knowledge_base.processing.completed": lambda w, draw: _document(w, draw, readable=True),
+    "knowledge_base.processing.failed": lambda w, draw: _document(w, draw, readable=False),
     "knowledge_base.created": lambda w, draw: _entry(w, draw),
     "knowledge_base.updated": _entry_updated,
     "knowledge_base.deleted": lambda w, draw: w.services.knowledge_entries.delete(w.account, _entry(w, draw)),
@@ -293,8 +326,7 @@ TRIGGERS: Mapping[str, Trigger] = {
 """For each event, the real actions that make it, with drawn inputs."""
 
 PRODUCED: tuple[str, ...] = tuple(name for name in CATALOGUE if name in TRIGGERS)
-"""The events of the catalogue the kit makes: every one but those only a failure in the background
-makes (`campaign.failed`, `knowledge_base.processing.completed` and `.failed`)."""
+"""The events of the catalogue the kit makes: every one."""
 
 
 @st.composite
