@@ -61,7 +61,6 @@ from engage_core.contacts.model import Contact
 from engage_core.jobs.model import RetryLater
 from engage_core.jobs.runner import JobContext, JobLost
 from engage_core.kernel.clock import Clock
-from engage_core.kernel.errors import PlanLimitReached
 from engage_core.kernel.events import DomainEvent
 from engage_core.linkedin import steps
 from engage_core.linkedin.model import LinkedInPlan
@@ -80,6 +79,9 @@ UNAVAILABLE_WAIT = 30.0
 MAX_UNAVAILABLE = 3
 """Outages in a row one recipient may meet before it fails (`unavailable`)."""
 DEFAULT_SLICE_SECONDS = 5.0
+BATCH = 100
+"""Claims between two reads of the channel, the campaign's LinkedIn plan, the quotas and the plan's
+monthly messages: those reads (the monthly count above all) cost more than the claim itself."""
 CAMPAIGNS_FEATURE = "campaigns"
 
 
@@ -99,6 +101,17 @@ class _Claim:
     contact_id: int = 0
     next_step: tuple[int, int] | None = None
     """The sequence step that follows once this one went: its number and its wait in days."""
+
+
+@attrs.define
+class _Batch:
+    """What the next claims of one run share, read once for up to `BATCH` of them: the channel's
+    provider account, the campaign's LinkedIn plan, and the room the quotas and the plan's monthly
+    messages leave (counted down per claim, read again at 0)."""
+
+    provider_account_id: str = ""
+    sequence: LinkedInPlan | None = None
+    room: int = 0
 
 
 @attrs.frozen
@@ -175,9 +188,10 @@ class CampaignSendJob:
         started = self._clock.now()
         due = started
         outcome: _Outcome | None = None
+        batch = _Batch()
         while True:
             may_claim = not (context.stopping() or context.lost())
-            step = self._step(account_id, campaign_id, plan, outcome, may_claim=may_claim)
+            step = self._step(account_id, campaign_id, plan, outcome, batch, may_claim=may_claim)
             outcome = None
             if step is _STOP:
                 return
@@ -191,13 +205,13 @@ class CampaignSendJob:
                 raise RetryLater(0, "The worker is stopping; the next run goes on from the first pending recipient.")
             outcome = self._send(step)
             if outcome.status == "unavailable":
-                self._step(account_id, campaign_id, plan, outcome, may_claim=False)
+                self._step(account_id, campaign_id, plan, outcome, batch, may_claim=False)
                 raise RetryLater(UNAVAILABLE_WAIT, f"The provider is unavailable: {outcome.error}")
             due += interval
             now = self._clock.now()
             wait = (due - now).total_seconds()
             if now - started >= self._slice or (wait > 0 and now + timedelta(seconds=wait) - started > self._slice):
-                self._step(account_id, campaign_id, plan, outcome, may_claim=False)
+                self._step(account_id, campaign_id, plan, outcome, batch, may_claim=False)
                 raise RetryLater(max(0.0, wait), "The campaign's slice of the worker ended; it goes on shortly.")
             if wait > 0:
                 self._sleep(wait)
@@ -235,36 +249,41 @@ class CampaignSendJob:
             return uow.campaigns.get(campaign_id) or campaign
 
     def _step(
-        self, account_id: int, campaign_id: int, plan: Plan | None, outcome: _Outcome | None, *, may_claim: bool
+        self,
+        account_id: int,
+        campaign_id: int,
+        plan: Plan | None,
+        outcome: _Outcome | None,
+        batch: _Batch,
+        *,
+        may_claim: bool,
     ) -> Step:
         """Settle `outcome`, then claim the next recipient (when `may_claim`), in one transaction."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             if outcome is not None:
                 _settle(uow, campaign_id, outcome, now)
-            step = self._next(uow, campaign_id, plan, now) if may_claim else None
+            step = self._next(uow, campaign_id, plan, batch, now) if may_claim else None
             uow.commit()
         return step
 
-    def _next(self, uow: WorkspaceUnitOfWork, campaign_id: int, plan: Plan | None, now: datetime) -> Step:
-        campaign = uow.campaigns.get(campaign_id)
+    def _next(
+        self, uow: WorkspaceUnitOfWork, campaign_id: int, plan: Plan | None, batch: _Batch, now: datetime
+    ) -> Step:
+        campaign = uow.campaigns.get(campaign_id)  # every claim: a pause or cancel is seen at the next one
         if campaign is None or campaign.status != "running":
             return _STOP
-        if plan is not None and not plan.has(CAMPAIGNS_FEATURE):
-            move(uow, campaign, "paused", now, error="The workspace's plan no longer includes campaigns.")
-            return _STOP
-        channel = uow.channels.by_type(campaign.channel)
-        if channel is None or not channel.is_connected or channel.provider_account_id is None:
-            skip_pending(uow, campaign_id, CAMPAIGN_FAILED, now)
-            move(uow, campaign, "failed", now, error=f"The {campaign.channel} channel is not connected any more.")
-            return _STOP
-        sequence = steps.plan_of(uow, campaign)
+        if batch.room <= 0:
+            stop = self._refresh(uow, campaign, plan, batch, now)
+            if stop is not None:
+                return stop
+        sequence = batch.sequence
         recipient = uow.campaign_recipients.next_pending(campaign_id)
         if recipient is None:
             if uow.campaign_recipients.statuses(campaign_id).get("sending"):
                 return _Wait(self._stale.total_seconds(), "A send is still in flight; waiting for its outcome.")
             if sequence is not None and not sequence.invites:
-                return self._next_follow_up(uow, campaign, sequence, channel.provider_account_id, plan, now)
+                return self._next_follow_up(uow, campaign, sequence, batch, now)
             return self._finish(uow, campaign, now)
         contact = uow.contacts.get(recipient.contact_id)
         skipped = _skip_reason(uow, contact, campaign.channel)
@@ -276,9 +295,7 @@ class CampaignSendJob:
         assert contact is not None
         address = _address(uow, contact, campaign.channel)
         assert address is not None
-        wait = self._reserve(uow, campaign.channel, plan, now)
-        if wait is not None:
-            return wait
+        batch.room -= 1
         inviting = sequence if sequence is not None and sequence.invites else None
         invite = inviting is not None
         text = render(campaign.message, contact) if inviting is None else steps.invitation_text(inviting)
@@ -291,7 +308,7 @@ class CampaignSendJob:
         return _Claim(
             recipient.id,
             message.id,
-            channel.provider_account_id,
+            batch.provider_account_id,
             address,
             note,
             invite=invite,
@@ -304,8 +321,7 @@ class CampaignSendJob:
         uow: WorkspaceUnitOfWork,
         campaign: Campaign,
         sequence: LinkedInPlan,
-        provider_account_id: str,
-        plan: Plan | None,
+        batch: _Batch,
         now: datetime,
     ) -> Step:
         """Every recipient had its first message: claim the sequence's next due step, wait for the
@@ -330,9 +346,7 @@ class CampaignSendJob:
         assert contact is not None
         address = _address(uow, contact, campaign.channel)
         assert address is not None
-        wait = self._reserve(uow, campaign.channel, plan, now)
-        if wait is not None:
-            return wait
+        batch.room -= 1
         text = render(sequence.steps[follow_up.step].text, contact)
         draft = MessageDraft(contact.id, "outbound", campaign.channel, text, "pending", campaign_id=campaign.id)
         message = uow.messages.add(draft, now)
@@ -341,7 +355,7 @@ class CampaignSendJob:
         return _Claim(
             follow_up.recipient_id,
             message.id,
-            provider_account_id,
+            batch.provider_account_id,
             address,
             text,
             follow_up_id=follow_up.id,
@@ -349,19 +363,43 @@ class CampaignSendJob:
             next_step=steps.following(sequence, follow_up.step),
         )
 
-    def _reserve(self, uow: WorkspaceUnitOfWork, channel: str, plan: Plan | None, now: datetime) -> _Wait | None:
-        """Room for one more send in the channel's quotas and the plan's monthly messages (reserved),
-        or the wait until there is."""
+    def _refresh(
+        self, uow: WorkspaceUnitOfWork, campaign: Campaign, plan: Plan | None, batch: _Batch, now: datetime
+    ) -> Step | None:
+        """Read what the next claims share into `batch` (up to `BATCH` of them): None, or why none
+        may be claimed (the campaign stopped, or the wait until the quotas have room)."""
+        if plan is not None and not plan.has(CAMPAIGNS_FEATURE):
+            move(uow, campaign, "paused", now, error="The workspace's plan no longer includes campaigns.")
+            return _STOP
+        channel = uow.channels.by_type(campaign.channel)
+        if channel is None or not channel.is_connected or channel.provider_account_id is None:
+            skip_pending(uow, campaign.id, CAMPAIGN_FAILED, now)
+            move(uow, campaign, "failed", now, error=f"The {campaign.channel} channel is not connected any more.")
+            return _STOP
+        room = self._room(uow, campaign.channel, plan, now)
+        if isinstance(room, _Wait):
+            return room
+        batch.provider_account_id = channel.provider_account_id
+        batch.sequence = steps.plan_of(uow, campaign)
+        batch.room = room
+        return None
+
+    def _room(self, uow: WorkspaceUnitOfWork, channel: str, plan: Plan | None, now: datetime) -> int | _Wait:
+        """How many sends the channel's quotas and the plan's monthly messages leave room for (at
+        most `BATCH`), or the wait until there is room for one."""
         counts = uow.campaign_send_counts.since(channel, first_counted_day(now))
         room, opens = self._quotas.room(channel, counts, now)
         if room == 0:
             return _Wait(max(1.0, (opens - now).total_seconds()), f"The {channel} quota is reached.")
-        try:
-            self._limits.reserve(uow, plan, MESSAGES_PER_MONTH, now)
-        except PlanLimitReached:
-            next_month = month_of(now)[1]
-            return _Wait(max(1.0, (next_month - now).total_seconds()), "The plan's messages_per_month is reached.")
-        return None
+        amount = BATCH if room is None else min(BATCH, room)
+        if plan is not None:
+            uow.usage.lock()  # as `entitlements.reserve`: the count is race-free for this transaction
+            month_starts, next_month = month_of(now)
+            left = plan.limit(MESSAGES_PER_MONTH) - uow.usage.count(MESSAGES_PER_MONTH, month_starts)
+            if left <= 0:
+                return _Wait(max(1.0, (next_month - now).total_seconds()), "The plan's messages_per_month is reached.")
+            amount = min(amount, left)
+        return amount
 
     def _finish(self, uow: WorkspaceUnitOfWork, campaign: Campaign, now: datetime) -> object:
         if campaign.counters.sent > 0:
