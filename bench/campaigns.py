@@ -141,11 +141,14 @@ def main() -> None:
     parser.add_argument("--contacts", type=int, default=100_000)
     parser.add_argument("--drain-seconds", type=float, default=20.0)
     parser.add_argument("--postgres", help="a PostgreSQL server URL: a database of its own is made there")
+    parser.add_argument(
+        "--database-prefix", default="bench_campaigns", help="the name of that database, before a random suffix"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         print(json.dumps(run(f"sqlite:///{Path(tmp) / 'bench.db'}", args.contacts, args.drain_seconds)))
     if args.postgres:
-        name = f"bench_campaigns_{uuid.uuid4().hex[:8]}"
+        name = f"{args.database_prefix}_{uuid.uuid4().hex[:8]}"
         admin = create_engine(args.postgres, isolation_level="AUTOCOMMIT")
         with admin.connect() as connection:
             connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
