@@ -12,6 +12,10 @@ One recipient at a time, each in two short transactions around the gateway call,
    (the third outage in a row for one recipient fails it, `unavailable`).
 
 Step 3 of one recipient and step 1 of the next share a transaction, so a message costs one commit.
+What the claims share (the channel, the campaign's LinkedIn plan, the room the quotas and the plan's
+monthly messages leave) is read once per `BATCH` claims and counted down per claim, so the monthly
+message count no longer runs per message. Only the claims are batched, never the sends: one
+recipient at most is in flight, so a crash still leaves exactly the one whose send may have gone.
 
 No contact gets the same campaign twice. A recipient is claimed only from `pending`, so two runs
 (a worker that stalled past its lease and the one that took over) never claim the same one. A
