@@ -31,6 +31,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from engage_core.campaigns.model import (
     BLACKLISTED,
+    MOVES,
     NO_ADDRESS,
     OTHER_CHANNEL,
     Campaign,
@@ -52,6 +53,13 @@ from engage_sql.repository import WorkspaceRepository
 from engage_sql.types import AnyRow, Id
 
 _R = campaign_recipients.c
+_ONLY_FROM = {
+    to: froms[0]
+    for to in {t for ts in MOVES.values() for t in ts}
+    if len(froms := [old for old, moves in MOVES.items() if to in moves]) == 1
+}
+"""The statuses only one status moves to (`sending` from `pending`, `sent` from `sending`, ...): a
+move there needs no read of the current status first."""
 _COLUMNS = (
     _R.id,
     _R.campaign_id,
@@ -162,9 +170,14 @@ class SqlRecipientRepository(WorkspaceRepository):
         message_id: int | None = None,
         sent_at: datetime | None = None,
     ) -> str | None:
-        current = self._get(recipient_id, lock=True)
-        if current is None or not can_move(current.status, to):
-            return None
+        only = _ONLY_FROM.get(to)
+        if only is None:
+            current = self._get(recipient_id, lock=True)
+            if current is None or not can_move(current.status, to):
+                return None
+            old = current.status
+        else:  # one status leads here (the sender's hot moves): the conditional update is the check
+            old = only
         values: dict[str, Any] = {"status": to, "updated_at": now}
         if reason is not None:
             values["reason"] = reason
@@ -178,10 +191,10 @@ class SqlRecipientRepository(WorkspaceRepository):
             values["attempts"] = _R.attempts + 1
         moved = self._conn.execute(
             update(campaign_recipients)
-            .where(self.owned(campaign_recipients), _R.id == recipient_id, _R.status == current.status)
+            .where(self.owned(campaign_recipients), _R.id == recipient_id, _R.status == old)
             .values(**values)
         )
-        return current.status if moved.rowcount else None
+        return old if moved.rowcount else None
 
     def move_all(self, campaign_id: int, old: str, to: str, now: datetime, *, reason: str) -> Sequence[Recipient]:
         if not can_move(old, to):
