@@ -33,8 +33,7 @@ from engage_core.knowledge.extraction import ExtractedDocument
 from engage_core.knowledge.model import KnowledgeBasePatch
 from engage_core.services import Services
 from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
-
-from ..factories import START
+from engage_testing.machines.base import START
 
 PROCESSED = "knowledge_base.processing."
 
