@@ -26,6 +26,7 @@ from engage_core.knowledge.documents import DocumentDraft
 from engage_core.knowledge.model import KnowledgeBaseDraft
 from engage_core.knowledge.voice import VoiceNoteDraft
 from engage_core.knowledge.websites import StoredPage, WebsiteDraft
+from engage_core.linkedin.model import LinkedInPlan, SequenceStep
 from engage_core.media.model import MediaDraft
 from engage_core.messaging.channels import ChannelDraft
 from engage_core.messaging.handling import ConversationHandling
@@ -127,6 +128,11 @@ def fill_workspace(uow: UnitOfWorkFactory, account_id: int, partner_id: int, now
         campaign = unit.campaigns.add(CampaignDraft("Launch", "whatsapp", "Hi {{name}}", Audience((contact.id,))), now)
         unit.campaign_recipients.snapshot(campaign, now)
         unit.campaign_send_counts.add("whatsapp", now.date(), 1)
+        steps = (SequenceStep("Hi {{name}}"), SequenceStep("Any questions?", wait_days=2))
+        unit.linkedin_campaigns.add_plan(campaign.id, LinkedInPlan("sequence", steps=steps))
+        recipient = unit.campaign_recipients.next_pending(campaign.id)
+        assert recipient is not None
+        unit.linkedin_campaigns.schedule(campaign.id, recipient.id, contact.id, 1, now + timedelta(days=2), now)
         unit.emit(DomainEvent("contact.created", {"id": contact.id}, now))
         unit.commit()
     with uow.partners() as unit:
