@@ -19,6 +19,10 @@ COPY engage_testing ./engage_testing
 RUN pip wheel --no-cache-dir --wheel-dir /wheels ".[all]"
 
 FROM python:3.11-slim
+# espeak-ng speaks the built-in voices offline (engage_connectors/voice/espeak.py).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends espeak-ng \
+    && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --create-home --uid 10001 engage \
     && mkdir -p /var/lib/engage && chown engage /var/lib/engage
 COPY --from=build /wheels /wheels

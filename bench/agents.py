@@ -1,7 +1,7 @@
 """Benchmark: automatic replies with the offline engine, at 10,000 knowledge-base chunks.
 
     .venv/bin/python -m bench.agents [--database-url postgresql://...] [--chunks 10000]
-        [--messages 300] [--latency-messages 100] [--idle 0.5]
+        [--messages 300] [--latency-messages 100] [--idle 0.5] [--steps]
 
 On the database named by `--database-url` (a temporary SQLite file by default; a PostgreSQL database
 must be empty or freshly created), one account with a default agent, a WhatsApp connected through
@@ -16,6 +16,11 @@ the sandbox gateway and `--chunks` chunks of synthetic text (`bench.knowledge`'s
    one's reply is recorded. Reported: p50 and p99 from the inbound message stored (its
    `created_at`) to the reply sent (the outbound message's `sent_at`), both from the clock of the
    process, so mostly the runner's idle wait plus one job.
+
+`--steps` gives the agent memory and booking instructions (and the workspace a booking type), and
+each message also states a preference ("I prefer <word>."): every job then runs the memory step
+(reading the contact's facts, the offline extraction, storing one fact) and the booking step's
+check before the engine. Run with and without it to compare.
 """
 
 from __future__ import annotations
@@ -28,9 +33,12 @@ import threading
 import time
 from pathlib import Path
 
+import attrs
+
 from bench.knowledge import COMMON, SEED, Words, percentile
 from engage_connectors.llm import OfflineLanguageModel
 from engage_core.agents.model import AgentInput
+from engage_core.bookings.setup import BookingTypeInput
 from engage_core.jobs.runner import JobRunner
 from engage_core.kernel.clock import SystemClock
 from engage_core.knowledge.chunking import ChunkDraft
@@ -59,7 +67,7 @@ def fill(db: Database, account: int, words: Words, chunks: int) -> None:
             connection.exec_driver_sql("ANALYZE")
 
 
-def run(url: str, chunks: int, messages: int, latency_messages: int, idle: float) -> dict[str, object]:
+def run(url: str, chunks: int, messages: int, latency_messages: int, idle: float, steps: bool) -> dict[str, object]:
     rng = random.Random(SEED)
     words = Words(rng)
     db = Database.connect(url)
@@ -69,14 +77,21 @@ def run(url: str, chunks: int, messages: int, latency_messages: int, idle: float
     services = Services.build(db.uow, clock, gateway=sandbox, language_model=OfflineLanguageModel())
     sandbox.attach(services.inbox)
     account = services.accounts.create("Bench").account.id
-    services.ai_agents.create(account, AgentInput(name="Concierge", system_prompt="Be brief.", is_default=True))
+    agent = AgentInput(name="Concierge", system_prompt="Be brief.", is_default=True)
+    if steps:
+        agent = attrs.evolve(agent, memory_agent_instructions="Remember.", booking_agent_instructions="Book.")
+        services.booking_setup.create_type(account, BookingTypeInput("Consultation", 30))
+    services.ai_agents.create(account, agent)
     whatsapp = services.channels.connect_qr(account, "whatsapp").channel.provider_account_id or ""
     sandbox.scan(whatsapp)
     fill(db, account, words, chunks)
     phones = (f"+9665{n:08d}" for n in range(1, 10_000_000))
 
     def write() -> Message:
-        sent = sandbox.inject_message(whatsapp, next(phones), " ".join(words.draw(4, skip=COMMON)) + "?")
+        question = " ".join(words.draw(4, skip=COMMON)) + "?"
+        if steps:
+            question = f"I prefer {words.draw(1, skip=COMMON)[0]}. {question}"
+        sent = sandbox.inject_message(whatsapp, next(phones), question)
         with db.uow.workspace(account, readonly=True) as uow:
             stored = uow.messages.by_provider_id("whatsapp", sent.provider_message_id)
         assert stored is not None
@@ -112,6 +127,7 @@ def run(url: str, chunks: int, messages: int, latency_messages: int, idle: float
     db.dispose()
     return {
         "database": db.engine.dialect.name,
+        "steps": steps,
         "chunks": chunks,
         "messages": messages,
         "replies_sent": len(sent),
@@ -131,10 +147,11 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=300)
     parser.add_argument("--latency-messages", type=int, default=100)
     parser.add_argument("--idle", type=float, default=0.5, help="the runner's wait when no job is due")
+    parser.add_argument("--steps", action="store_true", help="memory and booking instructions on the agent")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         url = args.database_url or f"sqlite:///{Path(tmp) / 'bench.db'}"
-        print(json.dumps(run(url, args.chunks, args.messages, args.latency_messages, args.idle)))
+        print(json.dumps(run(url, args.chunks, args.messages, args.latency_messages, args.idle, args.steps)))
 
 
 if __name__ == "__main__":

@@ -35,6 +35,12 @@ engage [--database-url URL] media upload ACCOUNT_ID FILE [--name NAME] [--json]
 engage [--database-url URL] media show ACCOUNT_ID MEDIA_ID [--json]
 engage [--database-url URL] media rename ACCOUNT_ID MEDIA_ID --name NAME [--json]
 engage [--database-url URL] media delete ACCOUNT_ID MEDIA_ID
+engage [--database-url URL] voice voices [--json]
+engage [--database-url URL] voice show ACCOUNT_ID [--json]
+engage [--database-url URL] voice set ACCOUNT_ID [--voice NAME] [--language L] [--dialect D] [--enabled|--disabled]
+engage [--database-url URL] voice speak ACCOUNT_ID TEXT [--json]
+engage [--database-url URL] voice delete-clone ACCOUNT_ID
+engage [--database-url URL] web-chat widget|rotate-key|origins|sessions ACCOUNT_ID ... [--json]
 engage sandbox [--url URL] --api-key KEY scan|fail|set-status|inject-message|inject-receipt ...
 """
 
@@ -57,6 +63,8 @@ from engage_cli.commands.partners import partners
 from engage_cli.commands.plans import plans
 from engage_cli.commands.serve import serve
 from engage_cli.commands.support import departments, tickets
+from engage_cli.commands.voice import voice
+from engage_cli.commands.web_chat import web_chat
 from engage_cli.commands.worker import worker
 from engage_cli.context import CliState
 from engage_cli.errors import EngageGroup
@@ -100,6 +108,8 @@ cli.add_command(conversations)
 cli.add_command(campaigns)
 cli.add_command(linkedin)
 cli.add_command(media)
+cli.add_command(voice)
+cli.add_command(web_chat)
 
 
 def main() -> None:

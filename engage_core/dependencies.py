@@ -28,6 +28,9 @@ from engage_core.messaging.ports import CampaignGuard, ChannelGateway
 from engage_core.plans.ports import FeatureGate
 from engage_core.team.ports import PasswordHasher
 from engage_core.unit_of_work import UnitOfWorkFactory
+from engage_core.voice.offline import NoCloningEngine
+from engage_core.voice.ports import SampleProber, SpeechSynthesizer, VoiceCloner
+from engage_core.webchat.ports import LiveFeed, NoLiveFeed
 from engage_core.webhooks.ports import SecretCipher, TargetGuard
 
 
@@ -77,3 +80,12 @@ class Dependencies:
     campaign_quotas: Quotas = attrs.field(factory=Quotas)
     job_lease_seconds: float = 60.0
     sleep: Callable[[float], None] = time.sleep
+    synthesizer: SpeechSynthesizer = attrs.field(
+        factory=lambda: unconfigured("synthesizer=SpeechSynthesizer", "text to speech")
+    )
+    cloner: VoiceCloner = attrs.field(factory=NoCloningEngine)
+    sample_prober: SampleProber = attrs.field(
+        factory=lambda: unconfigured("sample_prober=SampleProber", "voice cloning")
+    )
+    live: LiveFeed = attrs.field(factory=NoLiveFeed)
+    """Tells live listeners (web chat streams) of new messages."""

@@ -47,6 +47,11 @@ from engage_core.team.model import DEFAULT_APP_URL
 from engage_core.team.ports import PasswordHasher
 from engage_core.team.wiring import TeamServices
 from engage_core.unit_of_work import UnitOfWorkFactory
+from engage_core.voice.offline import NoCloningEngine
+from engage_core.voice.ports import SampleProber, SpeechSynthesizer, VoiceCloner
+from engage_core.voice.wiring import VoiceServices
+from engage_core.webchat.ports import LiveFeed
+from engage_core.webchat.wiring import WebChatServices
 from engage_core.webhooks.ports import SecretCipher, TargetGuard
 from engage_core.webhooks.wiring import WebhooksServices
 
@@ -65,10 +70,12 @@ class Services(
     CampaignsServices,
     LinkedInServices,
     MediaServices,
+    VoiceServices,
     SupportServices,
     TeamServices,
     AgentsServices,
     WebhooksServices,
+    WebChatServices,
 ):
     """Every use case, wired to one storage adapter and one clock."""
 
@@ -119,6 +126,10 @@ class Services(
         sleep: Callable[[float], None] | None = None,
         blobs: BlobStore | None = None,
         media_prober: MediaProber | None = None,
+        synthesizer: SpeechSynthesizer | None = None,
+        cloner: VoiceCloner | None = None,
+        sample_prober: SampleProber | None = None,
+        live: LiveFeed | None = None,
     ) -> Services:
         """Wire every service. `cipher` (secrets at rest) and `guard` (SSRF checks of target URLs)
         come from `engage_connectors`; without them everything but webhooks works. `store` is the
@@ -150,7 +161,12 @@ class Services(
         campaign sender waits between sends (`time.sleep`; tests move a fake clock).
         `blobs` keeps uploaded files (`engage_connectors.blobs`) and
         `media_prober` checks and measures media uploads (`engage_connectors.media_probe`); without them
-        everything but the media library works."""
+        everything but the media library works. `synthesizer` speaks with the built-in voices
+        (`engage_connectors.voice`: espeak-ng offline, or an OpenAI-compatible service), `cloner`
+        clones voices (none by default: cloning is refused, saying a provider is needed) and
+        `sample_prober` checks clone recordings; voice audio is kept by `blobs`. `live` tells web
+        chat's live streams of new messages (none by default: the streams look again every few
+        seconds)."""
         deps = Dependencies(
             uow=uow,
             clock=clock or SystemClock(),
@@ -177,6 +193,10 @@ class Services(
             sleep=sleep or time.sleep,
             blobs=blobs or unconfigured("blobs=BlobStore", "the media library"),
             media_prober=media_prober or unconfigured("media_prober=MediaProber", "media uploads"),
+            synthesizer=synthesizer or unconfigured("synthesizer=SpeechSynthesizer", "text to speech"),
+            cloner=cloner or NoCloningEngine(),
+            sample_prober=sample_prober or unconfigured("sample_prober=SampleProber", "voice cloning"),
+            **({} if live is None else {"live": live}),
         )
         return cls(deps)
 

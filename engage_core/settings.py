@@ -87,6 +87,23 @@ class Settings:
     transcription_model: str | None = None
     """`ENGAGE_TRANSCRIPTION_MODEL`: the service's model (unset: `whisper-1`)."""
 
+    tts_url: str | None = None
+    """`ENGAGE_TTS_URL`: base URL of an OpenAI-compatible service (`.../v1`) whose `/audio/speech`
+    speaks the built-in voices; unset, they are spoken offline by espeak-ng."""
+
+    tts_key: str | None = attrs.field(default=None, repr=False)
+    """`ENGAGE_TTS_KEY`: bearer key sent to the speech service (never printed)."""
+
+    tts_model: str | None = None
+    """`ENGAGE_TTS_MODEL`: the speech service's model (unset: `gpt-4o-mini-tts`)."""
+
+    voice_clone_url: str | None = None
+    """`ENGAGE_VOICE_CLONE_URL`: base URL of the voice cloning provider (docs/voice.md); unset, a
+    clone is refused with a message saying a provider is needed."""
+
+    voice_clone_key: str | None = attrs.field(default=None, repr=False)
+    """`ENGAGE_VOICE_CLONE_KEY`: bearer key sent to the cloning provider (never printed)."""
+
     embeddings_url: str | None = None
     """`ENGAGE_EMBEDDINGS_URL`: base URL of an OpenAI-compatible service (`.../v1`) whose `/embeddings`
     turns knowledge-base chunks into vectors for semantic search; unset, search is full text alone."""
@@ -249,6 +266,11 @@ class Settings:
             transcription_url=(env.get("ENGAGE_TRANSCRIPTION_URL") or "").strip() or None,
             transcription_key=env.get("ENGAGE_TRANSCRIPTION_KEY") or None,
             transcription_model=(env.get("ENGAGE_TRANSCRIPTION_MODEL") or "").strip() or None,
+            tts_url=(env.get("ENGAGE_TTS_URL") or "").strip() or None,
+            tts_key=env.get("ENGAGE_TTS_KEY") or None,
+            tts_model=(env.get("ENGAGE_TTS_MODEL") or "").strip() or None,
+            voice_clone_url=(env.get("ENGAGE_VOICE_CLONE_URL") or "").strip() or None,
+            voice_clone_key=env.get("ENGAGE_VOICE_CLONE_KEY") or None,
             embeddings_url=(env.get("ENGAGE_EMBEDDINGS_URL") or "").strip() or None,
             embeddings_key=env.get("ENGAGE_EMBEDDINGS_KEY") or None,
             embeddings_model=(env.get("ENGAGE_EMBEDDINGS_MODEL") or "").strip() or "text-embedding-3-small",

@@ -47,6 +47,8 @@ from engage_core.support import fakes as support
 from engage_core.team import fakes as team
 from engage_core.team.fakes import FakePasswordHasher
 from engage_core.unit_of_work import AdminUnitOfWork, PartnerUnitOfWork, WorkspaceUnitOfWork
+from engage_core.voice import fakes as voice
+from engage_core.webchat import fakes as webchat
 from engage_core.webhooks import fakes as webhooks
 from engage_core.webhooks.fakes import (
     AllowAllTargets,
@@ -70,6 +72,7 @@ AREAS: tuple[FakeArea, ...] = (
     campaigns.AREA,
     linkedin.AREA,
     media.AREA,
+    voice.AREA,
     support.AREA,
     team.AREA,
     agents.AREA,
@@ -77,6 +80,7 @@ AREAS: tuple[FakeArea, ...] = (
     plans.AREA,
     partners.AREA,
     jobs.AREA,
+    webchat.AREA,
 )
 """Every area's fakes: its tables and the repositories it hands to each kind of unit of work."""
 

@@ -31,6 +31,8 @@ from engage_core.partners.ports import PartnersRepositories
 from engage_core.plans.ports import PlansRepositories, UsageRepositories
 from engage_core.support.ports import SupportRepositories
 from engage_core.team.ports import TeamRepositories
+from engage_core.voice.ports import VoiceSettingsRepositories
+from engage_core.webchat.ports import WebChatDirectoryRepositories, WebChatRepositories
 from engage_core.webhooks.ports import WebhooksRepositories
 
 
@@ -47,12 +49,14 @@ class WorkspaceUnitOfWork(
     CampaignsRepositories,
     LinkedInRepositories,
     MediaRepositories,
+    VoiceSettingsRepositories,
     SupportRepositories,
     TeamRepositories,
     AgentsRepositories,
     WebhooksRepositories,
     UsageRepositories,
     JobsRepositories,
+    WebChatRepositories,
     UnitOfWork,
     Protocol,
 ):
@@ -67,7 +71,9 @@ class WorkspaceUnitOfWork(
         every active subscription that wants it, in the same transaction as the change."""
 
 
-class AdminUnitOfWork(AccountsRepositories, ChannelDirectoryRepositories, UnitOfWork, Protocol):
+class AdminUnitOfWork(
+    AccountsRepositories, ChannelDirectoryRepositories, WebChatDirectoryRepositories, UnitOfWork, Protocol
+):
     """One transaction across accounts, for administration and authentication."""
 
 

@@ -28,6 +28,8 @@ from engage_http.openapi import build_document, document_endpoint
 from engage_http.rate_limit import RequestRateLimiter
 from engage_http.request_id import RequestIdMiddleware
 from engage_http.routing import API_PREFIX, ShortRead, WriteLane, build_routes
+from engage_http.webchat.live import LiveHub
+from engage_http.webchat.visitor import routes as web_chat_routes
 
 if TYPE_CHECKING:  # imported only when on: `prometheus_client` and OpenTelemetry are optional extras
     from engage_http.metrics import Metrics
@@ -65,6 +67,7 @@ def create_app(
     tracing: Tracing | None = None,
     idempotency: IdempotentRequests | None = None,
     files: LocalFiles | None = None,
+    live: LiveHub | None = None,
 ) -> Starlette:
     """The workspace API under `/api/v1`, with its OpenAPI document at `/api/v1/openapi.json` and the
     page rendering it at `/api/v1/docs` (`api_docs.py`).
@@ -88,7 +91,10 @@ def create_app(
     (`tracing.py`). A POST with an `Idempotency-Key` header runs once per key
     (`idempotency.py`): the keys are kept by `idempotency` (the composition root's are in the
     database), by default in this process's memory, on the services' clock. With `files` (media kept
-    in a local directory), the stored files are served at `/files/<key>` (`media/files.py`).
+    in a local directory), the stored files are served at `/files/<key>` (`media/files.py`). The web
+    chat's visitor routes, `/widget.js` and the live streams are served (`webchat/visitor.py`); their
+    streams wake through `live` (by default the services' feed when it is a `LiveHub`, else a hub
+    of their own, which then finds news by looking again every few seconds).
     """
     operations = (*OPERATIONS, *PARTNER_OPERATIONS)
     if sandbox is not None:
@@ -126,6 +132,9 @@ def create_app(
         routes.extend(dashboard.routes(services, sessions))
     if files is not None:
         routes.extend(file_routes(files))
+    feed = services.dependencies.live
+    hub = live or (feed if isinstance(feed, LiveHub) else LiveHub())
+    routes.extend(web_chat_routes(services, hub, API_PREFIX))
     app = EngageApp(
         debug=debug,
         routes=routes,

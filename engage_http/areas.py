@@ -23,6 +23,8 @@ from engage_http import (
     partners,
     support,
     team,
+    voice,
+    webchat,
     webhooks,
 )
 from engage_http.operations import Operation
@@ -33,6 +35,7 @@ OPERATIONS: tuple[Operation, ...] = (
     *webhooks.OPERATIONS,
     *knowledge.OPERATIONS,
     *media.OPERATIONS,
+    *voice.OPERATIONS,
     *commerce.OPERATIONS,
     *support.OPERATIONS,
     *team.OPERATIONS,
@@ -42,6 +45,7 @@ OPERATIONS: tuple[Operation, ...] = (
     *completions.OPERATIONS,
     *campaigns.OPERATIONS,
     *linkedin.OPERATIONS,
+    *webchat.OPERATIONS,
 )
 """The workspace API (`/api/v1/...`, the workspace key)."""
 

@@ -93,8 +93,9 @@ from engage_http.health import Readiness, database_probe, secret_probe, worker_p
 from engage_http.idempotency import IdempotentRequests
 from engage_http.media.files import FILES_PREFIX
 from engage_http.rate_limit import RequestRateLimiter
+from engage_http.webchat.live import LiveHub
 from engage_http.worker import DeliveryWorkerHandle, JobRunnerHandle, start_delivery_worker, start_job_runner
-from engage_sql import Database, deployment_name, unavailable
+from engage_sql import Database, PostgresLiveFeed, deployment_name, unavailable
 
 if TYPE_CHECKING:  # imported where used: optional extras, and adapters slow to import
     from engage_connectors.blobs.s3 import S3BlobStore
@@ -447,6 +448,21 @@ def voice_ports(settings: Settings) -> dict[str, Any]:
     return {"transcriber": transcriber, "prober": AvAudioProber()}
 
 
+def speech_ports(settings: Settings) -> dict[str, Any]:
+    """The speech synthesizer (`ENGAGE_TTS_*`, else espeak-ng), the cloning provider
+    (`ENGAGE_VOICE_CLONE_*`, else none) and the clone-sample checker, or none when PyAV is not
+    installed: then every service but voice works."""
+    try:
+        from engage_connectors.voice import AvSampleProber, cloner_for, synthesizer_for
+    except ImportError:
+        return {}
+    return {
+        "synthesizer": synthesizer_for(settings.tts_url, settings.tts_key, settings.tts_model),
+        "cloner": cloner_for(settings.voice_clone_url, settings.voice_clone_key),
+        "sample_prober": AvSampleProber(),
+    }
+
+
 def embedder(settings: Settings) -> OpenAIEmbedder | None:
     """The OpenAI-compatible embeddings client of `ENGAGE_EMBEDDINGS_*`, or None (full-text search)."""
     if settings.embeddings_url is None:
@@ -492,6 +508,7 @@ def build_services(settings: Settings, database: Database) -> Services:
         campaign_quotas=settings.campaign_quotas,
         job_lease_seconds=settings.job_lease_seconds,
         **voice_ports(settings),
+        **speech_ports(settings),
         **media_ports(settings, database),
     )
 
@@ -577,6 +594,12 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         # Every outbound port goes through the storage's guard: on SQLite, a call from a write-lane
         # batch (whose changes are not durable yet) raises rather than acting on them.
         outbound = database.outbound_guard()
+        # Web chat's live streams wake through this process's hub; on PostgreSQL every process's
+        # notices reach every hub (LISTEN/NOTIFY), so several `engage serve` deliver live together.
+        hub = LiveHub()
+        listener = (
+            PostgresLiveFeed(database.engine, hub.publish) if database.engine.dialect.name == "postgresql" else None
+        )
         services = Services.build(
             database.uow,
             cipher=cipher,
@@ -594,7 +617,9 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             campaign_quotas=settings.campaign_quotas,
             job_lease_seconds=settings.job_lease_seconds,
             **{name: outbound(port, name) for name, port in voice_ports(settings).items()},
+            **{name: outbound(port, name) for name, port in speech_ports(settings).items()},
             **{name: outbound(port, name) for name, port in media.items()},
+            live=listener or hub,
         )
         sandbox = channels.attach(services, database)
         limiter = rate_limiter(settings)
@@ -621,6 +646,8 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         worker: DeliveryWorkerHandle | None = None
         runner: JobRunnerHandle | None = None
         state.started = True
+        if listener is not None:
+            listener.start()
         if on_loop:  # the event loop's short reads keep one connection (this runs on the loop's thread)
             database.uow.pin_reader()
         try:
@@ -650,6 +677,8 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
                 await run_in_threadpool(worker.stop)
             if lane is not None:
                 await run_in_threadpool(lane.close)
+            if listener is not None:
+                await run_in_threadpool(listener.stop)
             state.started = False
             database.uow.unpin_reader()
             _close_store(store)
@@ -691,6 +720,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         tracing=tracing,
         idempotency=IdempotentRequests(database.idempotency_store(), SystemClock()),
         files=media["blobs"] if isinstance(media["blobs"], LocalBlobStore) else None,
+        live=hub,
     )
     if metrics is not None:
         metrics.watch_backlog(database.webhook_backlog)

@@ -112,6 +112,7 @@ _TAGS: Mapping[str, str] = {
     "Webhooks": "Signed HTTPS deliveries of account events: subscriptions, secrets, the delivery log.",
     "Knowledge base": "What AI agents are grounded in; product catalogues hold the orderable products.",
     "Media": "The library of images and videos: uploads checked by content, served at public URLs.",
+    "Voice": "The workspace's speaking voice, built-in or cloned, and text to speech stored as m4a.",
     "Products": "The orderable products of every product catalogue.",
     "Orders": "Orders of products: placing them, moving them through their statuses, cancelling, replacing items.",
     "Channels": "Messaging accounts: WhatsApp and Telegram by QR code, Instagram and LinkedIn with credentials.",
@@ -119,6 +120,8 @@ _TAGS: Mapping[str, str] = {
     "Messages": "Sending messages, and the messages exchanged with a contact.",
     "Conversations": "One summary per contact of the messages exchanged with it.",
     "Support tickets": "Support tickets: opening, replying, closing, and the departments they go to.",
+    "Web chat": "The embeddable web chat: visitor sessions and their messages, hand-over between the AI and "
+    "people, and the widget's settings and public key.",
     "Team": "The workspace's team members.",
     "AI agents": "The personas that answer contacts: prompts, the default agent, and assigning agents to contacts.",
     "Booking setup": "What can be booked: booking types, resources, the working hours and the timezone.",
@@ -245,6 +248,7 @@ _PATH_SCHEMAS: Mapping[str, Mapping[str, Any]] = {
     "id": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
     "uuid": {"type": "string", "format": "uuid"},
     "channel": {"type": "string", "enum": list(CHANNEL_TYPES)},
+    "web_chat_session": {"type": "string", "pattern": "^wcs_[A-Za-z0-9_-]{1,60}$"},
 }
 
 

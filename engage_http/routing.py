@@ -172,6 +172,21 @@ class ChannelConvertor(Convertor[str]):
 register_url_convertor("channel", ChannelConvertor())
 
 
+class WebChatSessionConvertor(Convertor[str]):
+    """A web chat session's public id in a path (`wcs_` and up to 60 URL-safe characters)."""
+
+    regex = "wcs_[A-Za-z0-9_-]{1,60}"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("web_chat_session", WebChatSessionConvertor())
+
+
 Headers = Mapping[str, str]
 """A request's headers by lower-case name (`plain_headers`)."""
 

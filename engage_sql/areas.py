@@ -26,6 +26,8 @@ from engage_sql import (
     plans,
     support,
     team,
+    voice,
+    webchat,
     webhooks,
 )
 from engage_sql.registry import RepositoryFactory, ShortRead, SqlArea
@@ -41,6 +43,7 @@ AREAS: tuple[SqlArea, ...] = (
     campaigns.AREA,
     linkedin.AREA,
     media.AREA,
+    voice.AREA,
     support.AREA,
     team.AREA,
     agents.AREA,
@@ -49,6 +52,7 @@ AREAS: tuple[SqlArea, ...] = (
     partners.AREA,
     jobs.AREA,
     idempotency.AREA,
+    webchat.AREA,
 )
 
 

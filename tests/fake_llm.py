@@ -7,6 +7,8 @@ The fake model answers from its prompt alone:
   title="...">`, as `engage_core.answering.prompt` labels them) is a turn: it cites the passage sharing most words with
   the last user message and replies with that passage's sentence sharing most words with it
   (`continue`), or hands over when no passage shares a word;
+- a request in JSON mode whose system message asks for `{"facts": ...}` (the memory step) gets the
+  sentences of the last user message that start with "my" or "I", as facts (`{"facts": [...]}`);
 - another request in JSON mode gets `{"echo": <the last user message>}`;
 - any other request gets `You said: <the last user message>`.
 
@@ -67,6 +69,12 @@ def fake_turn(system: str, question: str) -> dict[str, Any]:
     return {"reply": reply, "action": "continue", "citations": [chunk_id], "confidence": 0.9}
 
 
+def fake_facts(message: str) -> list[str]:
+    """The facts the fake model finds: the message's sentences starting with "my" or "I"."""
+    found = [s.strip(" .!") for s in re.split(r"(?<=[.!?])\s+", message)]
+    return [s for s in found if s.lower().startswith(("my ", "i "))]
+
+
 class FakeLanguageModel(Closing):
     """The fake service (see the module notes). `url` is its base URL, ending in `/v1`."""
 
@@ -104,6 +112,8 @@ class FakeLanguageModel(Closing):
         json_mode = (body.get("response_format") or {}).get("type") == "json_object"
         if json_mode and "Knowledge base passages" in system:
             content = json.dumps(fake_turn(system, question))
+        elif json_mode and '{"facts":' in system:
+            content = json.dumps({"facts": fake_facts(question)})
         elif json_mode:
             content = json.dumps({"echo": question})
         else:

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from engage_connectors.llm.offline import OfflineLanguageModel
 from engage_core.kernel.clock import Clock
+from engage_core.kernel.fakes import InMemoryBlobStore
 from engage_core.knowledge.extraction_fakes import FakeDocumentExtractor
 from engage_core.knowledge.transcription_fakes import FakeAudioProber, FakeTranscriber
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeMailer, FakePasswordHasher
 from engage_core.unit_of_work import UnitOfWorkFactory
+from engage_core.voice.fakes import FakeSampleProber, FakeSynthesizer
 
 
 def offline_services(uow: UnitOfWorkFactory, clock: Clock) -> Services:
@@ -29,6 +31,9 @@ def offline_services(uow: UnitOfWorkFactory, clock: Clock) -> Services:
         transcriber=FakeTranscriber(),
         prober=FakeAudioProber(),
         language_model=OfflineLanguageModel(),
+        blobs=InMemoryBlobStore(),
+        synthesizer=FakeSynthesizer(),
+        sample_prober=FakeSampleProber(),
     )
     sandbox.attach(services.inbox)
     return services

@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import attrs
 
+from engage_core.agents.memories import MemoryDraft
 from engage_core.agents.model import AgentDraft
 from engage_core.agents.replies import AiReplyDraft
 from engage_core.bookings.model import BookingDraft
@@ -40,6 +41,11 @@ from engage_core.support.tickets import ReplyDraft, TicketDraft
 from engage_core.team.model import MemberDraft
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeMailer, FakePasswordHasher
 from engage_core.unit_of_work import UnitOfWorkFactory
+from engage_core.voice.model import VoiceSettings
+from engage_core.voice.ports import CachedSpeech
+from engage_core.webchat.sessions import MessageDraft as WebChatMessageDraft
+from engage_core.webchat.sessions import SessionDraft, VisitorDetails
+from engage_core.webchat.widgets import new_widget
 
 APP_URL = "https://app.example.com"
 
@@ -103,6 +109,7 @@ def fill_workspace(uow: UnitOfWorkFactory, account_id: int, partner_id: int, now
         question = unit.messages.add(MessageDraft(contact.id, "inbound", "whatsapp", "Open?", "delivered"), now)
         answer = unit.messages.add(MessageDraft(contact.id, "outbound", "whatsapp", "Hello", "sent"), now)
         unit.ai_replies.add(AiReplyDraft(contact.id, question.id, answer.id, "continue", (1,), 0.9), now)
+        unit.contact_memories.add(MemoryDraft(contact.id, "Prefers email", question.id), now)
         unit.handles.link(contact.id, "instagram", f"ada{account_id}")
         department = unit.departments.add("Support", now)
         member = unit.team.add(MemberDraft("Ada Admin", f"admin{account_id}@example.com", "admin"), "fake$x$y", now)
@@ -128,11 +135,19 @@ def fill_workspace(uow: UnitOfWorkFactory, account_id: int, partner_id: int, now
         campaign = unit.campaigns.add(CampaignDraft("Launch", "whatsapp", "Hi {{name}}", Audience((contact.id,))), now)
         unit.campaign_recipients.snapshot(campaign, now)
         unit.campaign_send_counts.add("whatsapp", now.date(), 1)
+        chat = unit.web_chat_sessions.add(
+            SessionDraft(f"wcs_{account_id}", f"{account_id:064d}", VisitorDetails()), now
+        )
+        unit.web_chat_sessions.add_message(chat, WebChatMessageDraft("visitor", "Hello"), 1, now)
+        unit.web_chat_widgets.save(new_widget(now))
         steps = (SequenceStep("Hi {{name}}"), SequenceStep("Any questions?", wait_days=2))
         unit.linkedin_campaigns.add_plan(campaign.id, LinkedInPlan("sequence", steps=steps))
         recipient = unit.campaign_recipients.next_pending(campaign.id)
         assert recipient is not None
         unit.linkedin_campaigns.schedule(campaign.id, recipient.id, contact.id, 1, now + timedelta(days=2), now)
+        unit.voice_settings.save(VoiceSettings(enabled=True), now)
+        cached = CachedSpeech(f"tts-{account_id}", f"voice/{account_id:02d}/hello.m4a", 1.5, "en", None, False, False)
+        unit.speech_cache.add(cached, now)
         unit.emit(DomainEvent("contact.created", {"id": contact.id}, now))
         unit.commit()
     with uow.partners() as unit:

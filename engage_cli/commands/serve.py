@@ -18,6 +18,10 @@ from engage_cli.context import CliState, pass_state
 from engage_cli.errors import redact
 from engage_core.settings import Settings
 
+GRACEFUL_SHUTDOWN_SECONDS = 20
+"""On SIGTERM, requests in flight get this long to finish before they are cut: web chat's live streams
+never finish on their own, and would otherwise hold a stopping server forever."""
+
 APP_FACTORY = "engage_http.bootstrap:app_factory"
 """Import string uvicorn's process manager loads in every worker process (`--workers` > 1)."""
 
@@ -123,6 +127,7 @@ def _serve(
                 log_level=settings.log_level,
                 access_log=access_log,
                 log_config=logs.uvicorn_config(settings.log_level, settings.log_format),  # each process applies it
+                timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
             )
         return
 
@@ -132,7 +137,15 @@ def _serve(
     state.close()
     _stop_quietly_after_shutdown()
     # log_config=None: uvicorn keeps the handlers `logs.logging_to` installed in this process.
-    uvicorn.run(app, host=host, port=port, log_level=settings.log_level, access_log=access_log, log_config=None)
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level=settings.log_level,
+        access_log=access_log,
+        log_config=None,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+    )
 
 
 @contextlib.contextmanager

@@ -11,7 +11,9 @@ know and hands over; it never makes an answer up:
   question's weighted words, `engage_core.knowledge.search`), the reply is the one or two sentences
   of the best passages (the top `SOURCES` reaching the threshold) that hold most of the question's
   words, as written, citing their chunks; its confidence is the top score;
-- otherwise `UNKNOWN_REPLY` and `handoff`, with the top score (or 0) as confidence.
+- otherwise `UNKNOWN_REPLY` and `handoff`, with the top score (or 0) as confidence; except for a
+  message that only tells something about the customer (`TurnRequest.statements`, the memory step's
+  facts), which gets `NOTED_REPLY` and `continue`.
 
 Choosing sentences: each sentence of a candidate passage is scored by the question's words it holds
 (or its passage's header or title holds), each weighted by its rarity among the candidate sentences;
@@ -22,6 +24,9 @@ better passage, then to the earlier sentence.
 looks up (none without it): as text, cut to about `max_tokens` (`engage_core.answering.tokens`, with
 `finish_reason` `length`); in JSON mode as `{"answer", "action", "citations", "confidence"}`, whole,
 so it always parses. It gives no token counts: callers estimate them.
+
+The memory step's facts are the customer's explicit statements about themselves, found by the rules
+of `engage_core.answering.memory.self_statements` (English and Arabic); nothing is inferred.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import attrs
 from engage_core.answering.chat import ChatCompletion, ChatRequest, last_user_message
 from engage_core.answering.guardrails import fit, sentences
 from engage_core.answering.intents import SmallTalk, asks_for_a_person, small_talk
+from engage_core.answering.memory import MemoryRequest, self_statements
 from engage_core.answering.passages import Passage
 from engage_core.answering.persona import Persona
 from engage_core.answering.tokens import CHARS_PER_TOKEN
@@ -52,6 +58,7 @@ UNKNOWN_REPLY = (
 PERSON_REPLY = "Of course. I'm passing you to a member of our team, who will get back to you here."
 THANKS_REPLY = "You're welcome! Is there anything else I can help you with?"
 FAREWELL_REPLY = "Thank you for reaching out. Have a great day!"
+NOTED_REPLY = "Thank you, I've noted that. How can I help you today?"
 
 
 @attrs.frozen
@@ -75,7 +82,10 @@ class OfflineLanguageModel:
         return f"OfflineLanguageModel(threshold={self._threshold})"
 
     def compose_turn(self, request: TurnRequest) -> TurnDraft:
-        return self._turn(request.message, request.passages, request.persona, request.small_talk)
+        draft = self._turn(request.message, request.passages, request.persona, request.small_talk)
+        if draft.action == "handoff" and draft.reply == UNKNOWN_REPLY and request.statements:
+            return TurnDraft(NOTED_REPLY, "continue", confidence=1.0)
+        return draft
 
     def complete(self, request: ChatRequest) -> ChatCompletion:
         question = last_user_message(request.messages)
@@ -95,6 +105,9 @@ class OfflineLanguageModel:
             return ChatCompletion(draft.reply)
         content = fit(draft.reply, request.max_tokens * CHARS_PER_TOKEN)
         return ChatCompletion(content, "stop" if content == draft.reply else "length")
+
+    def extract_memories(self, request: MemoryRequest) -> tuple[str, ...]:
+        return self_statements(request.message)
 
     def _turn(
         self, question: str, passages: Sequence[Passage], persona: Persona | None, chatter: SmallTalk | None

@@ -20,9 +20,15 @@ JSON. A structured turn, and a completion in JSON mode, are asked with `response
 {"type": "json_object"}`. An answer cut at the token limit (`finish_reason: length`) or that is not
 the JSON asked for (a JSON object; for a turn, with a string `reply` and `action`; a Markdown code
 fence around it is tolerated) is asked for once more, with a message saying what was wrong. If the
-second answer is no better: `compose_turn` returns a `handoff` with the hand-over message, and
-`complete` the JSON object `NO_JSON_OBJECT`. `compose_turn` never raises: an unreachable model is a
-hand-over too. Token counts add up over the tries.
+second answer is no better: `compose_turn` returns a `handoff` with the hand-over message,
+`complete` the JSON object `NO_JSON_OBJECT`, and `extract_memories` no fact. `compose_turn` never
+raises: an unreachable model is a hand-over too (and a memory step that finds nothing).
+Token counts add up over the tries.
+
+Memories. The memory step asks `service-logic`, in JSON mode, with the agent's
+`memory_agent_instructions` and `engage_core.answering.memory.MEMORY_PROMPT` (and the facts known)
+as the system message and the customer's message as the user message, for `{"facts": [...]}`;
+the strings of that list are the facts.
 
 The service is the operator's own choice, possibly on loopback or a private network, so no address
 is refused; redirects are not followed and proxy variables are ignored. The key is never logged, nor
@@ -48,11 +54,13 @@ from engage_core.answering.chat import (
     MODELS,
     NO_JSON_OBJECT,
     SERVICE_CHAT,
+    SERVICE_LOGIC,
     ChatCompletion,
     ChatMessage,
     ChatRequest,
     Usage,
 )
+from engage_core.answering.memory import MEMORY_PROMPT, MemoryRequest
 from engage_core.answering.turns import HANDOFF_REPLY, TurnDraft, TurnRequest
 from engage_core.kernel.errors import Unavailable
 
@@ -65,6 +73,8 @@ RETRY_AFTER_MAX = 10.0
 """Seconds at most waited for a `Retry-After` before trying again."""
 TURN_MAX_TOKENS = 1024
 """Tokens a structured turn may use when the caller sets no limit (a reply and its JSON around it)."""
+MEMORY_MAX_TOKENS = 512
+"""Tokens the memory step's answer may use."""
 ANSWER_LIMIT = 4 * 1024 * 1024
 """Bytes of an answer read at most."""
 
@@ -154,6 +164,26 @@ class OpenAICompatibleModel:
         found = _object(again.content) if again.finish_reason != "length" else None
         content = NO_JSON_OBJECT if found is None else json.dumps(found, ensure_ascii=False)
         return ChatCompletion(content, again.finish_reason, usage)
+
+    def extract_memories(self, request: MemoryRequest) -> tuple[str, ...]:
+        known = "\n".join(f"- {fact}" for fact in request.known) or "- (none)"
+        system = f"{request.instructions.strip()}\n\n{MEMORY_PROMPT}\n\nKnown facts:\n{known}"
+        asked = ChatRequest(
+            (ChatMessage("system", system), ChatMessage("user", request.message)),
+            SERVICE_LOGIC,
+            temperature=0.0,
+            max_tokens=MEMORY_MAX_TOKENS,
+            json_object=True,
+        )
+        try:
+            answer = _object(self.complete(asked).content)
+        except Unavailable as exc:
+            logger.warning("The language model failed; no memory kept. %s", exc.message)
+            return ()
+        facts = answer.get("facts") if answer is not None else None
+        if not isinstance(facts, list):
+            return ()
+        return tuple(f.strip() for f in facts if isinstance(f, str) and f.strip())
 
     def _chat(
         self,

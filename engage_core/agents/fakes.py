@@ -12,6 +12,7 @@ from datetime import datetime
 
 import attrs
 
+from engage_core.agents.memories import ContactMemory, MemoryDraft
 from engage_core.agents.model import AgentDraft, AiAgent
 from engage_core.agents.replies import AiReply, AiReplyDraft
 from engage_core.kernel.memory import FakeArea, Repo, Tables
@@ -23,11 +24,13 @@ class AgentsTables(Tables):
 
     ai_agents: dict[int, tuple[int, AiAgent]] = attrs.Factory(dict)  # id -> (account_id, agent)
     ai_replies: dict[int, AiReply] = attrs.Factory(dict)  # inbound message id -> reply
+    contact_memories: dict[int, ContactMemory] = attrs.Factory(dict)  # id -> fact
 
     def forget(self, kind: str, ident: int) -> None:
-        """A deleted contact takes its automatic replies with it (:meth:`.Tables.forget`)."""
+        """A deleted contact takes its automatic replies and memories with it (:meth:`.Tables.forget`)."""
         if kind == "contact":
             self.ai_replies = {k: v for k, v in self.ai_replies.items() if v.contact_id != ident}
+            self.contact_memories = {k: v for k, v in self.contact_memories.items() if v.contact_id != ident}
 
     def default_of(self, account_id: int) -> AiAgent | None:
         """The account's default agent, or None (what a new contact is assigned when it is active)."""
@@ -128,11 +131,47 @@ class InMemoryAiReplyRepository(_Repo):
         reply = self._t.ai_replies.get(inbound_message_id)
         return reply if reply is not None and reply.account_id == self._account else None
 
+    def latest(self, contact_id: int) -> AiReply | None:
+        """In memory, as :meth:`.AiReplyRepository.latest`."""
+        mine = [r for r in self._t.ai_replies.values() if r.account_id == self._account and r.contact_id == contact_id]
+        return max(mine, key=lambda r: r.id, default=None)
+
+
+class InMemoryContactMemoryRepository(_Repo):
+    """The in-memory :class:`.ContactMemoryRepository`."""
+
+    def add(self, draft: MemoryDraft, now: datetime) -> ContactMemory:
+        """In memory, as :meth:`.ContactMemoryRepository.add`."""
+        if any(m.fact.casefold() == draft.fact.casefold() for m in self.for_contact(draft.contact_id)):
+            raise RuntimeError(f"contact {draft.contact_id} already has this fact")  # SQL's unique index
+        memory = ContactMemory(
+            self._store.next_id(), self._account, draft.contact_id, draft.fact, draft.source_message_id, now
+        )
+        self._t.contact_memories[memory.id] = memory
+        return memory
+
+    def for_contact(self, contact_id: int) -> Sequence[ContactMemory]:
+        """In memory, as :meth:`.ContactMemoryRepository.for_contact`."""
+        mine = [m for m in self._t.contact_memories.values() if m.account_id == self._account]
+        return sorted((m for m in mine if m.contact_id == contact_id), key=lambda m: (m.created_at, m.id))
+
+    def get(self, memory_id: int) -> ContactMemory | None:
+        """In memory, as :meth:`.ContactMemoryRepository.get`."""
+        memory = self._t.contact_memories.get(memory_id)
+        return memory if memory is not None and memory.account_id == self._account else None
+
+    def delete(self, memory_ids: Sequence[int]) -> None:
+        """In memory, as :meth:`.ContactMemoryRepository.delete`."""
+        for memory_id in memory_ids:
+            if self.get(memory_id) is not None:
+                del self._t.contact_memories[memory_id]
+
 
 AREA = FakeArea(
     AgentsTables,
     workspace={
         "ai_agents": InMemoryAiAgentRepository,
         "ai_replies": InMemoryAiReplyRepository,
+        "contact_memories": InMemoryContactMemoryRepository,
     },
 )

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
+from engage_core.agents.memories import ContactMemory, MemoryDraft
 from engage_core.agents.model import AgentDraft, AiAgent
 from engage_core.agents.replies import AiReply, AiReplyDraft
 
@@ -61,6 +62,26 @@ class AiReplyRepository(Protocol):
     def by_inbound(self, inbound_message_id: int) -> AiReply | None:
         """The reply to this inbound message of the account, or None."""
 
+    def latest(self, contact_id: int) -> AiReply | None:
+        """The contact's most recent reply (highest id), or None."""
+
+
+class ContactMemoryRepository(Protocol):
+    """The contact memories of one account (`engage_core.agents.memories`): each fact once per
+    contact (the caller compares first, without case), deleted with their contact."""
+
+    def add(self, draft: MemoryDraft, now: datetime) -> ContactMemory:
+        """Store a fact; `created_at` = `now`. The contact is the account's (the caller checked)."""
+
+    def for_contact(self, contact_id: int) -> Sequence[ContactMemory]:
+        """The contact's facts, oldest first (`created_at`, then `id`)."""
+
+    def get(self, memory_id: int) -> ContactMemory | None:
+        """The fact `memory_id` of the account, or None."""
+
+    def delete(self, memory_ids: Sequence[int]) -> None:
+        """Delete these facts of the account (ids of other accounts are left alone)."""
+
 
 class AgentsRepositories(Protocol):
     """The AI agents area's repositories, as a workspace unit of work hands them out."""
@@ -72,3 +93,7 @@ class AgentsRepositories(Protocol):
     @property
     def ai_replies(self) -> AiReplyRepository:
         """The automatic replies."""
+
+    @property
+    def contact_memories(self) -> ContactMemoryRepository:
+        """The facts kept about contacts."""

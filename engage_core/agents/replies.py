@@ -5,7 +5,8 @@ stores it (`engage_core.agents.reply_service`). The job's reply is an outbound m
 other, and an `AiReply` row ties it to the inbound message it answers: stored in the same
 transaction as the outbound message, and at most one per inbound message, it is what makes the
 reply happen once across crashes and retries. It also keeps what the answer drew on (`citations`,
-chunk ids) and how sure the engine was.
+chunk ids) and how sure the engine was; and the booking step's state: the slots it offered (`offer`)
+(which the customer's next message may pick) and the booking it made.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 from datetime import datetime
 
 import attrs
+
+from engage_core.answering.booking import SlotOffer
 
 REPLY_JOB = "ai_agent.reply"
 """The job kind of an automatic reply; its key and payload name the inbound message."""
@@ -25,7 +28,8 @@ HISTORY_LIMIT = 20
 @attrs.frozen
 class AiReplyDraft:
     """A reply to record: the inbound message answered, the outbound message that answers it, and
-    the engine's turn (`action`, `citations`, `confidence`)."""
+    the engine's turn (`action`, `citations`, `confidence`); for the booking step, the slots
+    offered or the booking made."""
 
     contact_id: int
     inbound_message_id: int
@@ -33,6 +37,8 @@ class AiReplyDraft:
     action: str
     citations: tuple[int, ...] = ()
     confidence: float = 0.0
+    offer: SlotOffer | None = None
+    booking_id: int | None = None
 
     def recorded(self, reply_id: int, account_id: int, now: datetime) -> AiReply:
         """The reply as stored under `reply_id` at `now`."""
@@ -46,6 +52,8 @@ class AiReplyDraft:
             citations=tuple(self.citations),
             confidence=self.confidence,
             created_at=now,
+            offer=self.offer,
+            booking_id=self.booking_id,
         )
 
 
@@ -62,6 +70,8 @@ class AiReply:
     citations: tuple[int, ...]
     confidence: float
     created_at: datetime
+    offer: SlotOffer | None = None
+    booking_id: int | None = None
 
 
 def reply_key(inbound_message_id: int) -> str:

@@ -16,6 +16,16 @@ request. The job (`reply`) answers when everything allows it, and otherwise succ
   AI's context. Just before recording, in that transaction, the conversation is read again: a human
   who took it over while the engine was thinking wins, and nothing is sent.
 
+The memory step (an agent with `memory_agent_instructions` only, `engage_core.agents.memories`):
+before the engine answers, the model is asked for the facts the message states about the customer;
+the facts kept so far and the new ones go into the turn's prompt, and the new ones are stored in the
+transaction that records the reply (so once per inbound message, however often the job runs).
+
+The booking step (an agent with `booking_agent_instructions`, a plan with `booking`,
+`engage_core.agents.booking_step`): before the engine, a message asking for a booking gets free
+slots, and one picking an offered slot gets it booked; that move is then the reply. The offer is
+recorded with the reply; a booking made before a crash is found again by the retry, not made twice.
+
 Exactly once: a job run again (a crash, a lost lease) finds the recorded reply and sends nothing,
 unless its outbound message is still `pending` (the crash came between storing and sending it), in
 which case that message is sent (`MessageService.deliver`).
@@ -28,6 +38,9 @@ from datetime import datetime
 
 import attrs
 
+from engage_core.agents.booking_step import BOOKING_FEATURE, BookingMove, booking_instructions, booking_move
+from engage_core.agents.memories import memory_instructions, new_facts
+from engage_core.agents.memory_service import keep
 from engage_core.agents.model import AiAgent
 from engage_core.agents.personas import persona_of
 from engage_core.agents.replies import (
@@ -39,8 +52,12 @@ from engage_core.agents.replies import (
     reply_key,
 )
 from engage_core.agents.service import AiAgentService
+from engage_core.answering.booking import BookingDesk, SlotOffer
 from engage_core.answering.chat import ChatMessage
 from engage_core.answering.engine import AnswerEngine
+from engage_core.answering.memory import MemoryRequest
+from engage_core.answering.ports import LanguageModel
+from engage_core.answering.tokens import estimate_usage
 from engage_core.answering.turns import Turn
 from engage_core.jobs.model import JobRequest
 from engage_core.jobs.runner import Handler, JobContext
@@ -95,6 +112,16 @@ class _Refused(Exception):
 class _Conversation:
     inbound: Message
     history: tuple[ChatMessage, ...]
+    pending: SlotOffer | None = None
+
+
+@attrs.frozen
+class _Memory:
+    """What the memory step found: the instructions it adds to the turn, and the facts to store."""
+
+    instructions: tuple[str, ...] = ()
+    stated: tuple[str, ...] = ()
+    fresh: tuple[str, ...] = ()
 
 
 class AutoReplyService:
@@ -108,6 +135,8 @@ class AutoReplyService:
         agents: AiAgentService,
         messages: MessageService,
         engine: AnswerEngine,
+        model: LanguageModel,
+        desk: BookingDesk,
     ) -> None:
         self._uow = uow
         self._clock = clock
@@ -115,6 +144,8 @@ class AutoReplyService:
         self._agents = agents
         self._messages = messages
         self._engine = engine
+        self._model = model
+        self._desk = desk
 
     def queue(self, uow: WorkspaceUnitOfWork, message: Message, now: datetime) -> None:
         """Queue the reply to a new inbound message, in `uow`'s transaction (the `ReceivedHook` of
@@ -154,8 +185,38 @@ class AutoReplyService:
             return GONE
         if agent is None:
             return NO_AGENT
-        turn = self._engine.answer(account_id, persona_of(agent), checked.history, checked.inbound.content)
-        return self._send(account_id, checked.inbound, agent, turn)
+        memory = self._remember(account_id, agent, checked.inbound)
+        booking = (agent.booking_agent_instructions or "").strip()
+        if booking and self._features.allows(account_id, BOOKING_FEATURE):
+            inbound = checked.inbound
+            move = booking_move(self._desk, account_id, inbound.contact_id, inbound.content, checked.pending)
+            if move is not None:
+                turn = Turn(move.reply, move.action, (), 1.0, estimate_usage([inbound.content], move.reply))
+                return self._send(account_id, inbound, agent, turn, memory, move)
+            extra = (*memory.instructions, booking_instructions(booking))
+        else:
+            extra = memory.instructions
+        turn = self._engine.answer(
+            account_id,
+            persona_of(agent),
+            checked.history,
+            checked.inbound.content,
+            extra_instructions=extra,
+            statements=memory.stated,
+        )
+        return self._send(account_id, checked.inbound, agent, turn, memory)
+
+    def _remember(self, account_id: int, agent: AiAgent, inbound: Message) -> _Memory:
+        """The memory step (see the module notes); nothing for an agent without memory instructions."""
+        instructions = (agent.memory_agent_instructions or "").strip()
+        if not instructions:
+            return _Memory()
+        with self._uow.workspace(account_id, readonly=True) as uow:
+            known = uow.contact_memories.for_contact(inbound.contact_id)
+        facts = tuple(m.fact for m in known)
+        stated = self._model.extract_memories(MemoryRequest(instructions, facts, inbound.content))
+        fresh = new_facts(stated, known)
+        return _Memory((memory_instructions(instructions, (*facts, *fresh)),), tuple(stated), fresh)
 
     def _check(self, account_id: int, inbound_message_id: int) -> _Conversation | str:
         """The message and its history when the AI may answer it; otherwise why not."""
@@ -175,9 +236,18 @@ class AutoReplyService:
             if newest and newest[0].id != inbound.id:
                 return SUPERSEDED
             recent = uow.messages.for_contact(contact.id, None, _HISTORY_PAGE).items
-        return _Conversation(inbound, _history(recent, inbound, handling))
+            latest = uow.ai_replies.latest(contact.id)
+        return _Conversation(inbound, _history(recent, inbound, handling), _pending(latest, handling))
 
-    def _send(self, account_id: int, inbound: Message, agent: AiAgent, turn: Turn) -> str:
+    def _send(
+        self,
+        account_id: int,
+        inbound: Message,
+        agent: AiAgent,
+        turn: Turn,
+        memory: _Memory,
+        move: BookingMove | None = None,
+    ) -> str:
         def record(uow: WorkspaceUnitOfWork, outbound: Message) -> None:
             # Read again in the storing transaction: a take-over while the engine thought wins.
             if uow.ai_replies.by_inbound(inbound.id) is not None:
@@ -190,9 +260,17 @@ class AutoReplyService:
             elif turn.action == "resolve":
                 decide_in(uow, inbound.contact_id, rules.resolve, now)
             draft = AiReplyDraft(
-                inbound.contact_id, inbound.id, outbound.id, turn.action, turn.citations, turn.confidence
+                inbound.contact_id,
+                inbound.id,
+                outbound.id,
+                turn.action,
+                turn.citations,
+                turn.confidence,
+                offer=None if move is None else move.offer,
+                booking_id=None if move is None else move.booking_id,
             )
             uow.ai_replies.add(draft, now)
+            keep(uow, inbound.contact_id, memory.fresh, inbound.id, now)
 
         try:
             self._messages.send(account_id, SendInput(inbound.contact_id, turn.reply), along=record)
@@ -239,6 +317,14 @@ def _history(recent: Sequence[Message], inbound: Message, handling: Conversation
     return tuple(
         ChatMessage("user" if m.direction == "inbound" else "assistant", m.content) for m in before[-HISTORY_LIMIT:]
     )
+
+
+def _pending(latest: AiReply | None, handling: ConversationHandling) -> SlotOffer | None:
+    """The slots the AI's latest reply offered, when that reply is in its current context."""
+    if latest is None or latest.offer is None:
+        return None
+    since = handling.context_since
+    return latest.offer if since is None or latest.created_at > since else None
 
 
 def _reason(agent: AiAgent, inbound: Message) -> str:

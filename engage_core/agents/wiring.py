@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from engage_core.agents.booking_desk import ServiceBookingDesk
+from engage_core.agents.memory_service import ContactMemoryService
 from engage_core.agents.replies import REPLY_JOB
 from engage_core.agents.reply_service import AutoReplyService, reply_job
 from engage_core.agents.service import AiAgentService
 from engage_core.answering.engine import AnswerEngine
+from engage_core.bookings.booking_service import BookingService
+from engage_core.bookings.setup_service import BookingSetupService
 from engage_core.dependencies import Dependencies, Unconfigured
 from engage_core.jobs.runner import Handler
 from engage_core.messaging.message_service import MessageService
@@ -18,19 +22,30 @@ class AgentsServices:
 
     ai_agents: AiAgentService
     auto_replies: AutoReplyService
+    contact_memories: ContactMemoryService
     messages: MessageService  # wired by the messaging area
     answers: AnswerEngine  # wired by the answering area
     entitlements: Entitlements  # wired by the plans area
+    bookings: BookingService  # wired by the bookings area
+    booking_setup: BookingSetupService  # wired by the bookings area
     _replying: bool
 
     def wire(self, deps: Dependencies) -> None:
         """Build this area's services from `deps` (called once by :class:`.Services`, after the
-        messaging and answering areas). With a language model, every new inbound message queues its
+        messaging, bookings and answering areas). With a language model, every new inbound message queues its
         automatic reply (`MessageService.when_received`); without one nothing is queued."""
         self.ai_agents = AiAgentService(deps.uow, deps.clock)
         self.auto_replies = AutoReplyService(
-            deps.uow, deps.clock, deps.features or self.entitlements, self.ai_agents, self.messages, self.answers
+            deps.uow,
+            deps.clock,
+            deps.features or self.entitlements,
+            self.ai_agents,
+            self.messages,
+            self.answers,
+            deps.language_model,
+            ServiceBookingDesk(self.bookings, self.booking_setup, deps.clock),
         )
+        self.contact_memories = ContactMemoryService(deps.uow, deps.clock)
         self._replying = not isinstance(deps.language_model, Unconfigured)
         if self._replying:
             self.messages.when_received(self.auto_replies.queue)

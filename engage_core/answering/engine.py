@@ -16,7 +16,9 @@
 The honesty rule. When the message is not small talk (`engage_core.answering.intents`) and no
 passage reaches the floor, a `continue` becomes a `handoff` with the hand-over message, whatever the
 model wrote: with nothing relevant retrieved, any answer would be made up. The prompt tells the
-model so as well; the offline model never answers below its own, higher threshold.
+model so as well; the offline model never answers below its own, higher threshold. A message that
+only tells something about the customer (the memory step found `statements` in it, and it asks
+nothing: no question mark) needs no passage either: acknowledging it makes nothing up.
 
 `usage` is the model's when it gives it, else estimated (`engage_core.answering.tokens`). A caller's
 `max_tokens` bounds the reply; the model may spend `TURN_OVERHEAD_TOKENS` more on the JSON around it.
@@ -29,7 +31,7 @@ from collections.abc import Sequence
 from engage_core.answering.chat import ChatMessage, Usage
 from engage_core.answering.guardrails import fit, refused_topic
 from engage_core.answering.guidelines import Guidelines
-from engage_core.answering.intents import small_talk
+from engage_core.answering.intents import asks_something, small_talk
 from engage_core.answering.passages import relevant
 from engage_core.answering.persona import Persona
 from engage_core.answering.ports import LanguageModel
@@ -67,17 +69,20 @@ class AnswerEngine:
         message: str,
         *,
         extra_instructions: Sequence[str] = (),
+        statements: Sequence[str] = (),
         temperature: float | None = None,
         max_tokens: int | None = None,
     ) -> Turn:
         """The turn answering `message` (see the module notes). `history` is the conversation so
         far (`user` and `assistant` messages, oldest first); `extra_instructions` are added to the
-        persona's (a chat completion's system messages)."""
+        persona's (a chat completion's system messages); `statements` are the facts the memory step
+        found in `message`."""
         guidelines = Guidelines.of(persona.response_guidelines)
         message = message.strip()[:MESSAGE_MAX]
         if refused_topic(message, guidelines.refused_topics) is not None:
             return Turn(REFUSAL, "continue", (), 1.0, estimate_usage([message], REFUSAL))
         chatter = small_talk(message)
+        noted = tuple(statements) if statements and not asks_something(message) else ()
         query = message[:QUERY_MAX]
         passages = relevant(self._search.search(account_id, query, limit=RETRIEVED)) if message else ()
         request = TurnRequest(
@@ -87,6 +92,7 @@ class AnswerEngine:
             passages=passages,
             persona=persona,
             small_talk=chatter,
+            statements=noted,
             temperature=temperature,
             max_tokens=None if max_tokens is None else max_tokens + TURN_OVERHEAD_TOKENS,
         )
@@ -94,7 +100,9 @@ class AnswerEngine:
             draft = self._model.compose_turn(request)
         except Unavailable:
             draft = TurnDraft(HANDOFF_REPLY, "handoff", confidence=0.0)
-        turn = settle(draft, passages, grounded=bool(passages) or chatter is not None, usage=_usage(request, draft))
+        turn = settle(
+            draft, passages, grounded=bool(passages) or chatter is not None or bool(noted), usage=_usage(request, draft)
+        )
         reply = fit(turn.reply, guidelines.max_reply_chars)
         return turn if reply == turn.reply else Turn(reply, turn.action, turn.citations, turn.confidence, turn.usage)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engage_core.answering.chat import ChatCompletion, ChatRequest
+from engage_core.answering.memory import MemoryRequest, self_statements
 from engage_core.answering.persona import Persona
 from engage_core.answering.turns import TurnDraft, TurnRequest
 from engage_core.kernel.errors import Unavailable
@@ -15,8 +16,9 @@ class ScriptedLanguageModel:
 
     `turn` decides each draft from the request (by default: a `continue` citing the first passage,
     or a `handoff` when there is none); `completion` each raw completion (by default: the last
-    message's text echoed). `down` makes both raise `Unavailable`, as a port that breaks its
-    never-raise promise would."""
+    message's text echoed); `memories` the facts of each memory request (by default: the offline
+    rules, `self_statements`). `down` makes the first two raise `Unavailable`, as a port that breaks
+    its never-raise promise would, and the memory step find nothing."""
 
     def __init__(
         self,
@@ -25,9 +27,11 @@ class ScriptedLanguageModel:
     ) -> None:
         self.turn = turn or _first_passage
         self.completion = completion or _echo
+        self.memories: Callable[[MemoryRequest], tuple[str, ...]] = lambda r: self_statements(r.message)
         self.down = False
         self.turn_requests: list[TurnRequest] = []
         self.chat_requests: list[ChatRequest] = []
+        self.memory_requests: list[MemoryRequest] = []
 
     def compose_turn(self, request: TurnRequest) -> TurnDraft:
         """The scripted draft for `request` (recorded in `turn_requests`)."""
@@ -42,6 +46,11 @@ class ScriptedLanguageModel:
         if self.down:
             raise Unavailable("The scripted model is down.")
         return self.completion(request)
+
+    def extract_memories(self, request: MemoryRequest) -> tuple[str, ...]:
+        """The scripted facts for `request` (recorded in `memory_requests`); none when down."""
+        self.memory_requests.append(request)
+        return () if self.down else self.memories(request)
 
 
 def _first_passage(request: TurnRequest) -> TurnDraft:

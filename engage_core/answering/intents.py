@@ -70,3 +70,8 @@ def asks_for_a_person(message: str) -> bool:
         word in _CONTACT_WORDS and any(w in _HUMAN_WORDS for w in words[at + 1 : at + 1 + PERSON_REACH])
         for at, word in enumerate(words)
     )
+
+
+def asks_something(message: str) -> bool:
+    """Whether the message holds a question mark (Latin or Arabic): it asks, and does not only tell."""
+    return "?" in message or "؟" in message

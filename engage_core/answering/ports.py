@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from engage_core.answering.chat import ChatCompletion, ChatRequest
+from engage_core.answering.memory import MemoryRequest
 from engage_core.answering.persona import Persona
 from engage_core.answering.turns import TurnDraft, TurnRequest
 
@@ -21,6 +22,10 @@ class LanguageModel(Protocol):
     def complete(self, request: ChatRequest) -> ChatCompletion:
         """A raw completion of `request.messages`. With `json_object`, the content is one JSON
         object. Raises `Unavailable` when the model cannot be reached or keeps failing."""
+
+    def extract_memories(self, request: MemoryRequest) -> tuple[str, ...]:
+        """The facts the customer's message states about themselves (the memory step,
+        `engage_core.answering.memory`), short, in order. Never raises: a model that fails gives none."""
 
 
 class PersonaDirectory(Protocol):

@@ -8,7 +8,8 @@ it (`settle`) into the `Turn` it returns:
 - `citations` keep only the ids of the passages the model was given, in order, once each;
 - `confidence` is brought within 0 to 1 (None or not a number: 0);
 - an empty reply becomes the hand-over message with `handoff`;
-- when nothing relevant was retrieved, a `continue` that is not small talk becomes `handoff` with the
+- when nothing relevant was retrieved, a `continue` that is not small talk (nor a message only
+  telling about the customer) becomes `handoff` with the
   hand-over message (the honesty rule, `engage_core.answering.engine`).
 
 A hand-over is always this structured `action`, never read from the reply's wording.
@@ -67,7 +68,8 @@ class TurnRequest:
     (the persona's prompts and guidelines, the passages labelled by chunk id and the answer's JSON
     shape), the conversation so far, the customer's new `message`, and the same context as values
     for a model that reads them rather than the prompt (the offline one): the `passages`, the
-    persona, and whether the message is `small_talk`."""
+    persona, whether the message is `small_talk`, and the `statements` about the customer it only
+    tells (the memory step's facts, when it asks nothing)."""
 
     instructions: str
     history: tuple[ChatMessage, ...]
@@ -75,6 +77,7 @@ class TurnRequest:
     passages: tuple[Passage, ...]
     persona: Persona
     small_talk: SmallTalk | None = None
+    statements: tuple[str, ...] = ()
     temperature: float | None = None
     max_tokens: int | None = None
 

@@ -64,11 +64,15 @@ EXTENSIONS: tuple[str, ...] = (
     "conversation.resolved",
     "conversation.taken_over",
     "conversation.released",
+    "web_chat.session.started",
+    "web_chat.session.updated",
+    "web_chat.session.ended",
+    "web_chat.message.created",
 )
 """Workspace events beyond SPEC 6 (the AI/human hand-over of a conversation,
-`engage_core.messaging.handling`). A subscription receives them only when it names them: an empty
-`events` list means every event of `CATALOGUE`, so a receiver written against SPEC 6 never meets an
-event it does not know."""
+`engage_core.messaging.handling`; web chat sessions and their messages, `engage_core.webchat.sessions`).
+A subscription receives them only when it names them: an empty `events` list means every event of
+`CATALOGUE`, so a receiver written against SPEC 6 never meets an event it does not know."""
 OPT_IN: frozenset[str] = frozenset(EXTENSIONS)
 """The events an empty `events` list does not stand for."""
 

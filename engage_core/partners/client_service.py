@@ -22,7 +22,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+from collections.abc import Sequence
 from datetime import datetime
+from typing import Protocol
 
 import attrs
 
@@ -158,6 +160,16 @@ class ImpersonationLink:
     expires_at: datetime
 
 
+class ObjectOwner(Protocol):
+    """An area keeping a workspace's objects outside the database (voice audio in the blob store)."""
+
+    def stored_objects(self, account_id: int) -> Sequence[str]:
+        """The keys of every object the workspace's rows refer to."""
+
+    def remove_objects(self, keys: Sequence[str]) -> None:
+        """Remove these objects (their rows are gone); best effort."""
+
+
 class PartnerClientService:
     """A partner's client workspaces: provisioning, plan changes, suspension, deletion, usage and
     impersonation. Lifecycle changes emit partner events (`partner.client.created`, `.updated`,
@@ -173,6 +185,9 @@ class PartnerClientService:
         self._hasher = hasher
         self._mailer = mailer
         self._app_url = app_url
+        self.object_owners: list[ObjectOwner] = []
+        """Areas that keep objects outside the database (in the blob store) for a workspace: their
+        objects are removed once its deletion is committed (registered by their wiring)."""
 
     # -- reading ------------------------------------------------------------------------------------
 
@@ -305,12 +320,17 @@ class PartnerClientService:
         return client
 
     def delete(self, partner_id: int, client_id: int) -> None:
-        """`DELETE /partner/clients/{id}`: the workspace and all its records, permanently."""
+        """`DELETE /partner/clients/{id}`: the workspace and all its records, permanently, then the
+        objects its areas kept outside the database (best effort: a failure is logged)."""
+        self.get(partner_id, client_id)  # 404 before another partner's workspace is read
+        owned = [(owner, owner.stored_objects(client_id)) for owner in self.object_owners]
         with self._uow.partners() as uow:
             client = _client(uow, partner_id, client_id)
             uow.clients.delete(partner_id, client_id)
             self._emit(uow, client, "partner.client.deleted")
             uow.commit()
+        for owner, keys in owned:
+            owner.remove_objects(keys)
 
     # -- usage --------------------------------------------------------------------------------------
 

@@ -38,10 +38,17 @@ class LocalFiles(Protocol):
         """The file of the object `key`, or None when there is none."""
 
 
+AUDIO_TYPES = {"m4a": "audio/mp4"}
+"""Stored objects that are not media uploads: synthesised speech (`engage_core.voice`)."""
+
+
 def content_type(key: str) -> str:
     """The MIME type of a stored object, by its key's extension."""
-    known = BY_EXTENSION.get(extension_of(key))
-    return known.mime_type if known is not None else "application/octet-stream"
+    extension = extension_of(key)
+    known = BY_EXTENSION.get(extension)
+    if known is not None:
+        return known.mime_type
+    return AUDIO_TYPES.get(extension, "application/octet-stream")
 
 
 def file_routes(files: LocalFiles) -> list[Route]:

@@ -69,6 +69,10 @@ ai_replies = Table(
     Column("citations", JSON(), nullable=False),  # chunk ids, in the order the reply cites them
     Column("confidence", Float(), nullable=False),
     Column("created_at", UTCDateTime(), nullable=False),
+    # The booking step: the slots offered (`engage_core.answering.booking.offer_document`), and
+    # the booking made (no foreign key: a booking outlives nothing here but its contact).
+    Column("offer", JSON()),
+    Column("booking_id", Id),
     CheckConstraint("action IN ('continue', 'handoff', 'resolve')", name="action"),
     owned_by_account("contact_id", "contacts"),
     UniqueConstraint("inbound_message_id"),
@@ -76,5 +80,28 @@ ai_replies = Table(
     Index(None, "outbound_message_id"),
     # The usage report's `ai_agent_sessions`: one account's replies of a period, by contact.
     Index(None, "account_id", "created_at", "contact_id"),
+    # The booking step: a contact's latest reply.
+    Index(None, "account_id", "contact_id", "id"),
+    sqlite_autoincrement=True,
+)
+
+
+contact_memories = Table(
+    "contact_memories",
+    metadata,
+    # Short facts the AI agent keeps about a contact (`engage_core.agents.memories`): each once per
+    # contact (the services compare without case first; the constraint refuses a racing exact
+    # duplicate). Deleted with the contact; the source message may go first (SET NULL).
+    Column("id", Id, primary_key=True),
+    account_id(),
+    Column("contact_id", Id, nullable=False),
+    Column("fact", String(280), nullable=False),
+    Column("source_message_id", Id, ForeignKey("messages.id", ondelete="SET NULL")),
+    Column("created_at", UTCDateTime(), nullable=False),
+    owned_by_account("contact_id", "contacts"),
+    # A contact's facts, oldest first; and each fact once.
+    Index(None, "account_id", "contact_id", "created_at", "id"),
+    UniqueConstraint("account_id", "contact_id", "fact"),
+    Index(None, "source_message_id"),
     sqlite_autoincrement=True,
 )

@@ -16,6 +16,7 @@ from .deliveries import DeliveryMachine
 from .orders import OrderStockMachine
 from .partners import PartnerClientMachine
 from .tickets import TicketMachine
+from .web_chat import WebChatSessionMachine
 
 __all__ = [
     "Backend",
@@ -28,5 +29,6 @@ __all__ = [
     "OrderStockMachine",
     "PartnerClientMachine",
     "TicketMachine",
+    "WebChatSessionMachine",
     "refused",
 ]

@@ -12,16 +12,25 @@ from support import NOW, MakeContact
 
 from engage_core.agents.model import AgentInput
 from engage_core.agents.replies import AiReply, AiReplyDraft
+from engage_core.answering.booking import SlotOffer
 from engage_core.answering.fakes import ScriptedLanguageModel
 from engage_core.answering.turns import TurnDraft
+from engage_core.bookings.model import BookingFilter
+from engage_core.bookings.setup import BookingTypeInput
 from engage_core.contacts.model import Contact
 from engage_core.jobs.ports import JobQueue
 from engage_core.jobs.runner import JobRunner
+from engage_core.kernel.pagination import PageRequest
 from engage_core.messaging.messages import Message, MessageDraft
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
 from engage_core.testing import FakeClock
 from engage_core.unit_of_work import UnitOfWorkFactory
+
+
+@pytest.fixture
+def other(make_account: Callable[..., int]) -> int:
+    return make_account("Other")
 
 
 def _exchange(uow: UnitOfWorkFactory, account: int, contact: Contact) -> tuple[Message, Message]:
@@ -141,3 +150,66 @@ def test_the_worker_replies_once_to_an_inbound_message(
         ["Hello! How can I help?"],
         "continue",
     )
+
+
+# -- the booking step's state ----------------------------------------------------------------------
+
+
+def test_an_offer_and_a_booking_read_back(uow: UnitOfWorkFactory, account: int, make_contact: MakeContact) -> None:
+    """The offered slots (with their timezone) and the booking id survive the round trip."""
+    contact = make_contact()
+    inbound, outbound = _exchange(uow, account, contact)
+    offer = SlotOffer(3, "Consultation", "Asia/Riyadh", (NOW + timedelta(hours=1), NOW + timedelta(days=1)))
+    with uow.workspace(account) as unit:
+        added = unit.ai_replies.add(
+            AiReplyDraft(contact.id, inbound.id, outbound.id, "continue", (), 1.0, offer, booking_id=42), NOW
+        )
+        unit.commit()
+
+    stored = _by_inbound(uow, account, inbound.id)
+    assert stored == added
+    assert stored is not None and (stored.offer, stored.booking_id) == (offer, 42)
+
+
+def test_the_latest_reply_is_the_contacts_newest(
+    uow: UnitOfWorkFactory, account: int, other: int, make_contact: MakeContact
+) -> None:
+    """`latest` gives the contact's newest reply; another contact's, or another account, none."""
+    contact, quiet = make_contact(), make_contact()
+    _record(uow, account, contact)
+    newest = _record(uow, account, contact)
+
+    with uow.workspace(account, readonly=True) as unit:
+        assert (unit.ai_replies.latest(contact.id), unit.ai_replies.latest(quiet.id)) == (newest, None)
+    with uow.workspace(other, readonly=True) as unit:
+        assert unit.ai_replies.latest(contact.id) is None
+
+
+def test_the_worker_offers_slots_and_books_the_one_picked(
+    replying: tuple[Services, SandboxGateway], job_queue: JobQueue, clock: FakeClock
+) -> None:
+    """The booking step over the adapter: a booking request gets three slots; "1" books the first."""
+    services, sandbox = replying
+    account = services.accounts.create("Booking").account.id
+    agent = AgentInput(name="Concierge", system_prompt="Be kind.", booking_agent_instructions="Book.", is_default=True)
+    services.ai_agents.create(account, agent)
+    kind = services.booking_setup.create_type(account, BookingTypeInput("Consultation", 30))
+    pid = services.channels.connect_qr(account, "whatsapp").channel.provider_account_id or ""
+    sandbox.scan(pid)
+    services.channels.status(account, "whatsapp")
+    runner = JobRunner(job_queue, services.job_handlers(), clock)
+    inbound = []
+    for text in ("Can I book an appointment?", "1"):
+        sent = sandbox.inject_message(pid, "+966501234567", text)
+        clock.advance(seconds=1)
+        while runner.run_once():
+            pass
+        with services.dependencies.uow.workspace(account, readonly=True) as unit:
+            found = unit.messages.by_provider_id("whatsapp", sent.provider_message_id)
+        assert found is not None
+        inbound.append(found)
+
+    offered = services.auto_replies.recorded(account, inbound[0].id)
+    assert offered is not None and offered.offer is not None and len(offered.offer.starts) == 3
+    page = services.bookings.find(account, BookingFilter(contact_id=inbound[0].contact_id), PageRequest(1, 5))
+    assert [(b.booking_type_id, b.starts_at) for b in page.items] == [(kind.id, offered.offer.starts[0])]

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+import attrs
 import pytest
 
 from engage_connectors.llm.offline import (
     FAREWELL_REPLY,
+    NOTED_REPLY,
     PERSON_REPLY,
     THANKS_REPLY,
     UNKNOWN_REPLY,
@@ -16,6 +18,7 @@ from engage_connectors.llm.offline import (
 )
 from engage_core.answering.chat import ChatMessage, ChatRequest
 from engage_core.answering.intents import small_talk
+from engage_core.answering.memory import MemoryRequest
 from engage_core.answering.passages import Passage
 from engage_core.answering.persona import GENERIC_PERSONA, Persona
 from engage_core.answering.turns import TurnRequest
@@ -156,3 +159,22 @@ def test_max_tokens_cuts_the_answer() -> None:
     answer = model.complete(request)
 
     assert (answer.content, answer.finish_reason) == ("We are closed on Sundays.", "length")
+
+
+# -- the memory step ---------------------------------------------------------------------------------
+
+
+def test_memories_are_the_explicit_self_statements() -> None:
+    """The offline rules, in English and Arabic; a question states nothing."""
+    request = MemoryRequest("Remember names.", (), "My name is Sara and I prefer email. Do you open today?")
+
+    assert model.extract_memories(request) == ("Name: Sara", "Prefers email")
+    assert model.extract_memories(MemoryRequest("", (), "اسمي أحمد")) == ("الاسم: أحمد",)
+
+
+def test_a_message_only_telling_is_acknowledged() -> None:
+    """No passage, but the message only states facts: thanks and `continue`, nothing made up."""
+    request = attrs.evolve(turn("My name is Sara."), statements=("Name: Sara",))
+
+    draft = model.compose_turn(request)
+    assert (draft.reply, draft.action, draft.citations) == (NOTED_REPLY, "continue", ())

@@ -13,6 +13,7 @@ from fake_llm import FakeLanguageModel
 from engage_connectors.llm.openai_compatible import AGAIN_JSON, AGAIN_TURN, OpenAICompatibleModel
 from engage_core.answering.chat import NO_JSON_OBJECT, SERVICE_CHAT, SERVICE_LOGIC, ChatMessage, ChatRequest, Usage
 from engage_core.answering.guidelines import Guidelines
+from engage_core.answering.memory import MemoryRequest
 from engage_core.answering.passages import Passage
 from engage_core.answering.persona import GENERIC_PERSONA
 from engage_core.answering.prompt import instructions
@@ -259,3 +260,40 @@ def test_an_invalid_url_is_refused() -> None:
     """Only http and https URLs are accepted."""
     with pytest.raises(ValueError, match="http:// or https://"):
         OpenAICompatibleModel("ftp://example.com", MODELS)
+
+
+# -- the memory step ---------------------------------------------------------------------------------
+
+
+def memory_request(message: str = "My name is Sara. I live in Dubai. When do you open?") -> MemoryRequest:
+    return MemoryRequest("Remember names.", ("Prefers email",), message)
+
+
+def test_memories_are_asked_of_service_logic_in_json_mode(
+    model: OpenAICompatibleModel, upstream: FakeLanguageModel
+) -> None:
+    """One request to the logic model, JSON mode, the instructions and known facts in the system message."""
+    facts = model.extract_memories(memory_request())
+
+    [body] = upstream.requests
+    system = body["messages"][0]["content"]
+    assert facts == ("My name is Sara", "I live in Dubai")
+    assert (body["model"], body["response_format"]) == ("logic-model-70b", {"type": "json_object"})
+    assert "Remember names." in system
+    assert "- Prefers email" in system
+
+
+def test_a_truncated_memory_answer_is_asked_again(model: OpenAICompatibleModel, upstream: FakeLanguageModel) -> None:
+    """JSON cut at the token limit: asked once more, and that answer's facts are kept."""
+    upstream.misbehave("truncated")
+
+    assert model.extract_memories(memory_request("My name is Sara.")) == ("My name is Sara",)
+    assert len(upstream.requests) == 2
+
+
+def test_memories_from_a_failing_service_are_none(model: OpenAICompatibleModel, upstream: FakeLanguageModel) -> None:
+    """A service that keeps failing, or answers invalid JSON twice, gives no fact and never raises."""
+    upstream.misbehave("error", "error", "error")
+    assert model.extract_memories(memory_request()) == ()
+    upstream.misbehave("invalid", "invalid")
+    assert model.extract_memories(memory_request()) == ()

@@ -53,6 +53,7 @@ from engage_core.testing import (
     InMemoryDeliveryQueue,
     InMemoryUnitOfWorkFactory,
 )
+from engage_core.voice.fakes import FakeCloner, FakeSampleProber, FakeSynthesizer
 from engage_core.webhooks.delivery import DeliveryWorker
 from engage_core.webhooks.model import RETRY_DELAYS, Attempt, Outcome
 from engage_core.webhooks.service import RevealedSecret, WebhookInput
@@ -118,6 +119,24 @@ def media_prober() -> FakeMediaProber:
 
 
 @pytest.fixture
+def synthesizer() -> Any:
+    """Speaks the built-in voices (fake audio whose length follows the text)."""
+    return FakeSynthesizer()
+
+
+@pytest.fixture
+def cloner() -> Any:
+    """A cloning provider that clones anything."""
+    return FakeCloner()
+
+
+@pytest.fixture
+def sample_prober() -> Any:
+    """Reads the samples `engage_core.voice.fakes.fake_sample` makes."""
+    return FakeSampleProber()
+
+
+@pytest.fixture
 def services(
     uow: InMemoryUnitOfWorkFactory,
     clock: FakeClock,
@@ -128,6 +147,9 @@ def services(
     prober: FakeAudioProber,
     blobs: InMemoryBlobStore,
     media_prober: Any,
+    synthesizer: Any,
+    cloner: Any,
+    sample_prober: Any,
 ) -> Services:
     built = Services.build(
         uow,
@@ -143,6 +165,9 @@ def services(
         language_model=OfflineLanguageModel(),
         blobs=blobs,
         media_prober=media_prober,
+        synthesizer=synthesizer,
+        cloner=cloner,
+        sample_prober=sample_prober,
     )
     sandbox.attach(built.inbox)
     return built

@@ -24,7 +24,7 @@ from engage_http.areas import PARTNER_OPERATIONS
 from engage_http.dashboard import SessionCookies
 from engage_http.messaging.callbacks import CALLBACK_PATH
 from engage_http.rate_limit import RequestRateLimiter
-from engage_http.routing import MAX_BODY_SIZE, ChannelConvertor, IdConvertor
+from engage_http.routing import MAX_BODY_SIZE, ChannelConvertor, IdConvertor, WebChatSessionConvertor
 
 SHOP = "https://shop.example"
 EVIL = "https://evil.example"
@@ -114,7 +114,12 @@ def test_every_route_answers_a_preflight(
     document allow the origin, partner routes (server-to-server only) do not."""
     app = create_app(services, sandbox=SandboxControls(uow, sandbox))
     client = TestClient(app)
-    samples = {IdConvertor: 1, ChannelConvertor: CHANNEL_TYPES[0], UUIDConvertor: uuid.UUID(int=1)}
+    samples = {
+        IdConvertor: 1,
+        ChannelConvertor: CHANNEL_TYPES[0],
+        UUIDConvertor: uuid.UUID(int=1),
+        WebChatSessionConvertor: "wcs_x",
+    }
     routes = [  # the API's routes; the operational ones (/health, /ready) are for load balancers, not browsers
         route
         for route in app.routes

@@ -80,6 +80,7 @@ def _send(callers: tuple[Api, Api, Services], location: Location, **kwargs: obje
     for name in ("id", "list_id", "segment_id", "tag_id", "product_id", "contact_id", "chunk_id"):
         path = path.replace("{" + name + "}", "1")
     path = path.replace("{delivery_id}", "00000000-0000-4000-8000-000000000000")
+    path = path.replace("{session_id}", "wcs_unknown")
     return validation_errors(caller.request(location.method, path, **kwargs))  # type: ignore[arg-type]
 
 

@@ -127,10 +127,12 @@ UNPAGINATED_LISTS = {
     ("GET", "/bookings/types"),
     ("GET", "/bookings/resources"),
     ("GET", "/ai-agents"),
+    ("GET", "/contacts/{id:id}/memories"),
+    ("GET", "/voice/dialects"),
 }
 """The lists still served whole (SPEC shows them without `meta`; AI agents are at most 100 a
-workspace); `GET /tags` left them, since a workspace's tags grow with every contact request and were
-megabytes in one response."""
+workspace, a contact's memories at most 50, the voice dialects a fixed list of 13); `GET /tags` left
+them, since a workspace's tags grow with every contact request and were megabytes in one response."""
 
 
 def test_only_the_known_lists_are_served_whole() -> None:

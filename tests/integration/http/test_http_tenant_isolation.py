@@ -33,6 +33,7 @@ from engage_core.services import Services
 from engage_core.support.tickets import Ticket
 from engage_core.team.model import TeamMember
 from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
+from engage_core.webchat.sessions import VisitorDetails
 from engage_core.webhooks.model import Attempt
 from engage_core.webhooks.service import RevealedSecret
 from engage_http.areas import OPERATIONS
@@ -51,7 +52,7 @@ class Resources:
     catalogue with one product, and a pending order of that product; an open support ticket and a
     team member; a booking type, a resource, a confirmed booking of the contact on it that has
     started (so it can be completed) and a pending one tomorrow; an AI agent that is not the default
-    (so it can be deleted); a media file."""
+    (so it can be deleted); a media file; a web chat session; a memory of the contact."""
 
     contact: int
     tag: int
@@ -76,6 +77,8 @@ class Resources:
     running_campaign: int
     paused_campaign: int
     media: int
+    web_chat_session: str
+    memory: int
 
 
 @attrs.frozen
@@ -98,6 +101,8 @@ BOOKING_TYPE = {"id": "booking_type"}
 RESOURCE = {"id": "resource"}
 AGENT = {"id": "agent"}
 CAMPAIGN = {"id": "campaign"}
+WEB_CHAT = {"session_id": "web_chat_session"}
+WEB_CHAT_SESSION = "/web-chat/sessions/{session_id:web_chat_session}"
 OPENING_HOURS = {"weekly": {"monday": [{"opens": "09:00", "closes": "17:00"}]}}
 SCENARIOS: Mapping[tuple[str, str], Scenario] = {
     ("GET", "/contacts/{id:id}"): Scenario(CONTACT),
@@ -106,6 +111,9 @@ SCENARIOS: Mapping[tuple[str, str], Scenario] = {
     ("POST", "/contacts/{id:id}/blacklist"): Scenario(CONTACT),
     ("GET", "/contacts/{id:id}/notes"): Scenario(CONTACT),
     ("POST", "/contacts/{id:id}/notes"): Scenario(CONTACT, lambda own: {"content": "Hijacked"}),
+    ("GET", "/contacts/{id:id}/memories"): Scenario(CONTACT),
+    ("POST", "/contacts/{id:id}/memories"): Scenario(CONTACT, lambda own: {"fact": "Lives in Riyadh"}),
+    ("DELETE", "/contacts/{id:id}/memories/{memory_id:id}"): Scenario({"id": "contact", "memory_id": "memory"}),
     ("POST", "/contacts/{id:id}/lists"): Scenario(CONTACT, lambda own: {"list_id": own.list}),
     ("DELETE", "/contacts/{id:id}/lists/{list_id:id}"): Scenario({"id": "contact", "list_id": "list"}),
     ("POST", "/contacts/{id:id}/segments"): Scenario(CONTACT, lambda own: {"segment_id": own.segment}),
@@ -157,6 +165,11 @@ SCENARIOS: Mapping[tuple[str, str], Scenario] = {
     ("GET", "/tickets/{id:id}"): Scenario(TICKET),
     ("POST", "/tickets/{id:id}/reply"): Scenario(TICKET, lambda own: {"reply": "Hijacked"}),
     ("POST", "/tickets/{id:id}/close"): Scenario(TICKET),
+    ("GET", WEB_CHAT_SESSION): Scenario(WEB_CHAT),
+    ("POST", WEB_CHAT_SESSION + "/take-over"): Scenario(WEB_CHAT),
+    ("POST", WEB_CHAT_SESSION + "/release"): Scenario(WEB_CHAT),
+    ("POST", WEB_CHAT_SESSION + "/messages"): Scenario(WEB_CHAT, lambda own: {"message": "Hijacked"}),
+    ("POST", WEB_CHAT_SESSION + "/end"): Scenario(WEB_CHAT),
     ("GET", "/team/{id:id}"): Scenario(MEMBER),
     ("PUT", "/team/{id:id}"): Scenario(MEMBER, lambda own: {"name": "Hijacked", "role": "admin"}),
     ("DELETE", "/team/{id:id}"): Scenario(MEMBER),
@@ -289,6 +302,8 @@ def make_resources(
             running_campaign=running,
             paused_campaign=paused,
             media=services.media.upload(tenant.account_id, MediaUpload("logo.png", [PNG])).id,
+            web_chat_session=services.web_chat.start(tenant.account_id, VisitorDetails()).session.session_id,
+            memory=services.contact_memories.add(tenant.account_id, contact.id, "Prefers e-mail").id,
         )
 
     return make

@@ -26,6 +26,7 @@ from engage_testing.machines import (
     OrderStockMachine,
     PartnerClientMachine,
     TicketMachine,
+    WebChatSessionMachine,
 )
 from engage_testing.machines.base import Backend
 
@@ -81,6 +82,7 @@ MACHINES = [
     PartnerClientMachine,
     DeliveryMachine,
     CampaignMachine,
+    WebChatSessionMachine,
 ]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engage_core.kernel.events import CATALOGUE, EXTENSIONS, SUBSCRIBABLE, TEST_EVENT
 from engage_core.messaging import handling
+from engage_core.webchat import sessions as webchat_sessions
 
 
 def test_catalogue_has_the_33_workspace_events() -> None:
@@ -30,10 +31,10 @@ def test_subscribable_is_catalogue_plus_test_plus_extensions() -> None:
 
 def test_the_extensions_are_not_spec_events() -> None:
     """The extension events are new names, none of SPEC 6's nor twice."""
-    assert len(set(EXTENSIONS)) == len(EXTENSIONS) == 4
+    assert len(set(EXTENSIONS)) == len(EXTENSIONS) == 8
     assert not set(EXTENSIONS) & set(CATALOGUE)
 
 
 def test_the_extensions_are_the_hand_over_events() -> None:
-    """The extension events are exactly the moves of the conversation hand-over."""
-    assert EXTENSIONS == handling.EVENTS
+    """The extension events are the moves of the conversation hand-over, then web chat's events."""
+    assert (*handling.EVENTS, *webchat_sessions.EVENTS) == EXTENSIONS
