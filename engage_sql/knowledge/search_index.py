@@ -53,6 +53,12 @@ def tsquery_term(forms: Sequence[str]) -> str:
     return "(" + " | ".join(alternatives) + ")"
 
 
+def tsquery_words(words: Sequence[str]) -> str:
+    """One query term as the exact words (lexemes of the index, at least one) it stands for;
+    `tsquery_term` gives its forms and prefixes instead. Quotes and backslashes are escaped."""
+    return "(" + " | ".join("'" + word.replace("\\", "\\\\").replace("'", "''") + "'" for word in words) + ")"
+
+
 def tsquery(terms: Sequence[str]) -> str:
     """Any of the terms (each made by `tsquery_term`)."""
     return " | ".join(terms)

@@ -95,6 +95,31 @@ def test_bounded_ranking_agrees_with_ranking_every_match(
     assert {question: search(question) for question, _ in QUESTIONS} == exact
 
 
+def test_prefixes_searched_as_their_words_agree_with_the_prefixes(
+    postgres: None, database: Database, account: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Prefix terms rewritten as the account's words they match give every corpus question the same hits."""
+    search = _corpus(database, account)
+    expanded = {question: search(question) for question, _ in QUESTIONS}
+
+    monkeypatch.setattr(postgres_search, "EXPANDED_WORDS", 0)
+
+    assert {question: search(question) for question, _ in QUESTIONS} == expanded
+
+
+def test_a_prefix_matching_a_compound_word_stays_a_prefix(postgres: None, database: Database, account: int) -> None:
+    """A term matching a compound word ("check-in", kept a prefix) finds its chunk."""
+    with database.uow.workspace(account) as uow:
+        entry = uow.knowledge_base.add(KnowledgeBaseDraft("Hotel", "text"), START).id
+        uow.knowledge_chunks.replace(entry, chunk_records(["Early check-in from noon"]), START)
+        uow.commit()
+
+    with database.uow.workspace(account, readonly=True) as uow:
+        hits = uow.knowledge_search.search("checks", limit=5)
+
+    assert [h.knowledge_base_id for h in hits] == [entry]
+
+
 def _counts(database: Database, account: int) -> dict[str, int]:
     with database.engine.connect() as connection:
         rows = connection.execute(
