@@ -42,6 +42,12 @@ def fts5_query(terms: Sequence[str]) -> str:
     )
 
 
+def fts5_pairs(terms: Sequence[str]) -> str:
+    """An FTS5 MATCH expression: any two of the terms together (each as `fts5_query` writes it)."""
+    groups = [f"({fts5_query([term])})" for term in terms]
+    return " OR ".join(f"({a} AND {b})" for a, b in itertools.combinations(groups, 2))
+
+
 def tsquery_term(forms: Sequence[str]) -> str:
     """One query term for `to_tsquery('simple', ...)`: any of its forms (as typed, folded), each as
     written or `stem:*`, in parentheses."""

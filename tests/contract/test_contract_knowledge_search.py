@@ -336,3 +336,25 @@ def test_chunks_holding_more_of_the_words_come_first_among_many(uow: UnitOfWorkF
     hits = _search(uow, account, "oat milk", limit=10)
 
     assert len(hits) == 10 and all("oat milk" in hit.content and hit.score == 1.0 for hit in hits)
+
+
+def test_chunks_holding_two_terms_rank_above_many_holding_one(uow: UnitOfWorkFactory, account: int) -> None:
+    """Sixty chunks holding one term do not crowd out the two chunks holding both."""
+    crowd = _entry(uow, account, "Crowd", "Notes.")
+    with uow.workspace(account) as unit:
+        unit.knowledge_chunks.replace(crowd, chunk_records([f"Shipping note {i}." for i in range(60)]), NOW)
+        unit.commit()
+    both = {_entry(uow, account, f"Both {i}", f"Shipping to Oslo, part {i}.") for i in range(2)}
+
+    hits = _search(uow, account, "shipping oslo", limit=5)
+
+    assert {h.knowledge_base_id for h in hits[:2]} == both
+
+
+def test_chunks_holding_one_term_are_found_when_none_hold_two(uow: UnitOfWorkFactory, account: int) -> None:
+    """A question whose terms no chunk holds together still finds the chunks holding one of them."""
+    entries = {_entry(uow, account, f"Note {i}", text) for i, text in enumerate(["Shipping rates.", "Oslo office."])}
+
+    hits = _search(uow, account, "shipping oslo", limit=5)
+
+    assert {h.knowledge_base_id for h in hits} == entries
