@@ -6,6 +6,10 @@ moved along its states, ...), so a payload has exactly the shape and values enga
 :class:`Delivery` is then rendered and signed by engage's own delivery code with the secret you
 give, headers and body bytes as they go over the wire.
 
+The catalogue's events are the default (`PRODUCED`); those beyond it (`EXTENDED`) are drawn when
+named. Partner-level events (`partner.client.*`) have :func:`partner_events` and
+:func:`partner_deliveries`, in the partner envelope and signature.
+
 Use :func:`domain_events` for the events themselves, :func:`deliveries` to property-test a receiver::
 
     @given(deliveries(SECRET))
@@ -35,14 +39,17 @@ from engage_core.commerce.products import ProductInput
 from engage_core.contacts.model import ContactPatch
 from engage_core.jobs.runner import JobRunner
 from engage_core.kernel.clock import format_timestamp
-from engage_core.kernel.events import CATALOGUE, DomainEvent
+from engage_core.kernel.events import CATALOGUE, EXTENSIONS, PARTNER_CATALOGUE, DomainEvent
 from engage_core.knowledge.documents import DocumentInput, DocumentUpload
 from engage_core.knowledge.extraction_fakes import FakeDocumentExtractor
 from engage_core.knowledge.model import KnowledgeBasePatch
 from engage_core.knowledge.service import CatalogInput
 from engage_core.messaging.channel_service import CredentialsInput
+from engage_core.messaging.handling import REASON_MAX
 from engage_core.messaging.message_service import SendInput
 from engage_core.messaging.sandbox import SandboxGateway
+from engage_core.partners.fakes import PartnersTables
+from engage_core.partners.model import Client
 from engage_core.services import Services
 from engage_core.support.ticket_service import TicketPatch
 from engage_core.support.tickets import PRIORITIES
@@ -50,6 +57,8 @@ from engage_core.testing import (
     AllowAllTargets,
     FakeCipher,
     FakeClock,
+    FakeMailer,
+    FakePasswordHasher,
     FakeStorePlatform,
     InMemoryJobQueue,
     InMemoryUnitOfWorkFactory,
@@ -60,6 +69,8 @@ from engage_core.webhooks.model import Claim
 from .strategies import (
     agent_settings,
     booking_type_inputs,
+    client_inputs,
+    client_patches,
     contact_inputs,
     contact_patches,
     knowledge_entries,
@@ -67,6 +78,8 @@ from .strategies import (
     phones,
     ticket_inputs,
     ticket_replies,
+    visitor_details,
+    visitor_messages,
 )
 from .strategies._text import texts
 
@@ -95,12 +108,15 @@ class EventWorld:
             extractor=FakeDocumentExtractor(
                 failures={UNREADABLE: "The PDF is encrypted; upload it without a password."}
             ),
+            hasher=FakePasswordHasher(),
+            mailer=FakeMailer(),
         )
         self.sandbox.attach(self.services.inbox)
         self.jobs = JobRunner(InMemoryJobQueue(self.uow.store), self.services.job_handlers(), self.clock)
         self.account = self.services.accounts.create("Acme").account.id
         self.contacts_made = 0
         self.provider = ""
+        self.partner_id = 0
 
     def _sleep(self, seconds: float) -> None:
         """Waits of the send job (its rate) pass on the fake clock."""
@@ -109,6 +125,16 @@ class EventWorld:
     def events(self, name: str | None = None) -> list[DomainEvent]:
         """The events the account's changes committed to the outbox, oldest first."""
         return [e for e in self.uow.store.events(self.account) if name is None or e.name == name]
+
+    def partner_events(self, name: str | None = None) -> list[DomainEvent]:
+        """The partner-level events committed to the partner outbox, oldest first."""
+        outbox = self.uow.store.state.of(PartnersTables).partner_events
+        return [e for _, e in outbox if name is None or e.name == name]
+
+    def client(self, draw: st.DrawFn) -> Client:
+        """A client workspace provisioned by a new partner (`partner_id`) from drawn fields."""
+        self.partner_id = self.services.partners.create("Reseller", "ops@reseller.example").partner.id
+        return self.services.partner_clients.create(self.partner_id, draw(client_inputs())).client
 
     def contact(self, draw: st.DrawFn) -> int:
         """A WhatsApp contact (so it can be messaged) with a phone of its own, its other fields drawn."""
@@ -286,6 +312,67 @@ def _agent_deleted(world: EventWorld, draw: st.DrawFn) -> None:
     world.services.ai_agents.delete(world.account, _agent(world, draw))
 
 
+def _handed_over(world: EventWorld, draw: st.DrawFn) -> None:
+    world.services.conversation_handling.hand_over(world.account, world.contact(draw), draw(texts(REASON_MAX)))
+
+
+def _released(world: EventWorld, draw: st.DrawFn) -> None:
+    contact = world.contact(draw)
+    world.services.conversation_handling.take_over(world.account, contact)
+    world.services.conversation_handling.release(world.account, contact)
+
+
+def _chat(world: EventWorld, draw: st.DrawFn) -> str:
+    """A web chat session started by a visitor with drawn details; the visitor's token."""
+    return world.services.web_chat.start(world.account, draw(visitor_details())).token
+
+
+def _chat_updated(world: EventWorld, draw: st.DrawFn) -> None:
+    """The visitor asks for a person, or a team member takes the session over."""
+    started = world.services.web_chat.start(world.account, draw(visitor_details()))
+    if draw(st.booleans()):
+        world.services.web_chat.request_human(world.account, started.token)
+    else:
+        world.services.web_chat.take_over(world.account, started.session.session_id)
+
+
+def _chat_message(world: EventWorld, draw: st.DrawFn) -> None:
+    world.services.web_chat.visitor_send(world.account, _chat(world, draw), draw(visitor_messages()))
+
+
+def _client_updated(world: EventWorld, draw: st.DrawFn) -> None:
+    """A drawn patch that changes something: a new company name, with any other fields."""
+    client = world.client(draw)
+    patch = draw(client_patches())
+    renamed = attrs.evolve(patch, company_name=f"{client.company_name} {draw(st.integers(2, 99))}")
+    world.services.partner_clients.update(world.partner_id, client.id, renamed)
+
+
+def _client_suspended(world: EventWorld, draw: st.DrawFn) -> Client:
+    client = world.client(draw)
+    world.services.partner_clients.suspend(world.partner_id, client.id, draw(st.none() | texts(500)))
+    return client
+
+
+def _client_reactivated(world: EventWorld, draw: st.DrawFn) -> None:
+    client = _client_suspended(world, draw)
+    world.services.partner_clients.reactivate(world.partner_id, client.id)
+
+
+def _client_deleted(world: EventWorld, draw: st.DrawFn) -> None:
+    client = world.client(draw)
+    world.services.partner_clients.delete(world.partner_id, client.id)
+
+
+def _client_channel(world: EventWorld, draw: st.DrawFn, *, disconnect: bool) -> None:
+    """The client workspace connects WhatsApp through the sandbox (and disconnects it)."""
+    client = world.client(draw).id
+    provider = world.services.channels.connect_qr(client, "whatsapp").channel.provider_account_id or ""
+    world.sandbox.scan(provider)
+    if disconnect:
+        world.services.channels.disconnect(client, "whatsapp")
+
+
 TRIGGERS: Mapping[str, Trigger] = {
     "contact.created": lambda w, draw: w.contact(draw),
     "contact.updated": _contact_updated,
@@ -322,30 +409,69 @@ TRIGGERS: Mapping[str, Trigger] = {
     "order.updated": _order_updated,
     "order.cancelled": _order_cancelled,
     "order.delivered": lambda w, draw: _order(w, draw, "confirmed", "processing", "shipped", "delivered"),
+    # Beyond SPEC 6 (a subscription receives them only when it names them).
+    "conversation.handed_over": _handed_over,
+    "conversation.resolved": lambda w, draw: w.services.conversation_handling.resolve(w.account, w.contact(draw)),
+    "conversation.taken_over": lambda w, draw: w.services.conversation_handling.take_over(w.account, w.contact(draw)),
+    "conversation.released": _released,
+    "web_chat.session.started": _chat,
+    "web_chat.session.updated": _chat_updated,
+    "web_chat.session.ended": lambda w, draw: w.services.web_chat.visitor_end(w.account, _chat(w, draw)),
+    "web_chat.message.created": _chat_message,
 }
-"""For each event, the real actions that make it, with drawn inputs."""
+"""For each workspace event, the real actions that make it, with drawn inputs."""
+
+PARTNER_TRIGGERS: Mapping[str, Trigger] = {
+    "partner.client.created": lambda w, draw: w.client(draw),
+    "partner.client.updated": _client_updated,
+    "partner.client.suspended": _client_suspended,
+    "partner.client.reactivated": _client_reactivated,
+    "partner.client.deleted": _client_deleted,
+    "partner.client.channel.connected": lambda w, draw: _client_channel(w, draw, disconnect=False),
+    "partner.client.channel.disconnected": lambda w, draw: _client_channel(w, draw, disconnect=True),
+}
+"""For each partner-level event, the real actions that make it, with drawn inputs."""
 
 PRODUCED: tuple[str, ...] = tuple(name for name in CATALOGUE if name in TRIGGERS)
-"""The events of the catalogue the kit makes: every one."""
+"""The events of the catalogue (SPEC 6) the kit makes: every one. The default of the strategies:
+a subscription with an empty `events` list receives exactly these."""
+EXTENDED: tuple[str, ...] = tuple(name for name in EXTENSIONS if name in TRIGGERS)
+"""The workspace events beyond SPEC 6 the kit makes (every one of `EXTENSIONS`): the AI/human
+hand-over and the web chat. Ask for them by name: they reach only subscriptions that name them."""
+PARTNER_PRODUCED: tuple[str, ...] = tuple(name for name in PARTNER_CATALOGUE if name in PARTNER_TRIGGERS)
+"""The partner-level events (SPEC 6, Partner events) the kit makes: every one."""
 
 
 @st.composite
-def _event(draw: st.DrawFn, names: Sequence[str]) -> DomainEvent:
+def _event(draw: st.DrawFn, names: Sequence[str], *, partner: bool) -> DomainEvent:
     name = draw(st.sampled_from(list(names)))
     world = EventWorld()
-    TRIGGERS[name](world, draw)
-    made = world.events(name)
+    (PARTNER_TRIGGERS if partner else TRIGGERS)[name](world, draw)
+    made = world.partner_events(name) if partner else world.events(name)
     assert made, f"the trigger of {name} made no such event"
     return made[-1]
 
 
 def domain_events(names: Sequence[str] = PRODUCED) -> st.SearchStrategy[DomainEvent]:
-    """Events of the catalogue (all the kit makes, or those `names`), each made by the real services
-    from drawn inputs: its `name`, its `payload` (the `data` of a delivery) and when it occurred."""
-    unknown = sorted(set(names) - set(TRIGGERS))
+    """Workspace events (those of the catalogue by default; any of `PRODUCED` and `EXTENDED` by
+    name), each made by the real services from drawn inputs: its `name`, its `payload` (the `data`
+    of a delivery) and when it occurred."""
+    _check(names, TRIGGERS)
+    return _event(names, partner=False)
+
+
+def partner_events(names: Sequence[str] = PARTNER_PRODUCED) -> st.SearchStrategy[DomainEvent]:
+    """Partner-level events (`partner.client.*`, all or those `names`), made by the real services: a
+    partner provisions a client workspace from drawn fields, and changes, suspends, reactivates or
+    deletes it, or the workspace connects or disconnects a channel."""
+    _check(names, PARTNER_TRIGGERS)
+    return _event(names, partner=True)
+
+
+def _check(names: Sequence[str], triggers: Mapping[str, Trigger]) -> None:
+    unknown = sorted(set(names) - set(triggers))
     if unknown:
-        raise ValueError(f"no trigger for {', '.join(unknown)}; the kit makes {', '.join(PRODUCED)}")
-    return _event(names)
+        raise ValueError(f"no trigger for {', '.join(unknown)}; the kit makes {', '.join(triggers)}")
 
 
 @attrs.frozen
@@ -358,18 +484,29 @@ class Delivery:
 
     @property
     def document(self) -> dict[str, Any]:
-        """The body parsed: `{"event", "delivery_id", "timestamp", "data"}` (SPEC 6, Envelope)."""
+        """The body parsed: `{"event", "delivery_id", "timestamp", "data"}` for a workspace delivery,
+        `{"event", "timestamp", "partner_id", "data"}` for a partner-level one (SPEC 6)."""
         parsed: dict[str, Any] = json.loads(self.body)
         return parsed
 
 
-def deliver(event: DomainEvent, secret: str, *, sent_at: datetime, delivery_id: str, attempt: int = 1) -> Delivery:
-    """`event` rendered and signed by engage's delivery code, as attempt `attempt` at `sent_at`."""
+def deliver(
+    event: DomainEvent,
+    secret: str,
+    *,
+    sent_at: datetime,
+    delivery_id: str,
+    attempt: int = 1,
+    partner_id: int | None = None,
+) -> Delivery:
+    """`event` rendered and signed by engage's delivery code, as attempt `attempt` at `sent_at`: to a
+    workspace's webhook, or with `partner_id` to that partner's (the partner envelope, signed in
+    `X-Service-Signature`)."""
     claim = Claim(
         attempt_id=0,
         lease_token="",
-        kind="workspace",
-        owner_id=0,
+        kind="workspace" if partner_id is None else "partner",
+        owner_id=0 if partner_id is None else partner_id,
         webhook_id=0,
         url="",
         secret_ciphertext="",
@@ -388,12 +525,27 @@ def deliveries(
     """Deliveries of the events `names`, signed with `secret` (both the `X-Service-Signature-256`
     and the Standard Webhooks headers), sent at `sent_at` (default: now, so a receiver's
     five-minute timestamp check passes) as attempt 1 to 3, each with a new delivery id."""
+    return _deliveries(domain_events(names), secret, sent_at, partner=False)
 
+
+def partner_deliveries(
+    secret: str, names: Sequence[str] = PARTNER_PRODUCED, *, sent_at: datetime | None = None
+) -> st.SearchStrategy[Delivery]:
+    """Deliveries of the partner-level events `names` to a partner's webhook, signed with `secret`
+    (`X-Service-Signature` and the Standard Webhooks headers), as :func:`deliveries` draws them."""
+    return _deliveries(partner_events(names), secret, sent_at, partner=True)
+
+
+def _deliveries(
+    events: st.SearchStrategy[DomainEvent], secret: str, sent_at: datetime | None, *, partner: bool
+) -> st.SearchStrategy[Delivery]:
     @st.composite
     def delivery(draw: st.DrawFn) -> Delivery:
-        event = draw(domain_events(names))
+        event = draw(events)
         moment = sent_at or datetime.now(UTC)
         delivery_id = str(uuid.UUID(int=draw(st.integers(0, 2**128 - 1)), version=4))
-        return deliver(event, secret, sent_at=moment, delivery_id=delivery_id, attempt=draw(st.integers(1, 3)))
+        partner_id = draw(st.integers(1, 10_000)) if partner else None
+        attempt = draw(st.integers(1, 3))
+        return deliver(event, secret, sent_at=moment, delivery_id=delivery_id, attempt=attempt, partner_id=partner_id)
 
     return delivery()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from engage_core.agents.memories import FACT_MAX
 from engage_core.agents.model import (
     GUIDELINE_KEY_MAX,
     MAX_REPLY_CHARS_RANGE,
@@ -53,3 +54,11 @@ def agent_settings(*, invalid: bool = False) -> st.SearchStrategy[AgentInput]:
         field("is_active", st.just("yes")),
         st.just({"is_default": True, "is_active": False}),
     )
+
+
+def memory_facts(*, invalid: bool = False) -> st.SearchStrategy[str]:
+    """`POST /contacts/{id}/memories` facts (one line; longer text is cut to `FACT_MAX`, not
+    refused); `invalid=True` draws blank text."""
+    if not invalid:
+        return texts(FACT_MAX * 2, max_words=30)
+    return blanks()

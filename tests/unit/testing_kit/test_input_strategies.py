@@ -15,9 +15,19 @@ from engage_core.commerce.products import ProductInput
 from engage_core.contacts.model import ContactInput
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.knowledge.service import CatalogInput
+from engage_core.partners.client_service import AdminInput, ClientInput
 from engage_core.services import Services
 from engage_core.support.ticket_service import TicketInput
-from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock, InMemoryUnitOfWorkFactory
+from engage_core.testing import (
+    AllowAllTargets,
+    FakeCipher,
+    FakeClock,
+    FakeMailer,
+    FakePasswordHasher,
+    InMemoryUnitOfWorkFactory,
+)
+from engage_core.voice.model import check_text
+from engage_core.webchat.sessions import VisitorDetails
 from engage_testing import strategies as kit
 
 from ..factories import START
@@ -31,9 +41,17 @@ class World:
     def __init__(self) -> None:
         self.clock = FakeClock(START)
         self.services = Services.build(
-            InMemoryUnitOfWorkFactory(), self.clock, cipher=FakeCipher(), guard=AllowAllTargets()
+            InMemoryUnitOfWorkFactory(),
+            self.clock,
+            cipher=FakeCipher(),
+            guard=AllowAllTargets(),
+            hasher=FakePasswordHasher(),
+            mailer=FakeMailer(),
         )
         self.account = self.services.accounts.create("Acme").account.id
+
+    def partner(self) -> int:
+        return self.services.partners.create("Reseller", "ops@reseller.example", client_seats_max=5).partner.id
 
     def contacts(self, count: int = 2) -> list[int]:
         return [
@@ -92,6 +110,28 @@ def _reply(world: World) -> Callable[[object], object]:
     return lambda text: world.services.tickets.reply(world.account, ticket, text)  # type: ignore[arg-type]
 
 
+def _new_client(world: World) -> Callable[[object], object]:
+    partner = world.partner()
+    return lambda data: world.services.partner_clients.create(partner, data)  # type: ignore[arg-type]
+
+
+def _patch_client(world: World) -> Callable[[object], object]:
+    partner = world.partner()
+    data = ClientInput("Bakery", "starter", AdminInput("Ada", "Lovelace", "ada@bakery.example"))
+    client = world.services.partner_clients.create(partner, data).client.id
+    return lambda patch: world.services.partner_clients.update(partner, client, patch)  # type: ignore[arg-type]
+
+
+def _visitor_message(world: World) -> Callable[[object], object]:
+    token = world.services.web_chat.start(world.account, VisitorDetails()).token
+    return lambda text: world.services.web_chat.visitor_send(world.account, token, text)  # type: ignore[arg-type]
+
+
+def _memory(world: World) -> Callable[[object], object]:
+    contact = world.contacts(1)[0]
+    return lambda fact: world.services.contact_memories.add(world.account, contact, fact)  # type: ignore[arg-type]
+
+
 SIMPLE: dict[str, tuple[Callable[..., st.SearchStrategy[object]], Callable[[World], Callable[[object], object]]]] = {
     "contact": (kit.contact_inputs, lambda w: lambda d: w.services.contacts.create(w.account, d)),
     "contact patch": (kit.contact_patches, _patch_contact),
@@ -119,6 +159,15 @@ SIMPLE: dict[str, tuple[Callable[..., st.SearchStrategy[object]], Callable[[Worl
         lambda w: lambda d: w.services.knowledge_entries.create_text(w.account, d),
     ),
     "agent": (kit.agent_settings, lambda w: lambda d: w.services.ai_agents.create(w.account, d)),
+    "memory fact": (kit.memory_facts, _memory),
+    "partner client": (kit.client_inputs, _new_client),
+    "partner client patch": (kit.client_patches, _patch_client),
+    "voice settings": (kit.voice_patches, lambda w: lambda p: w.services.voice.update(w.account, p)),
+    # The text rule of POST /voice/tts; speaking it needs a synthesizer and a plan with minutes.
+    "speech text": (kit.speech_texts, lambda w: check_text),
+    "web chat visitor": (kit.visitor_details, lambda w: lambda d: w.services.web_chat.start(w.account, d)),
+    "web chat message": (kit.visitor_messages, _visitor_message),
+    "web chat widget": (kit.widget_patches, lambda w: lambda p: w.services.web_chat.update_widget(w.account, p)),
 }
 
 

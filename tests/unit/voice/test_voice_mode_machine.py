@@ -16,6 +16,7 @@ from engage_core.services import Services
 from engage_core.testing import FakeClock, InMemoryBlobStore, InMemoryUnitOfWorkFactory
 from engage_core.voice.fakes import SECONDS_PER_CHARACTER, FakeCloner, FakeSampleProber, FakeSynthesizer, fake_sample
 from engage_core.voice.model import CLONE, PRESET, CloneRequest, VoicePatch
+from engage_testing.strategies import preset_voices
 
 from ..factories import START
 
@@ -44,7 +45,7 @@ class VoiceModes(RuleBasedStateMachine):
         self.spoken: set[tuple[str, str, str | None]] = set()  # (text, mode, preset voice) synthesised
         self.seconds = 0.0
 
-    @rule(name=st.sampled_from(["Layla", "Omar"]), enabled=st.sampled_from([None, True, False]))
+    @rule(name=preset_voices, enabled=st.sampled_from([None, True, False]))
     def choose_preset(self, name: str, enabled: bool | None) -> None:
         self.voice.update(self.account, VoicePatch(preset_voice=name, enabled=enabled))
         self.mode, self.preset = PRESET, name
