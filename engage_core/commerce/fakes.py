@@ -60,7 +60,7 @@ class InMemoryProductRepository(_Repo):
                 image_url=draft.image_url,
                 is_available=draft.is_available,
                 product_attributes=dict(draft.product_attributes),
-                media_file_ids=(),
+                media_file_ids=draft.media_file_ids,
                 created_at=now,
                 updated_at=now,
             )
@@ -98,6 +98,19 @@ class InMemoryProductRepository(_Repo):
         """In memory, as :meth:`.ProductRepository.delete`."""
         if self.get(product_id) is not None:
             del self._t.products[product_id]
+
+    def unlink_media(self, media_id: int, now: datetime) -> int:
+        """In memory, as :meth:`.ProductRepository.unlink_media`."""
+        changed = 0
+        for product in self._mine():
+            if media_id in product.media_file_ids:
+                ids = tuple(i for i in product.media_file_ids if i != media_id)
+                self._t.products[product.id] = (
+                    self._account,
+                    attrs.evolve(product, media_file_ids=ids, updated_at=now),
+                )
+                changed += 1
+        return changed
 
     def take_stock(self, product_id: int, quantity: int) -> bool:
         """In memory, as :meth:`.ProductRepository.take_stock`."""

@@ -36,6 +36,10 @@ class ProductRepository(Protocol):
     def delete(self, product_id: int) -> None:
         """Delete the product. Order items keep their snapshot, `product_id` included (no cascade)."""
 
+    def unlink_media(self, media_id: int, now: datetime) -> int:
+        """Take the media file `media_id` out of every product linking it (their `updated_at` set to
+        `now`); how many products changed."""
+
     def take_stock(self, product_id: int, quantity: int) -> bool:
         """Take `quantity` (at least 1) from the product's stock if that many are on hand. True when
         taken, or when the product's stock is untracked (`stock_quantity` NULL: nothing changes);

@@ -16,14 +16,17 @@ Rules:
 - **`in_stock`** is derived: available, and either untracked or at least one on hand.
 - **Orderable** means available, priced, and (when tracked) enough stock; see `engage_core.commerce.orders`.
 - **`purchase_url`** is read from `product_attributes.purchase_url` (a string, or absent).
-- **`media_files`** lists linked media items; the links are kept as ids (`media_file_ids`) and
-  the HTTP layer renders the items. Until media linking is built the list is always empty.
+- **`media_files`** lists linked media items of the workspace's library, at most
+  `MEDIA_FILES_MAX`, in the order given; the links are kept as ids (`media_file_ids`, checked to be
+  the account's files when the product is stored) and the HTTP layer renders the items. Deleting a
+  media file unlinks it from every product. The first linked image is what an automatic reply
+  about the product may carry (`engage_core.agents.product_images`).
 - SKUs are not unique: a catalog uploaded twice, or one SKU sold in two catalogs, is allowed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -43,6 +46,8 @@ CATEGORY_MAX = 255
 URL_MAX = 2048
 STOCK_MAX = 2_147_483_647
 """The largest stock count (a signed 32-bit `INTEGER`)."""
+MEDIA_FILES_MAX = 10
+"""Media files one product may link."""
 MAX_PRODUCTS_PER_REQUEST = 5000
 """JSON products and CSV rows of one catalog request, together."""
 
@@ -99,6 +104,8 @@ class ProductInput:
     image_url: str | None = None
     is_available: bool = True
     product_attributes: Mapping[str, Any] | None = None
+    media_file_ids: Sequence[int] | None = None
+    """Ids of media files in the workspace's library (`GET /media`), at most `MEDIA_FILES_MAX`."""
 
 
 @attrs.frozen
@@ -115,6 +122,8 @@ class ProductDraft:
     image_url: str | None = None
     is_available: bool = True
     product_attributes: Mapping[str, Any] = attrs.Factory(dict)
+    media_file_ids: tuple[int, ...] = ()
+    """Checked for form here; whether they are the account's files is checked where they are stored."""
 
 
 @attrs.frozen
@@ -144,8 +153,9 @@ def validate_product(data: ProductInput) -> ProductDraft:
     if not isinstance(data.is_available, bool):
         errors.errors["is_available"] = ["The is available field must be true or false."]
     attributes = errors.run(lambda: _attributes(data.product_attributes))
+    media = errors.run(lambda: media_file_ids(data.media_file_ids))
     errors.raise_if_any()
-    assert name is not None and currency is not None and attributes is not None
+    assert name is not None and currency is not None and attributes is not None and media is not None
     return ProductDraft(
         name=name,
         description=description,
@@ -157,7 +167,22 @@ def validate_product(data: ProductInput) -> ProductDraft:
         image_url=image_url,
         is_available=data.is_available,
         product_attributes=attributes,
+        media_file_ids=media,
     )
+
+
+def media_file_ids(value: Sequence[int] | None) -> tuple[int, ...]:
+    """Distinct positive ids, in the order given, at most `MEDIA_FILES_MAX`; () for None."""
+    if value is None:
+        return ()
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise ValidationFailed.on("media_file_ids", "The media file ids must be a list of ids.")
+    if any(isinstance(i, bool) or not isinstance(i, int) or i < 1 for i in value):
+        raise ValidationFailed.on("media_file_ids", "Each media file id must be a positive integer.")
+    ids = tuple(dict.fromkeys(value))
+    if len(ids) > MEDIA_FILES_MAX:
+        raise ValidationFailed.on("media_file_ids", f"A product may link at most {MEDIA_FILES_MAX} media files.")
+    return ids
 
 
 def parse_stock(field: str, value: int | str | None) -> int | None:

@@ -101,6 +101,7 @@ class KnowledgeBaseService:
         assert draft is not None
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
+            _check_media(uow, products)
             entry = uow.knowledge_base.add(draft, now)
             created = uow.products.add_many(entry.id, products, now)
             rechunk_catalog(uow, entry, now)
@@ -116,6 +117,7 @@ class KnowledgeBaseService:
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             entry = _catalog(uow, knowledge_base_id)
+            _check_media(uow, products)
             created = uow.products.add_many(entry.id, products, now)
             rechunk_catalog(uow, entry, now)
             self._embeddings.changed(uow, entry.id, now)
@@ -143,6 +145,24 @@ def _catalog(uow: WorkspaceUnitOfWork, knowledge_base_id: int) -> KnowledgeBaseE
     if entry.type != CATALOG:
         raise ValidationFailed.on("type", f"The knowledge base entry is a {entry.type} entry, not a product catalog.")
     return entry
+
+
+def _check_media(uow: WorkspaceUnitOfWork, drafts: Sequence[ProductDraft]) -> None:
+    """Every linked media file is one of the account's (another account's id is as unknown as a
+    deleted one), read in one query. Only JSON products link media (a CSV has no such column), and
+    they come first in `drafts`, so the error names the product as the request does."""
+    wanted = {i for draft in drafts for i in draft.media_file_ids}
+    if not wanted:
+        return
+    found = uow.media.get_many(wanted)
+    errors: dict[str, list[str]] = {}
+    for index, draft in enumerate(drafts):
+        missing = [i for i in draft.media_file_ids if i not in found]
+        if missing:
+            ids = ", ".join(map(str, missing))
+            errors[f"products.{index}.media_file_ids"] = [f"No media file {ids} in this workspace's library."]
+    if errors:
+        raise ValidationFailed(errors)
 
 
 def _entry_draft(data: CatalogInput) -> KnowledgeBaseDraft:

@@ -3,7 +3,7 @@ trusts the signature (`engage_core.testing.InMemoryBlobStore` holds the objects)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import BinaryIO
 
@@ -58,6 +58,10 @@ class InMemoryMediaRepository(_Repo):
         """In memory, as :meth:`.MediaRepository.get`."""
         row = self._t.media_files.get(media_id)
         return None if row is None or row[0] != self._account else row[1]
+
+    def get_many(self, media_ids: Collection[int]) -> Mapping[int, StoredMedia]:
+        """In memory, as :meth:`.MediaRepository.get_many`."""
+        return {i: media for i in media_ids if (media := self.get(i)) is not None}
 
     def find(self, filters: MediaFilter, page: PageRequest) -> Page[StoredMedia]:
         """In memory, as :meth:`.MediaRepository.find`."""

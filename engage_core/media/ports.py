@@ -3,7 +3,7 @@ decoder that checks what an upload is."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import BinaryIO, Protocol
 
@@ -20,6 +20,9 @@ class MediaRepository(Protocol):
 
     def get(self, media_id: int) -> StoredMedia | None:
         """The file `media_id`, or None."""
+
+    def get_many(self, media_ids: Collection[int]) -> Mapping[int, StoredMedia]:
+        """The files among `media_ids` that are the account's, by id (one query; others left out)."""
 
     def find(self, filters: MediaFilter, page: PageRequest) -> Page[StoredMedia]:
         """One page of the files `filters` matches, newest first (`created_at`, then `id`, descending)."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Self
@@ -105,6 +105,15 @@ class MediaService:
         """`GET /media/{id}` (:class:`.NotFound` for an unknown file or another account's)."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             return self._served(_media_of(uow, media_id))
+
+    def many(self, account_id: int, media_ids: Collection[int]) -> Mapping[int, MediaFile]:
+        """The account's files among `media_ids`, by id, in one read (products render their linked
+        files with it: one lookup per page of products)."""
+        if not media_ids:
+            return {}
+        with self._uow.workspace(account_id, readonly=True) as uow:
+            found = uow.media.get_many(media_ids)
+        return {media_id: self._served(stored) for media_id, stored in found.items()}
 
     # -- uploading ----------------------------------------------------------------------------------
 
@@ -217,8 +226,9 @@ class MediaService:
         return self._served(renamed)
 
     def delete(self, account_id: int, media_id: int, *, deleted_by: str = CLIENT) -> None:
-        """`DELETE /media/{id}`: the row, then the stored object. A client may not delete an
-        administrator's upload (:class:`.Forbidden`, code `media_uploaded_by_admin`)."""
+        """`DELETE /media/{id}`: the row, then the stored object; products linking the file lose the
+        link in the same transaction. A client may not delete an administrator's upload
+        (:class:`.Forbidden`, code `media_uploaded_by_admin`)."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             media = _media_of(uow, media_id)
@@ -228,6 +238,7 @@ class MediaService:
                     code="media_uploaded_by_admin",
                 )
             uow.media.delete(media_id)
+            uow.products.unlink_media(media_id, now)
             self._schedule_removal(uow, media.storage_key, now)
             uow.commit()
         # Committed: the row is gone for good, so the object may go. A failure here is the sweep's.

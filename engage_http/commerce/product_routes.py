@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from engage_core.commerce.products import PRODUCTS, ProductFilter
 from engage_core.kernel.pagination import Page
-from engage_http.commerce.product_schemas import Product, ProductFilters
+from engage_http.commerce.product_schemas import Product, ProductFilters, linked_media
 from engage_http.operations import Call, Operation, Shape
 
 TAG = "Products"
@@ -16,7 +16,8 @@ TAG = "Products"
 def index(call: Call[None, ProductFilter]) -> Page[Product]:
     assert call.page is not None
     found = call.services.products.find(call.account_id, call.query, call.page)
-    return found.map(Product.from_domain)
+    media = linked_media(call.services, call.account_id, found.items)
+    return found.map(lambda product: Product.from_domain(product, media))
 
 
 OPERATIONS: tuple[Operation, ...] = (

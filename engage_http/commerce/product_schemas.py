@@ -10,7 +10,7 @@ number prints back as that same decimal.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Any
@@ -19,9 +19,12 @@ import attrs
 
 from engage_core.commerce import products as domain
 from engage_core.kernel.money import PRICE_MAX, as_number
-from engage_http.constraints import WHITESPACE_CLASS, Doc, Integer, Text
+from engage_core.media.model import MediaFile
+from engage_core.services import Services
+from engage_http.constraints import WHITESPACE_CLASS, Doc, Integer, Items, Text
 from engage_http.converter import structures_into
-from engage_http.fields import Name
+from engage_http.fields import Id, Name
+from engage_http.media.schemas import Media
 
 _URL_HOST = r"[A-Za-z0-9._~%!$&'()*+,;=:\-]+"
 _URL_REST = rf"[^\x00-\x1f\x7f{WHITESPACE_CLASS}]*"
@@ -65,6 +68,15 @@ Attributes = Annotated[
     ),
 ]
 
+MediaFileIds = Annotated[
+    tuple[Id, ...],
+    Items(max_items=domain.MEDIA_FILES_MAX),
+    Doc(
+        description="Files of the workspace's media library (`GET /media`) to link, at most 10, in display order. "
+        "Each must be the workspace's (422 otherwise); deleting a file unlinks it, e.g. `[12]`.",
+    ),
+]
+
 _PURCHASE_URL = Text(
     max_length=domain.URL_MAX, pattern=HTTP_URL_PATTERN, message="The {field} must be a valid http or https URL."
 )
@@ -90,6 +102,7 @@ class ProductCreate:
     image_url: HttpUrl | None = None
     is_available: bool = True
     product_attributes: Attributes | None = None
+    media_file_ids: MediaFileIds | None = None
 
     @classmethod
     def __json_schema__(cls, schema: dict[str, Any]) -> dict[str, Any]:
@@ -146,11 +159,17 @@ def _number(amount: Decimal | None) -> float | None:
     return None if amount is None else as_number(amount)
 
 
-@attrs.frozen
-class MediaFileRef:
-    """A media item linked to a product."""
+LinkedMedia = Mapping[int, MediaFile]
+"""The media files products link, by id (`linked_media`): those no longer in the library are left out."""
 
-    id: int
+
+def linked_media(services: Services, account_id: int, products: Iterable[domain.Product]) -> LinkedMedia:
+    """The files every product of `products` links, read in one lookup."""
+    return services.media.many(account_id, {i for product in products for i in product.media_file_ids})
+
+
+def _media(product: domain.Product, media: LinkedMedia) -> tuple[Media, ...]:
+    return tuple(Media.of(media[i]) for i in product.media_file_ids if i in media)
 
 
 @attrs.frozen
@@ -171,15 +190,17 @@ class CatalogProduct:
     image_url: str | None
     is_available: bool
     product_attributes: dict[str, Any]
-    media_files: tuple[MediaFileRef, ...]
+    media_files: tuple[Media, ...] = attrs.field(
+        metadata={"description": "The linked files of the media library (`media_file_ids`), in the order given."}
+    )
     purchase_url: str | None = attrs.field(metadata={"description": "`product_attributes.purchase_url`."})
     in_stock: bool
     created_at: datetime
     updated_at: datetime
 
-    # By hand: the catalogue's names (`product_name`), media ids become objects, and the price is a `Decimal`.
+    # By hand: the catalogue's names (`product_name`), media ids become items, and the price is a `Decimal`.
     @classmethod
-    def from_domain(cls, product: domain.Product) -> CatalogProduct:
+    def from_domain(cls, product: domain.Product, media: LinkedMedia) -> CatalogProduct:
         return cls(
             id=product.id,
             knowledge_base_id=product.knowledge_base_id,
@@ -193,7 +214,7 @@ class CatalogProduct:
             image_url=product.image_url,
             is_available=product.is_available,
             product_attributes=dict(product.product_attributes),
-            media_files=tuple(MediaFileRef(id=media_id) for media_id in product.media_file_ids),
+            media_files=_media(product, media),
             purchase_url=product.purchase_url,
             in_stock=product.in_stock,
             created_at=product.created_at,
@@ -217,15 +238,15 @@ class Product:
     is_available: bool
     image_url: str | None
     purchase_url: str | None = attrs.field(metadata={"description": "`product_attributes.purchase_url`."})
-    media_files: tuple[MediaFileRef, ...]
+    media_files: tuple[Media, ...] = attrs.field(metadata={"description": "The linked files of the media library."})
     product_attributes: dict[str, Any]
     knowledge_base_id: int = attrs.field(metadata={"description": "The catalogue holding the product."})
     created_at: datetime
     updated_at: datetime
 
-    # By hand: media ids become objects, and the price is a `Decimal` (the converter renders a float field as it is).
+    # By hand: media ids become items, and the price is a `Decimal` (the converter renders a float field as it is).
     @classmethod
-    def from_domain(cls, product: domain.Product) -> Product:
+    def from_domain(cls, product: domain.Product, media: LinkedMedia) -> Product:
         return cls(
             id=product.id,
             name=product.name,
@@ -239,7 +260,7 @@ class Product:
             is_available=product.is_available,
             image_url=product.image_url,
             purchase_url=product.purchase_url,
-            media_files=tuple(MediaFileRef(id=media_id) for media_id in product.media_file_ids),
+            media_files=_media(product, media),
             product_attributes=dict(product.product_attributes),
             knowledge_base_id=product.knowledge_base_id,
             created_at=product.created_at,
@@ -261,7 +282,7 @@ class ProductFilters:
 __all__ = [
     "HTTP_URL_PATTERN",
     "CatalogProduct",
-    "MediaFileRef",
+    "LinkedMedia",
     "Product",
     "ProductCreate",
     "ProductFilters",

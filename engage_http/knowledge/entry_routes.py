@@ -6,6 +6,7 @@ from __future__ import annotations
 from engage_core.kernel.pagination import Page
 from engage_core.knowledge import model as domain
 from engage_core.knowledge.entries import TextInput
+from engage_http.commerce.product_schemas import linked_media
 from engage_http.knowledge.entry_schemas import (
     KnowledgeBaseDetail,
     KnowledgeBaseFilters,
@@ -35,7 +36,9 @@ def create_text(call: Call[TextInput, None]) -> domain.KnowledgeBaseEntry:
 
 
 def show(call: Call[None, None]) -> KnowledgeBaseDetail:
-    return KnowledgeBaseDetail.from_domain(call.services.knowledge_entries.get(call.account_id, call.path["id"]))
+    detail = call.services.knowledge_entries.get(call.account_id, call.path["id"])
+    media = linked_media(call.services, call.account_id, detail.products or ())
+    return KnowledgeBaseDetail.from_domain(detail, media)
 
 
 def update(call: Call[domain.KnowledgeBasePatch, None]) -> domain.KnowledgeBaseEntry:

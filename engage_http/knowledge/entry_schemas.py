@@ -11,7 +11,7 @@ import attrs
 from engage_core.kernel.unset import UNSET, Unset
 from engage_core.knowledge import model as domain
 from engage_core.knowledge.entries import EntryDetail, TextInput
-from engage_http.commerce.product_schemas import CatalogProduct
+from engage_http.commerce.product_schemas import CatalogProduct, LinkedMedia
 from engage_http.constraints import Doc, Text
 from engage_http.converter import structures_into
 from engage_http.knowledge.schemas import (
@@ -104,14 +104,14 @@ class KnowledgeBaseDetail:
     )
     website: WebsiteRecord | None = attrs.field(metadata={"description": "The crawl of a `website` entry."})
 
-    # By hand: the products carry money (`CatalogProduct.from_domain`).
+    # By hand: the products carry money and their media (`CatalogProduct.from_domain`).
     @classmethod
-    def from_domain(cls, detail: EntryDetail) -> KnowledgeBaseDetail:
+    def from_domain(cls, detail: EntryDetail, media: LinkedMedia) -> KnowledgeBaseDetail:
         entry = KnowledgeBase.from_domain(detail.entry)
         fields: dict[str, Any] = attrs.asdict(entry, recurse=False)
         products = None
         if detail.products is not None:
-            products = tuple(CatalogProduct.from_domain(p) for p in detail.products)
+            products = tuple(CatalogProduct.from_domain(p, media) for p in detail.products)
         documents = None
         if detail.documents is not None:
             documents = tuple(KnowledgeDocument.from_domain(d) for d in detail.documents)

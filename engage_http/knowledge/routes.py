@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from engage_core.commerce.products import MAX_PRODUCTS_PER_REQUEST
 from engage_core.knowledge.service import CatalogInput, ProductsInput
+from engage_http.commerce.product_schemas import linked_media
 from engage_http.knowledge.schemas import CatalogCreate, CatalogProducts, ProductsAdd, check_products
 from engage_http.operations import Call, Operation, Shape
 
@@ -31,13 +32,13 @@ _LIMITS = (
 def create_catalog(call: Call[CatalogInput, None]) -> CatalogProducts:
     check_products(call.body.products)
     created = call.services.knowledge_base.create_catalog(call.account_id, call.body)
-    return CatalogProducts.from_domain(created)
+    return CatalogProducts.from_domain(created, linked_media(call.services, call.account_id, created.products))
 
 
 def add_products(call: Call[ProductsInput, None]) -> CatalogProducts:
     check_products(call.body.products)
     added = call.services.knowledge_base.add_products(call.account_id, call.path["id"], call.body)
-    return CatalogProducts.from_domain(added)
+    return CatalogProducts.from_domain(added, linked_media(call.services, call.account_id, added.products))
 
 
 def remove_product(call: Call[None, None]) -> None:

@@ -21,7 +21,7 @@ from engage_core.knowledge import model as domain
 from engage_core.knowledge.documents import Document
 from engage_core.knowledge.service import CatalogInput, CatalogResult, ProductsInput
 from engage_core.knowledge.voice import VoiceNote
-from engage_http.commerce.product_schemas import CatalogProduct, ProductCreate, attribute_problems
+from engage_http.commerce.product_schemas import CatalogProduct, LinkedMedia, ProductCreate, attribute_problems
 from engage_http.constraints import Doc, Items, Text
 from engage_http.converter import renders, structures_into
 from engage_http.multipart import MEDIA_TYPE
@@ -206,13 +206,13 @@ class CatalogProducts:
     products_created: int
     products: tuple[CatalogProduct, ...]
 
-    # By hand: the products carry money (`CatalogProduct.from_domain`).
+    # By hand: the products carry money and their media (`CatalogProduct.from_domain`).
     @classmethod
-    def from_domain(cls, result: CatalogResult) -> CatalogProducts:
+    def from_domain(cls, result: CatalogResult, media: LinkedMedia) -> CatalogProducts:
         return cls(
             knowledge_base=KnowledgeBase.from_domain(result.knowledge_base),
             products_created=result.products_created,
-            products=tuple(CatalogProduct.from_domain(p) for p in result.products),
+            products=tuple(CatalogProduct.from_domain(p, media) for p in result.products),
         )
 
 

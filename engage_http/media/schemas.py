@@ -52,6 +52,26 @@ class Media:
     created_at: datetime
     updated_at: datetime
 
+    @classmethod
+    def of(cls, media: domain.MediaFile) -> Media:
+        """The body of `media`, built by hand where another body holds it (a product's `media_files`)."""
+        return cls(
+            id=media.id,
+            name=media.name,
+            original_name=media.original_name,
+            url=media.url,
+            file_type=media.file_type,  # type: ignore[arg-type]
+            mime_type=media.mime_type,
+            extension=media.extension,
+            file_size=media.file_size,
+            formatted_size=media.formatted_size,
+            metadata=None if media.metadata is None else dict(media.metadata),
+            uploaded_by=media.uploaded_by,  # type: ignore[arg-type]
+            is_active=media.is_active,
+            created_at=media.created_at,
+            updated_at=media.updated_at,
+        )
+
 
 @structures_into(domain.MediaFilter)
 @attrs.frozen

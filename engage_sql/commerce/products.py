@@ -19,7 +19,20 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Integer, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Integer,
+    String,
+    bindparam,
+    cast,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 
 from engage_core.commerce.products import STOCK_MAX, Product, ProductDraft, ProductFilter
 from engage_core.kernel.pagination import Page, PageRequest
@@ -143,7 +156,7 @@ class SqlProductRepository(WorkspaceRepository):
                 image_url=draft.image_url,
                 is_available=draft.is_available,
                 product_attributes=dict(draft.product_attributes),
-                media_file_ids=(),
+                media_file_ids=draft.media_file_ids,
                 created_at=now,
                 updated_at=now,
             )
@@ -191,6 +204,23 @@ class SqlProductRepository(WorkspaceRepository):
         # Order items keep their copy of the product, `product_id` included: no foreign key to cascade.
         self._conn.execute(delete(products).where(self._this(product_id)))
 
+    def unlink_media(self, media_id: int, now: datetime) -> int:
+        # The ids are a JSON list: its text narrows the rows on both engines, the list decides.
+        linking = self._conn.execute(
+            select(products.c.id, products.c.media_file_ids).where(
+                self.owned(products), cast(products.c.media_file_ids, String).contains(str(media_id))
+            )
+        ).all()
+        changed = 0
+        for product_id, ids in linking:
+            if media_id in ids:
+                kept = [i for i in ids if i != media_id]
+                self._conn.execute(
+                    update(products).where(self._this(product_id)).values(media_file_ids=kept, updated_at=now)
+                )
+                changed += 1
+        return changed
+
     def take_stock(self, product_id: int, quantity: int) -> bool:
         params = {"account": self._account_id, "product": product_id, "quantity": quantity}
         return _TAKE_STOCK.execute(self._conn, params) == 1
@@ -221,7 +251,7 @@ class SqlProductRepository(WorkspaceRepository):
             "image_url": draft.image_url,
             "is_available": draft.is_available,
             "product_attributes": dict(draft.product_attributes),
-            "media_file_ids": [],
+            "media_file_ids": list(draft.media_file_ids),
             "created_at": now,
             "updated_at": now,
         }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from datetime import datetime
 
 from sqlalchemy import ColumnElement, delete, func, insert, or_, select, update
@@ -77,6 +78,12 @@ class SqlMediaRepository(WorkspaceRepository):
     def get(self, media_id: int) -> StoredMedia | None:
         row = self._conn.execute(select(*_COLUMNS).where(self.owned(table), table.c.id == media_id)).one_or_none()
         return None if row is None else media_from_row(row)
+
+    def get_many(self, media_ids: Collection[int]) -> Mapping[int, StoredMedia]:
+        if not media_ids:
+            return {}
+        rows = self._conn.execute(select(*_COLUMNS).where(self.owned(table), table.c.id.in_(sorted(set(media_ids)))))
+        return {row.id: media_from_row(row) for row in rows}
 
     def find(self, filters: MediaFilter, page: PageRequest) -> Page[StoredMedia]:
         where = self._filters(filters)
