@@ -44,6 +44,7 @@ from engage_connectors.hosted_messaging import (
     CallbackAuthenticator,
     CallbackRefused,
     CheckpointRequired,
+    FileUpload,
     HostedMessagingClient,
     HostedMessagingError,
     MalformedCallback,
@@ -60,6 +61,7 @@ from engage_connectors.hosted_messaging import Receipt as ProviderReceipt
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.errors import EngageError, Unauthenticated
 from engage_core.messaging.gateway import (
+    Attachment,
     Authenticated,
     Checkpoint,
     GatewayRejected,
@@ -151,6 +153,14 @@ class HostedGateway:
     def send(self, provider_account_id: str, recipient: str, text: str) -> SentMessage:
         provider = self._provider_of(provider_account_id)
         sent = _call(lambda: self._client.send_message(provider, provider_account_id, recipient, text))
+        return SentMessage(sent.message_id, self._clock.now())
+
+    def send_file(self, provider_account_id: str, recipient: str, text: str, attachment: Attachment) -> SentMessage:
+        """The file's bytes go to the provider in the message's request (it does not fetch URLs)."""
+        provider = self._provider_of(provider_account_id)
+        with attachment.open() as stream:
+            file = FileUpload(attachment.name, attachment.mime_type, stream.read())
+        sent = _call(lambda: self._client.send_message(provider, provider_account_id, recipient, text, file))
         return SentMessage(sent.message_id, self._clock.now())
 
     def search_people(self, provider_account_id: str, query: PeopleQuery) -> PeoplePage:

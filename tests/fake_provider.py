@@ -87,6 +87,16 @@ class Sent:
     message_id: str
     attendee_id: str
     text: str
+    attachments: tuple[Attachment, ...] = ()
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A file sent with a message, as the provider received it."""
+
+    filename: str
+    content_type: str
+    content: bytes
 
 
 @dataclass(frozen=True)
@@ -394,7 +404,7 @@ class FakeProvider(Closing):
         if account.provider is Provider.WHATSAPP and not attendee.endswith(WHATSAPP_SUFFIX):
             raise ApiError(422, "errors/invalid_recipient", "The recipient is not a WhatsApp user.")
         chat_id = self._chat_with(account.id, attendee)
-        message = self._send(account, chat_id, attendee, text)
+        message = self._send(account, chat_id, attendee, text, tuple(body.get("attachments", ())))
         return 201, {"object": "ChatStarted", "chat_id": chat_id, "message_id": message.id}
 
     def _send_in_chat(self, chat_id: str, body: dict[str, Any]) -> tuple[int, Any]:
@@ -404,9 +414,11 @@ class FakeProvider(Closing):
         message = self._send(self._sendable(account_id), chat_id, attendee, str(body.get("text", "")))
         return 201, {"object": "MessageSent", "message_id": message.id}
 
-    def _send(self, account: Account, chat_id: str, attendee: str, text: str) -> StoredMessage:
+    def _send(
+        self, account: Account, chat_id: str, attendee: str, text: str, attachments: tuple[Attachment, ...] = ()
+    ) -> StoredMessage:
         message = self._store(chat_id, account.id, self._own_id(account), text, is_sender=True)
-        self.sent.append(Sent(account.id, chat_id, message.id, attendee, text))
+        self.sent.append(Sent(account.id, chat_id, message.id, attendee, text, attachments))
         return message
 
     def _list_messages(self, chat_id: str, query: dict[str, list[str]]) -> tuple[int, Any]:
@@ -652,7 +664,8 @@ class _Handler(LoopbackHandler):
 
 
 def _form(content_type: str, raw: bytes) -> dict[str, Any]:
-    """Multipart form fields; repeated fields (attendees_ids) become lists, text fields strings."""
+    """Multipart form fields; repeated fields (attendees_ids) become lists, text fields strings, files
+    (attachments) `Attachment`s."""
     message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
         b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw
     )
@@ -660,6 +673,11 @@ def _form(content_type: str, raw: bytes) -> dict[str, Any]:
     for part in message.iter_parts():
         name = part.get_param("name", header="content-disposition")
         payload = part.get_payload(decode=True)
+        if name == "attachments":
+            filename = str(part.get_param("filename", header="content-disposition") or "")
+            file = Attachment(filename, part.get_content_type(), payload if isinstance(payload, bytes) else b"")
+            fields.setdefault(name, []).append(file)
+            continue
         value = payload.decode() if isinstance(payload, bytes) else ""
         if name == "attendees_ids":
             fields.setdefault(name, []).append(value)

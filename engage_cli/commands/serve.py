@@ -63,6 +63,11 @@ DEMO_ACCOUNT_NAME = "Demo"
 def serve(state: CliState, host: str, port: int, workers: int, no_worker: bool, access_log: bool, demo: bool) -> None:
     """Apply pending migrations, then serve the HTTP API."""
     settings = state.settings()
+    if not (os.environ.get("ENGAGE_APP_URL") or "").strip():
+        # Unset, the public address is where this server listens, so media and invitation links
+        # reach it on any port (a wildcard address is reached on loopback here).
+        reachable = "127.0.0.1" if host in WILDCARD_HOSTS else host
+        settings = attrs.evolve(settings, app_url=f"http://{_bracketed(reachable)}:{port}")
     if no_worker:
         settings = attrs.evolve(settings, run_worker=False)
     check_logging(settings)
@@ -70,6 +75,15 @@ def serve(state: CliState, host: str, port: int, workers: int, no_worker: bool, 
 
     with logs.logging_to(settings.log_level, settings.log_format):
         _serve(state, settings, host, port, workers, no_worker, access_log, demo)
+
+
+WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})  # noqa: S104 (compared with, never bound)
+"""Addresses that listen on every interface: no one address to give out."""
+
+
+def _bracketed(host: str) -> str:
+    """An IPv6 address in a URL goes in brackets."""
+    return f"[{host}]" if ":" in host else host
 
 
 def check_logging(settings: Settings) -> None:
@@ -108,6 +122,7 @@ def _serve(
 
     # Every process uvicorn starts, and the app itself, read their settings from the environment.
     os.environ["ENGAGE_DATABASE_URL"] = state.database_url
+    os.environ["ENGAGE_APP_URL"] = settings.app_url
     if no_worker:
         os.environ["ENGAGE_RUN_WORKER"] = "0"
 

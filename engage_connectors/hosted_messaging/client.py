@@ -42,6 +42,7 @@ from engage_connectors.hosted_messaging.readers import (
     require_text,
 )
 from engage_connectors.hosted_messaging.values import (
+    FileUpload,
     LoginResult,
     MessagePage,
     Provider,
@@ -158,11 +159,14 @@ class HostedMessagingClient:
 
     # -- chats and messages --------------------------------------------------------------------
 
-    def send_message(self, provider: Provider, account_id: str, recipient: str, text: str) -> SentMessage:
+    def send_message(
+        self, provider: Provider, account_id: str, recipient: str, text: str, file: FileUpload | None = None
+    ) -> SentMessage:
         """Send `text` to one person: a phone number (E.164) for WhatsApp, the provider's attendee
-        id elsewhere. The provider starts the one-to-one chat, or reuses it if it exists."""
+        id elsewhere. The provider starts the one-to-one chat, or reuses it if it exists. `file`
+        goes with the text as an attachment (the text its caption), in the same multipart request."""
         fields = [("account_id", account_id), ("attendees_ids", attendee_id(provider, recipient)), ("text", text)]
-        return read_sent_message(self._call("POST", "/chats", form=fields), chat_id=None)
+        return read_sent_message(self._call("POST", "/chats", form=fields, file=file), chat_id=None)
 
     def send_in_chat(self, chat_id: str, text: str) -> SentMessage:
         """Send `text` into an existing chat."""
@@ -221,12 +225,17 @@ class HostedMessagingClient:
         *,
         json: Mapping[str, Any] | None = None,
         form: Sequence[tuple[str, str]] | None = None,
+        file: FileUpload | None = None,
         params: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         """Send one request; the JSON object answered, or the `HostedMessagingError` it amounts to."""
         headers = {"X-API-KEY": self._api_key, "Accept": "application/json"}
         # The provider takes chat messages as multipart form fields; (None, value) makes a plain field.
-        files = [(key, (None, value)) for key, value in form] if form is not None else None
+        files: list[tuple[str, tuple[Any, ...]]] | None = None
+        if form is not None:
+            files = [(key, (None, value)) for key, value in form]
+            if file is not None:
+                files.append(("attachments", (file.name, file.content, file.mime_type)))
         started = time.monotonic()
         try:
             with deadline(self._timeout):

@@ -155,3 +155,13 @@ class MessagePage:
 
     items: tuple[ProviderMessage, ...]
     cursor: str | None
+
+
+@attrs.frozen
+class FileUpload:
+    """A file sent with a message: its name, type and bytes (an image of at most the media library's
+    50 MB; httpx streams it from memory)."""
+
+    name: str
+    mime_type: str
+    content: bytes = attrs.field(repr=False)

@@ -57,6 +57,7 @@ from engage_core.answering.chat import ChatMessage
 from engage_core.answering.engine import AnswerEngine
 from engage_core.answering.memory import MemoryRequest
 from engage_core.answering.ports import LanguageModel
+from engage_core.answering.product_images import ProductImages
 from engage_core.answering.tokens import estimate_usage
 from engage_core.answering.turns import Turn
 from engage_core.jobs.model import JobRequest
@@ -65,6 +66,7 @@ from engage_core.kernel.clock import Clock
 from engage_core.kernel.errors import NotFound, PlanLimitReached, ValidationFailed
 from engage_core.kernel.pagination import PageRequest
 from engage_core.messaging import handling as rules
+from engage_core.messaging.gateway import Attachment
 from engage_core.messaging.handling import ConversationHandling
 from engage_core.messaging.handling_service import decide_in, hand_over_move
 from engage_core.messaging.message_service import MessageService, SendInput
@@ -137,7 +139,9 @@ class AutoReplyService:
         engine: AnswerEngine,
         model: LanguageModel,
         desk: BookingDesk,
+        images: ProductImages | None = None,
     ) -> None:
+        """`images` finds the product image a reply may carry (none without it)."""
         self._uow = uow
         self._clock = clock
         self._features = features
@@ -146,6 +150,7 @@ class AutoReplyService:
         self._engine = engine
         self._model = model
         self._desk = desk
+        self._images = images
 
     def queue(self, uow: WorkspaceUnitOfWork, message: Message, now: datetime) -> None:
         """Queue the reply to a new inbound message, in `uow`'s transaction (the `ReceivedHook` of
@@ -169,10 +174,12 @@ class AutoReplyService:
         with self._uow.workspace(account_id, readonly=True) as uow:
             done = uow.ai_replies.by_inbound(inbound_message_id)
             answer = None if done is None else uow.messages.get(done.outbound_message_id)
+            # The image is found again from the citations recorded with the reply.
+            image = None if done is None else self._image(uow, done.citations)
         if done is not None:
             if answer is None or answer.status != "pending":
                 return ALREADY
-            self._messages.deliver(account_id, answer.id)
+            self._messages.deliver(account_id, answer.id, image)
             return RESENT
         if not self._features.allows(account_id, AI_AGENTS_FEATURE):
             return NO_FEATURE
@@ -272,8 +279,10 @@ class AutoReplyService:
             uow.ai_replies.add(draft, now)
             keep(uow, inbound.contact_id, memory.fresh, inbound.id, now)
 
+        with self._uow.workspace(account_id, readonly=True) as uow:
+            image = self._image(uow, turn.citations)
         try:
-            self._messages.send(account_id, SendInput(inbound.contact_id, turn.reply), along=record)
+            self._messages.send(account_id, SendInput(inbound.contact_id, turn.reply, image), along=record)
         except _Refused as refused:
             return refused.outcome
         except PlanLimitReached:
@@ -283,6 +292,9 @@ class AutoReplyService:
         except ValidationFailed:  # the conversation's move was refused: a human owns it now
             return NOT_AI
         return REPLIED
+
+    def _image(self, uow: WorkspaceUnitOfWork, citations: Sequence[int]) -> Attachment | None:
+        return None if self._images is None or not citations else self._images.for_citations(uow, citations)
 
 
 def reply_job(replies: AutoReplyService) -> Handler:

@@ -8,6 +8,7 @@ from engage_core.agents.replies import REPLY_JOB
 from engage_core.agents.reply_service import AutoReplyService, reply_job
 from engage_core.agents.service import AiAgentService
 from engage_core.answering.engine import AnswerEngine
+from engage_core.answering.product_images import ProductImages
 from engage_core.bookings.booking_service import BookingService
 from engage_core.bookings.setup_service import BookingSetupService
 from engage_core.dependencies import Dependencies, Unconfigured
@@ -44,6 +45,7 @@ class AgentsServices:
             self.answers,
             deps.language_model,
             ServiceBookingDesk(self.bookings, self.booking_setup, deps.clock),
+            ProductImages(deps.blobs),
         )
         self.contact_memories = ContactMemoryService(deps.uow, deps.clock)
         self._replying = not isinstance(deps.language_model, Unconfigured)

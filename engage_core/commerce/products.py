@@ -20,7 +20,7 @@ Rules:
   `MEDIA_FILES_MAX`, in the order given; the links are kept as ids (`media_file_ids`, checked to be
   the account's files when the product is stored) and the HTTP layer renders the items. Deleting a
   media file unlinks it from every product. The first linked image is what an automatic reply
-  about the product may carry (`engage_core.agents.product_images`).
+  about the product may carry (`engage_core.answering.product_images`).
 - SKUs are not unique: a catalog uploaded twice, or one SKU sold in two catalogs, is allowed.
 """
 

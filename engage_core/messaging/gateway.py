@@ -17,7 +17,9 @@ cannot reach): retrying the same call will not help.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
+from typing import BinaryIO
 
 import attrs
 
@@ -36,6 +38,21 @@ class GatewayUnavailable(GatewayError):
 
 class GatewayRejected(GatewayError):
     """The provider refused the request (bad credentials or code, unknown account, ...)."""
+
+
+MEDIA_CHANNELS = frozenset({"whatsapp", "telegram", "instagram"})
+"""The channels whose messages may carry a file (an image with its caption); LinkedIn's may not."""
+
+
+@attrs.frozen
+class Attachment:
+    """A file sent with a message, its text as the caption: a name, a type, the public address it is
+    served at, and how to read its bytes (for a provider that takes the file itself)."""
+
+    name: str
+    mime_type: str
+    url: str
+    open: Callable[[], BinaryIO] = attrs.field(eq=False, repr=False)
 
 
 @attrs.frozen

@@ -29,7 +29,7 @@ from engage_core.kernel.phones import to_e164
 from engage_core.kernel.validation import one_of, required_text
 from engage_core.messaging.channels import CHANNEL_TYPES, QR_CHANNELS, ChannelAccount
 from engage_core.messaging.conversations import ConversationFilter, ConversationSummary
-from engage_core.messaging.gateway import GatewayError, InboundMessage, Receipt, SentMessage
+from engage_core.messaging.gateway import MEDIA_CHANNELS, Attachment, GatewayError, InboundMessage, Receipt, SentMessage
 from engage_core.messaging.handling import HANDLED_BY
 from engage_core.messaging.messages import (
     CONTENT_MAX,
@@ -41,7 +41,7 @@ from engage_core.messaging.messages import (
     mark_failed,
     mark_sent,
 )
-from engage_core.messaging.ports import ChannelGateway
+from engage_core.messaging.ports import ChannelGateway, FileSender
 from engage_core.plans.entitlements import Entitlements, PlanLimits
 from engage_core.plans.model import MESSAGES_PER_MONTH, Plan
 from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
@@ -69,6 +69,10 @@ class SendInput:
 
     contact_id: int
     message: str
+    attachment: Attachment | None = None
+    """A file to send with the message, its text the caption (automatic replies attach a product's
+    image): sent where the channel takes files (`MEDIA_CHANNELS`) and the gateway can send them
+    (`FileSender`); elsewhere the text goes alone."""
 
 
 @attrs.frozen
@@ -168,12 +172,13 @@ class MessageService:
             uow.commit()
         if route is None:
             return SendResult(message)
-        return SendResult(self._deliver(account_id, message, route))
+        return SendResult(self._deliver(account_id, message, route, data.attachment))
 
-    def deliver(self, account_id: int, message_id: int) -> Message:
+    def deliver(self, account_id: int, message_id: int, attachment: Attachment | None = None) -> Message:
         """Send again a stored outbound message still `pending` (its sender crashed between storing
         and settling it); any other message is returned as it is. The provider may have taken the
-        first attempt already: a crash in that window can send it twice, never lose it.
+        first attempt already: a crash in that window can send it twice, never lose it. `attachment`:
+        the file the first attempt carried (its sender knows it; the message does not keep it).
 
         Raises :class:`.NotFound` when the account has no such message."""
         with self._uow.workspace(account_id, readonly=True) as uow:
@@ -185,11 +190,16 @@ class MessageService:
             route, error = _route(uow, _contact(uow, message.contact_id))
         if route is None:
             return self._settle(account_id, message, None, error)
-        return self._deliver(account_id, message, route)
+        return self._deliver(account_id, message, route, attachment)
 
-    def _deliver(self, account_id: int, message: Message, route: _Route) -> Message:
+    def _deliver(self, account_id: int, message: Message, route: _Route, attachment: Attachment | None) -> Message:
+        gateway = self._gateway
         try:
-            sent: SentMessage | None = self._gateway.send(route.provider_account_id, route.recipient, message.content)
+            sent: SentMessage | None
+            if attachment is not None and message.channel in MEDIA_CHANNELS and isinstance(gateway, FileSender):
+                sent = gateway.send_file(route.provider_account_id, route.recipient, message.content, attachment)
+            else:
+                sent = gateway.send(route.provider_account_id, route.recipient, message.content)
             error = None
         except GatewayError as exc:
             sent, error = None, exc.message

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.messaging.channels import ChannelAccount, ChannelDraft
 from engage_core.messaging.conversations import ConversationFilter, ConversationSummary
 from engage_core.messaging.gateway import (
+    Attachment,
     InboundMessage,
     LoginOutcome,
     QrLogin,
@@ -148,6 +149,15 @@ class ChannelDirectory(Protocol):
 
     def owner_of(self, provider_account_id: str) -> int | None:
         """The id of the account whose channel setting has this provider account id, if any."""
+
+
+@runtime_checkable
+class FileSender(Protocol):
+    """A gateway that can send a file with a message (`MEDIA_CHANNELS` only). Optional: a gateway
+    without it sends the text alone, and nothing else changes."""
+
+    def send_file(self, provider_account_id: str, recipient: str, text: str, attachment: Attachment) -> SentMessage:
+        """Send `attachment` to `recipient` with `text` as its caption, as one message."""
 
 
 class ChannelGateway(Protocol):

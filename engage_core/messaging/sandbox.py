@@ -54,6 +54,8 @@ from engage_core.kernel.clock import Clock
 from engage_core.messaging import people_directory
 from engage_core.messaging.channels import CREDENTIAL_CHANNELS, QR_CHANNELS
 from engage_core.messaging.gateway import (
+    MEDIA_CHANNELS,
+    Attachment,
     Authenticated,
     Checkpoint,
     GatewayRejected,
@@ -96,6 +98,8 @@ class SandboxSent:
     recipient: str
     text: str
     sent_at: datetime
+    attachment: Attachment | None = None
+    """The file sent with the text (its caption), if any."""
 
 
 @attrs.define
@@ -203,12 +207,23 @@ class SandboxGateway:
             self._accounts.pop(provider_account_id, None)
 
     def send(self, provider_account_id: str, recipient: str, text: str) -> SentMessage:
+        return self._send(provider_account_id, recipient, text, None)
+
+    def send_file(self, provider_account_id: str, recipient: str, text: str, attachment: Attachment) -> SentMessage:
+        """The file is read, as a provider would, and recorded with the message."""
+        with attachment.open() as stream:
+            stream.read()
+        return self._send(provider_account_id, recipient, text, attachment)
+
+    def _send(self, provider_account_id: str, recipient: str, text: str, attachment: Attachment | None) -> SentMessage:
         with self._lock:
             self._check_up()
             account = self._known(provider_account_id)
             if account.status not in CONNECTED_STATUSES:
                 raise GatewayRejected("The account is not connected.")
-            sent = SandboxSent(f"sbx-msg-{next(self._message_ids)}", recipient, text, self._clock.now())
+            if attachment is not None and account.channel not in MEDIA_CHANNELS:
+                raise GatewayRejected(f"{account.channel} messages cannot carry a file.")
+            sent = SandboxSent(f"sbx-msg-{next(self._message_ids)}", recipient, text, self._clock.now(), attachment)
             account.sent.append(sent)
             return SentMessage(sent.provider_message_id, sent.sent_at)
 

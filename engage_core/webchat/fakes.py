@@ -103,7 +103,7 @@ class InMemoryWebChatSessionRepository(_Repo):
             draft.sender_type,
             draft.message_text,
             draft.message_type,
-            None,
+            draft.media_url,
             False,
             now,
             draft.reply_to,

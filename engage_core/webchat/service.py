@@ -20,6 +20,7 @@ import attrs
 from engage_core.answering.chat import ChatMessage
 from engage_core.answering.engine import AnswerEngine
 from engage_core.answering.ports import PersonaDirectory
+from engage_core.answering.product_images import ProductImages
 from engage_core.bookings.working_hours import DEFAULT_HOURS
 from engage_core.jobs.model import JobRequest
 from engage_core.jobs.runner import Handler, JobContext
@@ -94,12 +95,15 @@ class WebChatService:
         live: LiveFeed | None = None,
         engine: AnswerEngine | None = None,
         personas: PersonaDirectory | None = None,
+        images: ProductImages | None = None,
     ) -> None:
+        """`images` finds the product image an answer may show (none without it)."""
         self._uow = uow
         self._clock = clock
         self.live: LiveFeed = live or NoLiveFeed()
         self._engine = engine
         self._personas = personas
+        self._images = images
 
     # -- the workspace ------------------------------------------------------------------------
 
@@ -313,7 +317,10 @@ class WebChatService:
             current = _session(uow, session.session_id)
             if not rules.ai_may_answer(current) or uow.web_chat_sessions.answer_to(visitor_message_id) is not None:
                 return "not_handled_by_ai"
-            current, _ = _append(uow, current, MessageDraft("bot", turn.reply, reply_to=visitor_message_id), now)
+            image = self._images.for_citations(uow, turn.citations) if self._images and turn.citations else None
+            media_url = None if image is None else image.url
+            draft = MessageDraft("bot", turn.reply, reply_to=visitor_message_id, media_url=media_url)
+            current, _ = _append(uow, current, draft, now)
             if turn.action == "handoff":
                 current = self._move_in(uow, current, rules.HANDOFF, commit=False)
             uow.commit()

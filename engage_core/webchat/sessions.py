@@ -178,6 +178,8 @@ class MessageDraft:
     message_text: str
     message_type: str = "text"
     reply_to: int | None = None
+    media_url: str | None = None
+    """An image shown with the text: the product image of a bot answer about a product."""
 
 
 @attrs.frozen

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engage_core.answering.engine import AnswerEngine
+from engage_core.answering.product_images import ProductImages
 from engage_core.dependencies import Unconfigured
 from engage_core.jobs.runner import Handler
 from engage_core.webchat.service import REPLY_JOB, WebChatService
@@ -29,6 +30,7 @@ class WebChatServices:
             live=deps.live,
             engine=self.answers if replying else None,
             personas=deps.personas,
+            images=ProductImages(deps.blobs),
         )
 
     def job_handlers(self) -> dict[str, Handler]:

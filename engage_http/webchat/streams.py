@@ -43,6 +43,7 @@ def message_json(message: WebChatMessage) -> dict[str, Any]:
         "sender_type": message.sender_type,
         "message_text": message.message_text,
         "message_type": message.message_type,
+        "media_url": message.media_url,
         "created_at": format_timestamp(message.created_at),
     }
 

@@ -200,7 +200,7 @@ class SqlWebChatSessionRepository(WorkspaceRepository):
                 sender_type=draft.sender_type,
                 message_text=draft.message_text,
                 message_type=draft.message_type,
-                media_url=None,
+                media_url=draft.media_url,
                 is_read=False,
                 reply_to=draft.reply_to,
                 created_at=now,
@@ -208,7 +208,15 @@ class SqlWebChatSessionRepository(WorkspaceRepository):
             .returning(M.id)
         ).scalar_one()
         return WebChatMessage(
-            new_id, seq, draft.sender_type, draft.message_text, draft.message_type, None, False, now, draft.reply_to
+            new_id,
+            seq,
+            draft.sender_type,
+            draft.message_text,
+            draft.message_type,
+            draft.media_url,
+            False,
+            now,
+            draft.reply_to,
         )
 
     def messages(

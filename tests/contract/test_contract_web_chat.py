@@ -107,6 +107,21 @@ def test_a_visitor_message_is_answered_once(uow: UnitOfWorkFactory, services: Se
         assert unit.web_chat_sessions.session_of(asked.id) == session
 
 
+def test_a_messages_image_reads_back(uow: UnitOfWorkFactory, services: Services, account: int) -> None:
+    """A bot message stored with an image address reads back with it."""
+    started = services.web_chat.start(account, VisitorDetails())
+    url = "https://files.example.com/media/ab/tea.png"
+    with uow.workspace(account) as unit:
+        session = unit.web_chat_sessions.get(started.session.session_id)
+        assert session is not None
+        added = unit.web_chat_sessions.add_message(session, MessageDraft("bot", "Our tea", media_url=url), 2, NOW)
+        unit.commit()
+
+    thread = services.web_chat.get(account, started.session.session_id)
+
+    assert (added.media_url, thread.messages[-1].media_url) == (url, url)
+
+
 def test_another_accounts_session_is_invisible(services: Services, account: int, other: int) -> None:
     """Another account finds the session neither by id nor by token."""
     started = services.web_chat.start(account, VisitorDetails())

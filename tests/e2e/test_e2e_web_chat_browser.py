@@ -2,8 +2,8 @@
 `engage serve`: a page on another origin embeds it with one script tag; the visitor writes and the AI
 answers from the knowledge base; the visitor asks for a person; an agent takes over through the API and
 its message appears without a reload; a reload keeps the history; ending (confirmed) shows the end and
-a fresh chat starts; a chat ended through the API shows as ended live; Arabic is right to left; and axe
-finds no accessibility violation."""
+a fresh chat starts; a chat ended through the API shows as ended live; Arabic is right to left; an
+answer about a product shows its image; and axe finds no accessibility violation."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from media_files import image
 
 pytestmark = pytest.mark.e2e
 
@@ -215,4 +216,27 @@ def test_widget_has_no_accessibility_violations(browser: Any, shop: tuple[Worksp
     assert page.evaluate(script, rules) == []
     page.keyboard.press("Escape")
     assert page.locator("button.launcher").get_attribute("aria-expanded") == "false"
+    page.close()
+
+
+def test_an_answer_about_a_product_shows_its_image(browser: Any, shop: tuple[Workspace, HostPage, Any]) -> None:
+    """The bot's answer about a catalogue product shows the product's image, loaded from engage serve."""
+    space, host, _ = shop
+    upload = space.http.post("/media", files={"file": ("tea.png", image("png", (48, 32)), "image/png")})
+    assert upload.status_code == 201, upload.text
+    product = {"product_name": "Green tea", "product_description": "Loose leaf sencha.", "price": 4.5}
+    product["media_file_ids"] = [upload.json()["data"]["id"]]
+    space.call("POST", "/knowledge-base/product-catalog", {"title": "Teas", "products": [product]})
+    page = browser.new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.goto(host.url)
+    page.locator("button.launcher").click()
+    page.get_by_label("Type your message").fill("Do you sell green tea sencha?")
+    page.get_by_label("Type your message").press("Enter")
+
+    picture = page.locator(".msg.bot img.media")
+    picture.wait_for()
+
+    wait_for(lambda: picture.evaluate("img => img.complete && img.naturalWidth"), "the image to load")
+    assert picture.evaluate("img => [img.naturalWidth, img.naturalHeight]") == [48, 32]
     page.close()

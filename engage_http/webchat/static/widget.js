@@ -89,6 +89,7 @@
       ".log{flex:1;overflow-y:auto;padding:12px;display:flex;flex-direction:column;gap:8px;background:#f6f7f9}",
       ".msg{max-width:85%;padding:8px 11px;border-radius:10px;white-space:pre-wrap;word-wrap:break-word;line-height:1.4}",
       ".msg .who{display:block;font-size:12px;font-weight:600;margin-bottom:2px}",
+      ".msg img.media{display:block;max-width:100%;margin-top:6px;border-radius:6px}",
       ".visitor{align-self:flex-end;background:" + color + ";color:" + textColor + "}",
       ".bot,.agent{align-self:flex-start;background:#fff;color:#1a1a1a;border:1px solid #d0d4da}",
       ".agent{border-color:#4a4a4a}",
@@ -188,6 +189,7 @@
     var label = who(message.sender_type);
     if (label) node.appendChild(el("span", { "class": "who" }, label));
     node.appendChild(document.createTextNode(message.message_text));
+    if (message.media_url) node.appendChild(el("img", { "class": "media", src: message.media_url, alt: "", loading: "lazy" }));
     ui.log.appendChild(node);
     ui.log.scrollTop = ui.log.scrollHeight;
   }

@@ -139,3 +139,24 @@ def test_a_malformed_setting_is_a_one_line_error(
     """A numeric ENGAGE_* variable that is not a number stops serve with its name."""
     line = one_line_error(run_cli("serve", env={"ENGAGE_WORKER_CONCURRENCY": "many"}))
     assert "ENGAGE_WORKER_CONCURRENCY" in line
+
+
+def test_the_public_address_is_where_the_server_listens(
+    run_cli: RunCli, uvicorn_calls: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without ENGAGE_APP_URL, links and media URLs name the host and port served (loopback for a wildcard)."""
+    monkeypatch.setenv("ENGAGE_APP_URL", "")
+    monkeypatch.delenv("ENGAGE_APP_URL")
+    run_cli("serve", "--host", "0.0.0.0", "--port", "8123", "--workers", "2")
+
+    assert uvicorn_calls[0]["environ"]["ENGAGE_APP_URL"] == "http://127.0.0.1:8123"
+
+
+def test_a_given_public_address_is_kept(
+    run_cli: RunCli, uvicorn_calls: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ENGAGE_APP_URL set (a proxy's address) wins over the address served."""
+    monkeypatch.setenv("ENGAGE_APP_URL", "https://chat.shop.example")
+    run_cli("serve", "--port", "8123", "--workers", "2")
+
+    assert uvicorn_calls[0]["environ"]["ENGAGE_APP_URL"] == "https://chat.shop.example"

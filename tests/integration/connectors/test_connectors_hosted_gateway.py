@@ -4,6 +4,7 @@ callback route. Every step goes over real HTTP both ways."""
 
 from __future__ import annotations
 
+import io
 import time
 from collections.abc import Callable, Iterator
 
@@ -21,6 +22,8 @@ from engage_connectors.hosted_messaging import (
     Provider,
 )
 from engage_core.contacts.model import ContactInput
+from engage_core.messaging.gateway import Attachment
+from engage_core.messaging.message_service import SendInput
 from engage_core.services import Services
 from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock, InMemoryUnitOfWorkFactory
 from engage_http import create_app
@@ -293,3 +296,21 @@ def test_a_malformed_callback_is_400(engage: Engage) -> None:
     response = httpx.post(engage.callback_url, content=b"[1, 2]", headers={CALLBACK_SECRET_HEADER: SECRET})
 
     assert response.status_code == 400
+
+
+def test_a_send_with_an_image_gives_the_provider_the_file(engage: Engage, provider: FakeProvider) -> None:
+    """A message sent with an attachment reaches the provider with the file's bytes beside the text."""
+    connected_whatsapp(engage, provider)
+    image = b"\x89PNG\r\n\x1a\n" + b"\x01" * 100
+    attachment = Attachment("tea.png", "image/png", "https://files.example/tea.png", lambda: io.BytesIO(image))
+
+    result = engage.services.messages.send(
+        engage.account_id, SendInput(whatsapp_contact(engage), "Our tea", attachment)
+    )
+
+    [record] = provider.sent
+    assert (result.success, record.text, [(a.filename, a.content) for a in record.attachments]) == (
+        True,
+        "Our tea",
+        [("tea.png", image)],
+    )

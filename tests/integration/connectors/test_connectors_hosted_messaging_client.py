@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from fake_provider import FakeProvider
+from fake_provider import Attachment, FakeProvider
 
 from engage_connectors.hosted_messaging import (
     AccountStatus,
@@ -14,6 +14,7 @@ from engage_connectors.hosted_messaging import (
     CheckpointRequired,
     Connected,
     CredentialsRejected,
+    FileUpload,
     HostedMessagingClient,
     NotFound,
     Provider,
@@ -300,3 +301,16 @@ def test_other_networks_take_the_attendee_id_unchanged(provider: FakeProvider, c
     account_id = client.connect_credentials(Provider.INSTAGRAM, "ada", "secret-pw").account_id
     client.send_message(Provider.INSTAGRAM, account_id, "340282366841710300949128", "hello")
     assert provider.sent[0].attendee_id == "340282366841710300949128"
+
+
+def test_a_file_goes_with_the_text_in_one_request(provider: FakeProvider, client: HostedMessagingClient) -> None:
+    """A send with a file reaches the provider as one message: the text and the file's name, type and bytes."""
+    account_id = connected_whatsapp(provider, client)
+    image = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
+
+    client.send_message(
+        Provider.WHATSAPP, account_id, CONTACT_PHONE, "Our tea", FileUpload("tea.png", "image/png", image)
+    )
+
+    [record] = provider.sent
+    assert (record.text, record.attachments) == ("Our tea", (Attachment("tea.png", "image/png", image),))
