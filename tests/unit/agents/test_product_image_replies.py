@@ -20,7 +20,7 @@ from engage_core.messaging.gateway import Attachment, SentMessage
 from engage_core.messaging.sandbox import SandboxGateway, SandboxSent
 from engage_core.services import Services
 from engage_core.testing import FakeClock, InMemoryBlobStore, InMemoryJobQueue, InMemoryUnitOfWorkFactory
-from engage_core.webchat.sessions import VisitorDetails
+from engage_core.webchat.sessions import VisitorDetails, WebChatMessage
 
 from ..factories import START
 from ..messaging.fixtures import PHONE, CountingBytes, ScriptedFeatures
@@ -129,6 +129,17 @@ def test_the_first_linked_image_is_sent(shop: Shop) -> None:
     assert [s.attachment.name if s.attachment else None for s in shop.sent()] == ["front.png"]
 
 
+def test_a_long_product_before_it_does_not_shift_the_image(shop: Shop) -> None:
+    """A product whose description fills several chunks comes first; the next product still gets its own image."""
+    long = ProductInput("Tea sampler", " ".join(["Assorted black teas from Assam."] * 120), price="30")
+    tea = ProductInput("Green tea", "Loose leaf sencha.", price="4.50", media_file_ids=[shop.image()])
+    shop.services.knowledge_base.create_catalog(shop.account, CatalogInput("Teas", products=[long, tea]))
+
+    shop.ask()
+
+    assert [s.attachment.name if s.attachment else None for s in shop.sent()] == ["tea.png"]
+
+
 def test_a_product_without_an_image_gets_a_text_reply(shop: Shop) -> None:
     """No linked image: the reply is text alone."""
     shop.catalog()
@@ -182,32 +193,31 @@ def test_a_retried_reply_sends_the_image_again(shop: Shop) -> None:
     assert [s.attachment.name if s.attachment else None for s in shop.sent()] == ["tea.png"]
 
 
+def chat_answer(shop: Shop, question: str) -> WebChatMessage:
+    """A visitor asks in a new web chat session; the last message once the worker is done."""
+    chat = shop.services.web_chat
+    started = chat.start(shop.account, VisitorDetails())
+    chat.visitor_send(shop.account, started.token, question)
+    shop.clock.advance(seconds=1)
+    while shop.runner.run_once():
+        pass
+    return chat.get(shop.account, started.session.session_id).messages[-1]
+
+
 def test_a_web_chat_answer_about_a_product_shows_its_image(shop: Shop) -> None:
     """In the web chat the bot's answer about the product carries the image's public address."""
     photo = shop.image()
     shop.catalog(photo)
-    chat = shop.services.web_chat
-    started = chat.start(shop.account, VisitorDetails())
 
-    chat.visitor_send(shop.account, started.token, "Do you sell green tea?")
-    shop.clock.advance(seconds=1)
-    while shop.runner.run_once():
-        pass
+    answer = chat_answer(shop, "Do you sell green tea?")
 
-    answer = chat.get(shop.account, started.session.session_id).messages[-1]
     assert (answer.sender_type, answer.media_url) == ("bot", shop.services.media.get(shop.account, photo).url)
 
 
 def test_a_web_chat_answer_from_a_text_entry_shows_no_image(shop: Shop) -> None:
     """A web chat answer citing an ordinary text entry has no image."""
     shop.services.knowledge_entries.create_text(shop.account, TextInput("Hours", "We open at nine on weekdays."))
-    chat = shop.services.web_chat
-    started = chat.start(shop.account, VisitorDetails())
 
-    chat.visitor_send(shop.account, started.token, "When do you open on weekdays?")
-    shop.clock.advance(seconds=1)
-    while shop.runner.run_once():
-        pass
+    answer = chat_answer(shop, "When do you open on weekdays?")
 
-    answer = chat.get(shop.account, started.session.session_id).messages[-1]
     assert (answer.sender_type, answer.media_url) == ("bot", None)
