@@ -59,5 +59,13 @@ class RedisRateLimiter:
             raise LimiterUnavailable(f"Redis did not answer: {type(exc).__name__}") from exc
         return decide(count, limit, reset_at, now)
 
+    def count(self, key: str, window_seconds: int, now: datetime) -> int:
+        start, _ = window_bounds(now, window_seconds)
+        try:
+            found = self._client.get(f"{self._prefix}{key}:{window_seconds}:{start}")
+        except redis.RedisError as exc:
+            raise LimiterUnavailable(f"Redis did not answer: {type(exc).__name__}") from exc
+        return 0 if found is None else int(found)
+
     def close(self) -> None:
         self._client.close()

@@ -30,7 +30,7 @@ from engage_core.messaging.ports import ChannelDirectoryRepositories, MessagingR
 from engage_core.partners.ports import PartnersRepositories
 from engage_core.plans.ports import PlansRepositories, UsageRepositories
 from engage_core.support.ports import SupportRepositories
-from engage_core.team.ports import TeamRepositories
+from engage_core.team.ports import TeamDirectoryRepositories, TeamRepositories
 from engage_core.voice.ports import VoiceSettingsRepositories
 from engage_core.webchat.ports import WebChatDirectoryRepositories, WebChatRepositories
 from engage_core.webhooks.ports import WebhooksRepositories
@@ -72,7 +72,12 @@ class WorkspaceUnitOfWork(
 
 
 class AdminUnitOfWork(
-    AccountsRepositories, ChannelDirectoryRepositories, WebChatDirectoryRepositories, UnitOfWork, Protocol
+    AccountsRepositories,
+    ChannelDirectoryRepositories,
+    WebChatDirectoryRepositories,
+    TeamDirectoryRepositories,
+    UnitOfWork,
+    Protocol,
 ):
     """One transaction across accounts, for administration and authentication."""
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
+from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Lifespan
 
 from engage_core.kernel.idempotency import InMemoryIdempotencyStore
@@ -80,8 +81,9 @@ def create_app(
     take, which then run on the event loop (`routing.py`); with a `write_lane` (SQLite's), the short
     writes that may run there do. `rate_limiter` limits each workspace and partner key's
     requests (`rate_limit.py`); None serves them unlimited (tests that make many requests). The
-    partner API (`/api/v1/partner/...`) is always served; with `sessions`, so are the impersonation
-    landing route and the dashboard page (`dashboard.py`). `storage_errors` names the storage's
+    partner API (`/api/v1/partner/...`) is always served; with `sessions`, so is the dashboard
+    (`engage_http.dashboard`: sign-in, the inbox, the workspace pages, partners' impersonation
+    landing), its failed sign-ins counted in the rate limiter's store. `storage_errors` names the storage's
     failures a client should retry (disk full, read-only, busy) as domain errors (503 with
     `Retry-After`); any other unexpected error is a 500. Every response carries `X-Request-Id`
     (`request_id.py`). `GET /health` and `GET /ready` are served
@@ -99,17 +101,19 @@ def create_app(
     operations = (*OPERATIONS, *PARTNER_OPERATIONS)
     if sandbox is not None:
         operations = (*operations, *sandbox_routes.operations(sandbox))
-    routes = build_routes(
-        operations,
-        services,
-        prefix=API_PREFIX,
-        debug=debug,
-        short_reads=short_reads,
-        rate_limiter=rate_limiter,
-        write_lane=write_lane,
-        storage_errors=storage_errors,
-        idempotency=idempotency or IdempotentRequests(InMemoryIdempotencyStore(), services.dependencies.clock),
-    )
+    routes: list[BaseRoute] = [
+        *build_routes(
+            operations,
+            services,
+            prefix=API_PREFIX,
+            debug=debug,
+            short_reads=short_reads,
+            rate_limiter=rate_limiter,
+            write_lane=write_lane,
+            storage_errors=storage_errors,
+            idempotency=idempotency or IdempotentRequests(InMemoryIdempotencyStore(), services.dependencies.clock),
+        )
+    ]
     # Public and keyless: any origin may read the document (tools that render or generate from it).
     routes.append(
         cors.route(
@@ -129,7 +133,7 @@ def create_app(
     if provider_callbacks is not None:
         routes.append(callback_route(provider_callbacks, services.inbox))
     if sessions is not None:
-        routes.extend(dashboard.routes(services, sessions))
+        routes.extend(dashboard.routes(services, sessions, rate_limiter.limiter if rate_limiter else None))
     if files is not None:
         routes.extend(file_routes(files))
     feed = services.dependencies.live

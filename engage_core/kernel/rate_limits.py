@@ -111,6 +111,11 @@ class InMemoryRateLimiter:
                 self._sweep(now)
         return decide(count, limit, reset_at, now)
 
+    def count(self, key: str, window_seconds: int, now: datetime) -> int:
+        start, _ = window_bounds(now, window_seconds)
+        with self._lock:
+            return self._counters.get((key, window_seconds, start), 0)
+
     def _sweep(self, now: datetime) -> None:
         moment = now.timestamp()
         self._counters = {slot: n for slot, n in self._counters.items() if slot[2] + slot[1] > moment}
@@ -126,3 +131,8 @@ class RateLimiter(Protocol):
     def hit(self, key: str, limit: int, window_seconds: int, now: datetime) -> Decision:
         """Count one hit of `key` in the window containing `now` and decide it. A store that cannot
         be asked raises `rate_limits.LimiterUnavailable`."""
+
+    def count(self, key: str, window_seconds: int, now: datetime) -> int:
+        """How many hits `key` has had in the window containing `now`, without counting one (a
+        lockout asks before it decides whether to check a password). Raises `LimiterUnavailable`
+        like `hit`."""

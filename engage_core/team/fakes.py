@@ -116,9 +116,19 @@ class FakePasswordHasher:
         return hmac.compare_digest(parts[2], expected)
 
 
+class InMemoryMemberDirectory(_Repo):
+    """The in-memory :class:`.MemberDirectory`."""
+
+    def workspaces_of(self, email: str) -> list[int]:
+        """In memory, as :meth:`.MemberDirectory.workspaces_of`."""
+        key = email_key(email)
+        return sorted({a for (a, m) in self._t.team_members.values() if email_key(m.email) == key})
+
+
 AREA = FakeArea(
     TeamTables,
     workspace={
         "team": InMemoryTeamMemberRepository,
     },
+    admin={"team_directory": InMemoryMemberDirectory},
 )

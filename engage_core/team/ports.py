@@ -51,6 +51,22 @@ class PasswordHasher(Protocol):
         """Whether `password` matches. False, never an error, for a mismatch or a malformed hash."""
 
 
+class MemberDirectory(Protocol):
+    """Across accounts: the workspaces an address is a member of (the sign-in page knows only the
+    address)."""
+
+    def workspaces_of(self, email: str) -> list[int]:
+        """The ids of the accounts with a member of this address (`team.email_key`), ascending."""
+
+
+class TeamDirectoryRepositories(Protocol):
+    """The team area's repositories across accounts, as the administration unit of work hands them out."""
+
+    @property
+    def team_directory(self) -> MemberDirectory:
+        """Members' addresses across accounts."""
+
+
 class TeamRepositories(Protocol):
     """The team area's repositories, as a workspace unit of work hands them out."""
 

@@ -7,6 +7,7 @@ committed, outside any transaction. See `engage_core.team` for the rules.
 
 from __future__ import annotations
 
+import hmac
 import logging
 import threading
 from collections.abc import Callable
@@ -35,6 +36,7 @@ from engage_core.team.model import (
     required_email,
 )
 from engage_core.team.ports import PasswordHasher
+from engage_core.team.sign_in import SignedIn, password_stamp
 from engage_core.unit_of_work import UnitOfWorkFactory, WorkspaceUnitOfWork
 
 log = logging.getLogger("engage.team")
@@ -220,6 +222,62 @@ class TeamService:
             raise Forbidden("This team member is inactive.", code="member_inactive")
         if self._sign_in_check is not None:
             self._sign_in_check(account_id)
+        return member
+
+    def sign_in(self, email: str, password: str) -> list[SignedIn]:
+        """Every workspace this address and password open (`engage_core.team.sign_in`), ascending
+        account id; more than one when the address is a member of several with that password.
+        No workspace: Unauthenticated with one message for a wrong address or password (and the same
+        time taken); the right password of inactive members only, or only of suspended workspaces:
+        Forbidden."""
+        with self._uow.admin(readonly=True) as admin:
+            candidates = [
+                (account_id, account.name)
+                for account_id in admin.team_directory.workspaces_of(email)
+                if (account := admin.accounts.get(account_id)) is not None
+            ]
+        if not candidates:
+            self._hasher.verify(self._decoy_hash(), password)
+            raise Unauthenticated(WRONG_CREDENTIALS)
+        opened: list[SignedIn] = []
+        refusal: Forbidden | None = None
+        for account_id, workspace in candidates:
+            try:
+                member = self.authenticate(account_id, email, password)
+            except Unauthenticated:
+                continue
+            except Forbidden as exc:
+                refusal = exc
+                continue
+            with self._uow.workspace(account_id, readonly=True) as uow:
+                stored = uow.team.password_hash(member.id)
+            if stored is not None:
+                opened.append(SignedIn(account_id, workspace, member, password_stamp(stored)))
+        if opened:
+            return opened
+        raise refusal or Unauthenticated(WRONG_CREDENTIALS)
+
+    def resume(self, account_id: int, member_id: int, stamp: str) -> TeamMember:
+        """The member of a session signed in with the password whose `password_stamp` is `stamp`,
+        while it still holds: the member active with that password, the workspace active and not
+        suspended. Otherwise Unauthenticated (the session has ended)."""
+        ended = Unauthenticated("Your session has ended. Sign in again.")
+        with self._uow.admin(readonly=True) as admin:
+            account = admin.accounts.get(account_id)
+        if account is None or not account.is_active:
+            raise ended
+        with self._uow.workspace(account_id, readonly=True) as uow:
+            member = uow.team.get(member_id)
+            stored = None if member is None else uow.team.password_hash(member_id)
+        if member is None or stored is None or not member.is_active:
+            raise ended
+        if not hmac.compare_digest(password_stamp(stored), stamp):
+            raise ended
+        if self._sign_in_check is not None:
+            try:
+                self._sign_in_check(account_id)
+            except Forbidden as exc:
+                raise ended from exc
         return member
 
     # -- helpers ------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, delete, func, select, update
+from sqlalchemy import ColumnElement, Connection, delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from engage_core.kernel.errors import ValidationFailed
@@ -129,3 +129,18 @@ class SqlTeamMemberRepository(WorkspaceRepository):
     def _one(self, *where: ColumnElement[bool]) -> TeamMember | None:
         row = self._conn.execute(select(*COLUMNS).where(self.owned(team_members), *where)).one_or_none()
         return None if row is None else member_from_row(row)
+
+
+class SqlMemberDirectory:
+    """Across accounts: which workspaces an address belongs to (read by the sign-in page)."""
+
+    def __init__(self, connection: Connection) -> None:
+        self._conn = connection
+
+    def workspaces_of(self, email: str) -> list[int]:
+        found = self._conn.execute(
+            select(team_members.c.account_id)
+            .where(team_members.c.email_key == email_key(email))
+            .order_by(team_members.c.account_id)
+        )
+        return [int(account_id) for account_id in found.scalars()]

@@ -268,3 +268,13 @@ def test_update_keeps_the_creation_time(uow: UnitOfWorkFactory, account: int) ->
         unit.commit()
 
     assert _get(uow, account, added.id) == attrs.evolve(added, name="Ada L.", updated_at=later)
+
+
+def test_the_directory_finds_every_workspace_of_an_address(uow: UnitOfWorkFactory, account: int, other: int) -> None:
+    """`workspaces_of` names each account with a member of the address, whatever its case, ascending."""
+    _add(uow, other, "Ada@Example.com")
+    _add(uow, account)
+    _add(uow, account, "grace@example.com")
+    with uow.admin(readonly=True) as unit:
+        assert unit.team_directory.workspaces_of("ADA@example.com") == sorted([account, other])
+        assert unit.team_directory.workspaces_of("nobody@example.com") == []

@@ -59,6 +59,14 @@ def test_the_121st_hit_of_a_minute_is_refused(limiter: RedisRateLimiter) -> None
     assert (decisions[120].allowed, decisions[120].retry_after) == (False, 50)
 
 
+def test_count_reads_the_window_without_counting(limiter: RedisRateLimiter) -> None:
+    """`count` is the window's hits so far, unchanged by asking, and 0 in the next window."""
+    limiter.hit("key", 5, 60, WINDOW_START)
+    limiter.hit("key", 5, 60, WINDOW_START)
+    assert [limiter.count("key", 60, WINDOW_START) for _ in range(2)] == [2, 2]
+    assert limiter.count("key", 60, WINDOW_START + timedelta(seconds=60)) == 0
+
+
 def test_it_answers_like_the_in_memory_limiter(limiter: RedisRateLimiter) -> None:
     """The same hits across two windows give the same decisions as InMemoryRateLimiter."""
     memory = InMemoryRateLimiter()

@@ -288,3 +288,28 @@ def test_a_link_of_the_new_key_opens_the_dashboard_again(
     browser.get(url[url.index("/impersonate/") :], follow_redirects=False)
 
     assert browser.get("/dashboard/acme").status_code == 200
+
+
+def test_the_link_opens_the_inbox_as_the_clients_admin_marked_impersonated(
+    browser: TestClient, login_path: str
+) -> None:
+    """After the landing, `/app/inbox` opens with the impersonation banner and the admin's pages."""
+    browser.get(login_path)
+    inbox = browser.get("/app/inbox")
+    assert inbox.status_code == 200
+    assert "Impersonated: you are viewing Acme as its admin" in inbox.text
+    assert browser.get("/app/settings/api-key").status_code == 200
+
+
+def test_suspending_the_client_closes_its_inbox(
+    browser: TestClient,
+    make_partner: Callable[..., PartnerCaller],
+    make_client_workspace: Callable[..., int],
+) -> None:
+    """An impersonation session of a client suspended since is sent back to sign in."""
+    partner = make_partner()
+    client_id = make_client_workspace(partner, "Acme")
+    url = partner.api.post(f"/partner/clients/{client_id}/impersonate").json()["data"]["login_url"]
+    browser.get(url[url.index("/impersonate/") :], follow_redirects=False)
+    partner.api.post(f"/partner/clients/{client_id}/suspend")
+    assert browser.get("/app/inbox", follow_redirects=False).status_code == 303

@@ -68,6 +68,15 @@ def test_the_next_window_starts_afresh() -> None:
     assert limiter.hit("key", 1, 60, WINDOW_START + timedelta(seconds=60)).allowed
 
 
+def test_count_reads_the_window_without_counting() -> None:
+    """`count` is the window's hits so far, unchanged by asking, and 0 in the next window."""
+    limiter = InMemoryRateLimiter()
+    limiter.hit("key", 5, 60, WINDOW_START)
+    limiter.hit("key", 5, 60, WINDOW_START)
+    assert [limiter.count("key", 60, WINDOW_START) for _ in range(2)] == [2, 2]
+    assert limiter.count("key", 60, WINDOW_START + timedelta(seconds=60)) == 0
+
+
 def test_keys_are_counted_apart() -> None:
     """One key's hits do not use another key's allowance."""
     limiter = InMemoryRateLimiter()

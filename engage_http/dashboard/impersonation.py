@@ -1,15 +1,13 @@
-"""The impersonation landing route and the minimal client dashboard page (SPEC 5 item 10).
+"""The impersonation landing route and the client dashboard's landing page (SPEC 5 item 10).
 
 `GET /impersonate/{token}` redeems a partner's single-use login link (`PartnerClientService.redeem`:
 a used, expired or unknown token, or one minted under a partner key rotated since, is 410; a
 suspended partner or client 403), sets a session cookie and redirects (303) to the client's
 dashboard URL. `GET /dashboard/{slug}` shows the workspace while the session is valid.
 
-Sessions are sealed cookies, not rows: the cookie holds the partner, the workspace, the partner's
-key generation that minted the link, and an expiry, encrypted and authenticated by the
-`SecretCipher` (Fernet under a key derived from `ENGAGE_SECRET_KEY`), so it cannot be read, forged
-or extended without that key, and nothing is stored. A session lasts `SESSION_TTL`; it is HttpOnly,
-SameSite=Lax, Secure over https. Each page view asks `PartnerClientService.admit` whether the grant
+The session is a sealed cookie (`engage_http.dashboard.sessions`) holding the partner, the
+workspace and the partner's key generation that minted the link; it opens the workspace's pages
+under `/app` as its admin, marked as impersonated. Each page view asks `PartnerClientService.admit` whether the grant
 still holds (the partner active on that key generation, the client still the partner's and not
 suspended), so rotating the partner key, suspending the partner, and suspending or deleting the
 client each end its sessions at once.
@@ -23,31 +21,24 @@ and `Cache-Control: no-store`, and the access log shows its path redacted
 
 from __future__ import annotations
 
-import base64
-import binascii
 import html
-import json
 import logging
-from datetime import datetime, timedelta
 
-import attrs
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from engage_core.kernel.clock import Clock, format_timestamp
+from engage_core.kernel.clock import format_timestamp
 from engage_core.kernel.errors import Forbidden, Unauthenticated
 from engage_core.partners.model import Client, Impersonation
 from engage_core.services import Services
-from engage_core.webhooks.ports import SecretCipher
 from engage_http import cors
 from engage_http.access_log import redact
+from engage_http.dashboard.sessions import SESSION_COOKIE, SessionCookies, set_session_cookie
 from engage_http.routing import in_worker_thread
 
 log = logging.getLogger("engage.http")
 
-SESSION_COOKIE = "engage_session"
-SESSION_TTL = timedelta(hours=8)
 _PRIVATE = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
 PAGE_SECURITY = {
     # The pages are plain HTML: no script, style, image, form or frame, so the policy allows nothing.
@@ -55,48 +46,6 @@ PAGE_SECURITY = {
     "X-Frame-Options": "DENY",  # for browsers that predate frame-ancestors
     "X-Content-Type-Options": "nosniff",
 }
-
-
-@attrs.frozen
-class DashboardSession:
-    """Who is looking at which workspace, under which partner key generation, until when."""
-
-    grant: Impersonation
-    expires_at: datetime
-
-
-class SessionCookies:
-    """Seal a session into a cookie value and open it again (None when forged, garbled or expired)."""
-
-    def __init__(self, cipher: SecretCipher, clock: Clock, ttl: timedelta = SESSION_TTL) -> None:
-        self._cipher = cipher
-        self._clock = clock
-        self.ttl = ttl
-
-    def seal(self, grant: Impersonation) -> tuple[str, DashboardSession]:
-        session = DashboardSession(grant, self._clock.now() + self.ttl)
-        document = {
-            "p": grant.partner_id,
-            "a": grant.account_id,
-            "g": grant.key_generation,
-            "e": session.expires_at.timestamp(),
-        }
-        sealed = self._cipher.encrypt(json.dumps(document, separators=(",", ":")))
-        return base64.urlsafe_b64encode(sealed.encode()).decode().rstrip("="), session  # no quoting needed
-
-    def open(self, value: str | None) -> DashboardSession | None:
-        if not value:
-            return None
-        try:
-            sealed = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)).decode()
-            document = json.loads(self._cipher.decrypt(sealed))
-            session = DashboardSession(
-                Impersonation(int(document["p"]), int(document["a"]), int(document["g"])),
-                datetime.fromtimestamp(float(document["e"]), self._clock.now().tzinfo),
-            )
-        except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
-            return None
-        return session if self._clock.now() < session.expires_at else None
 
 
 def routes(services: Services, sessions: SessionCookies) -> list[Route]:
@@ -116,15 +65,7 @@ def routes(services: Services, sessions: SessionCookies) -> list[Route]:
         value, session = sessions.seal(grant)
         target = services.partner_clients.dashboard_url(client)
         response = RedirectResponse(target, status_code=303, headers=_PRIVATE)
-        response.set_cookie(
-            SESSION_COOKIE,
-            value,
-            max_age=int(sessions.ttl.total_seconds()),
-            path="/",
-            secure=request.url.scheme == "https" or target.startswith("https://"),
-            httponly=True,
-            samesite="lax",
-        )
+        set_session_cookie(response, request, value, sessions.ttl, secure=target.startswith("https://"))
         log.info(
             "Impersonation of client %s by partner %s until %s",
             client.id,
@@ -135,7 +76,7 @@ def routes(services: Services, sessions: SessionCookies) -> list[Route]:
 
     async def dashboard(request: Request) -> Response:
         session = sessions.open(request.cookies.get(SESSION_COOKIE))
-        if session is None:
+        if session is None or session.grant is None:
             return _page(401, "Sign in required", "Your session is missing or has expired.")
         try:
             client = await in_worker_thread(services.partner_clients.admit, session.grant, read=True)
@@ -146,7 +87,11 @@ def routes(services: Services, sessions: SessionCookies) -> list[Route]:
         if client.slug != request.path_params["slug"]:
             return _page(404, "Not found", "This session does not open that workspace.")
         name = html.escape(client.company_name)
-        return _page(200, name, f"You are viewing the {name} workspace on behalf of its partner.")
+        return _page(
+            200,
+            name,
+            f'You are viewing the {name} workspace on behalf of its partner. <a href="/app/inbox">Open the inbox</a>.',
+        )
 
     # Pages a browser navigates to: `OPTIONS` is answered, without granting other origins anything.
     return [

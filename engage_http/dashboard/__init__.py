@@ -1,0 +1,46 @@
+"""The workspace dashboard: server-rendered pages where a team works the inbox and runs the workspace.
+
+- `sessions`: sealed session cookies (team members, and partners impersonating a client's admin).
+- `impersonation`: the landing route of partners' login links, and the client's landing page.
+- `sign_in`: `/login` and `/logout` for team members (address and password, lockout, CSRF).
+- `pages`: what every page under `/app` shares: the viewer, templates, CSRF, roles, headers.
+- `inbox`: the conversations of every channel, and a conversation to reply in, take over or assign.
+- `workspace`: admins' pages of the workspace (the API key).
+
+Pages are Jinja2 templates shipped in the package with one stylesheet served from it: no build step,
+no CDN. Every page calls the same services as the API.
+"""
+
+from __future__ import annotations
+
+from starlette.routing import BaseRoute, Mount
+from starlette.staticfiles import StaticFiles
+
+from engage_core.kernel.clock import Clock
+from engage_core.kernel.rate_limits import InMemoryRateLimiter, RateLimiter
+from engage_core.services import Services
+from engage_core.team.sign_in import SignInGuard
+from engage_http.dashboard import impersonation, inbox, sign_in, workspace
+from engage_http.dashboard.impersonation import PAGE_SECURITY
+from engage_http.dashboard.pages import APP_PREFIX, Viewers
+from engage_http.dashboard.sessions import SESSION_COOKIE, SESSION_TTL, DashboardSession, SessionCookies
+
+__all__ = ["PAGE_SECURITY", "SESSION_COOKIE", "SESSION_TTL", "DashboardSession", "SessionCookies", "routes"]
+
+
+def routes(
+    services: Services, sessions: SessionCookies, sign_in_limiter: RateLimiter | None = None, clock: Clock | None = None
+) -> list[BaseRoute]:
+    """Every route of the dashboard. `sign_in_limiter` counts failed sign-ins (Redis, shared by the
+    processes of a deployment; by default this process's memory)."""
+    viewers = Viewers(services, sessions)
+    guard = SignInGuard(sign_in_limiter or InMemoryRateLimiter(), clock or services.dependencies.clock)
+    return [
+        *impersonation.routes(services, sessions),
+        *sign_in.routes(services, viewers, guard),
+        *inbox.routes(services, viewers),
+        *workspace.routes(services, viewers),
+        Mount(
+            APP_PREFIX + "/static", StaticFiles(packages=[("engage_http.dashboard", "static")]), name="dashboard_static"
+        ),
+    ]

@@ -1,0 +1,188 @@
+"""The inbox: every channel's conversations in one list, and a conversation to work in.
+
+`GET /app/inbox` lists conversations newest first (`MessageService.conversations`), in views by who
+answers them (all, waiting for a human, taken by a human, the AI's) and by channel. `GET
+/app/conversations/{contact_id}` shows the messages, the contact beside them and who answers; opening
+it marks the conversation read, as an inbox does. Its forms reply through the contact's channel,
+take the conversation over from the AI, release it back, and (admins) assign it to a team member.
+After a form the browser is sent back to the conversation (post/redirect/get), with a notice.
+"""
+
+from __future__ import annotations
+
+import attrs
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from engage_core.contacts.model import Contact
+from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.pagination import PageRequest
+from engage_core.messaging.channels import CHANNEL_TYPES
+from engage_core.messaging.conversations import CONVERSATIONS, ConversationFilter
+from engage_core.messaging.handling import HUMAN, PENDING, ConversationHandling
+from engage_core.messaging.message_service import SendInput
+from engage_core.messaging.messages import Message
+from engage_core.services import Services
+from engage_core.team.model import TeamMember
+from engage_http.dashboard.pages import APP_PREFIX, Viewer, Viewers, field_errors, form_text, page, redirect, render
+from engage_http.routing import in_worker_thread
+
+VIEWS = {"all": None, "waiting": PENDING, "human": HUMAN, "ai": "ai"}
+"""The inbox's views, by the `handled_by` filter each applies."""
+VIEW_TITLES = {"all": "All", "waiting": "Waiting for a human", "human": "Taken by a human", "ai": "Answered by the AI"}
+HISTORY = 50
+"""Messages shown in a conversation: the newest ones."""
+NOTICES = {
+    "sent": "Reply sent.",
+    "failed": "The reply could not be sent; it is kept as failed with the reason.",
+    "taken": "You answer this conversation now; the AI stays silent.",
+    "released": "The AI answers this conversation again.",
+    "assigned": "Conversation assigned.",
+}
+
+
+def routes(services: Services, viewers: Viewers) -> list[Route]:
+    """The inbox pages and the conversation's forms."""
+
+    async def inbox(request: Request, viewer: Viewer) -> Response:
+        view = request.query_params.get("view", "all")
+        view = view if view in VIEWS else "all"
+        channel = request.query_params.get("channel") or None
+        channel = channel if channel in CHANNEL_TYPES else None
+        number = _page_number(request.query_params.get("page"))
+        filters = ConversationFilter(channel=channel, handled_by=VIEWS[view])
+        request_page = PageRequest(number, CONVERSATIONS.default)
+        found = await in_worker_thread(
+            services.messages.conversations, viewer.account_id, filters, request_page, read=True
+        )
+        return render(
+            "inbox.html",
+            viewer=viewer,
+            title="Inbox",
+            conversations=found,
+            view=view,
+            views=VIEW_TITLES,
+            channel=channel,
+            channels=CHANNEL_TYPES,
+        )
+
+    async def conversation(
+        request: Request, viewer: Viewer, *, status: int = 200, errors: dict[str, str] | None = None, draft: str = ""
+    ) -> Response:
+        contact_id = int(request.path_params["contact_id"])
+        details = await in_worker_thread(_conversation, services, viewer, contact_id)
+        notice = NOTICES.get(request.query_params.get("done", ""))
+        return render(
+            "conversation.html",
+            status,
+            viewer=viewer,
+            title=details.contact.name,
+            notice=notice,
+            errors=errors or {},
+            draft=draft,
+            contact=details.contact,
+            messages=details.messages,
+            earlier=details.earlier,
+            handling=details.handling,
+            assignee=details.assignee,
+            team=details.team,
+        )
+
+    async def show(request: Request, viewer: Viewer) -> Response:
+        return await conversation(request, viewer)
+
+    async def reply(request: Request, viewer: Viewer) -> Response:
+        contact_id = int(request.path_params["contact_id"])
+        text = form_text(await request.form(), "message")
+        try:
+            sent = await in_worker_thread(services.messages.send, viewer.account_id, SendInput(contact_id, text))
+        except ValidationFailed as exc:
+            return await conversation(request, viewer, status=422, errors=field_errors(exc), draft=text)
+        return redirect(_back(contact_id, "sent" if sent.success else "failed"))
+
+    async def take_over(request: Request, viewer: Viewer) -> Response:
+        contact_id = int(request.path_params["contact_id"])
+        await in_worker_thread(
+            services.conversation_handling.take_over, viewer.account_id, contact_id, viewer.member_id
+        )
+        return redirect(_back(contact_id, "taken"))
+
+    async def release(request: Request, viewer: Viewer) -> Response:
+        contact_id = int(request.path_params["contact_id"])
+        await in_worker_thread(services.conversation_handling.release, viewer.account_id, contact_id)
+        return redirect(_back(contact_id, "released"))
+
+    async def assign(request: Request, viewer: Viewer) -> Response:
+        contact_id = int(request.path_params["contact_id"])
+        raw = form_text(await request.form(), "team_member_id")
+        if not raw.isdigit():
+            errors = {"team_member_id": "Choose a team member."}
+            return await conversation(request, viewer, status=422, errors=errors)
+        try:
+            await in_worker_thread(services.conversation_handling.take_over, viewer.account_id, contact_id, int(raw))
+        except ValidationFailed as exc:
+            return await conversation(request, viewer, status=422, errors=field_errors(exc))
+        return redirect(_back(contact_id, "assigned"))
+
+    async def home(request: Request, viewer: Viewer) -> Response:
+        return redirect(f"{APP_PREFIX}/inbox")
+
+    conversation_path = APP_PREFIX + "/conversations/{contact_id:int}"
+    return [
+        Route(APP_PREFIX, page(viewers, home), methods=["GET"], name="app_home"),
+        Route(APP_PREFIX + "/inbox", page(viewers, inbox), methods=["GET"], name="inbox"),
+        Route(conversation_path, page(viewers, show), methods=["GET"], name="conversation"),
+        Route(conversation_path + "/reply", page(viewers, reply), methods=["POST"], name="conversation_reply"),
+        Route(
+            conversation_path + "/take-over", page(viewers, take_over), methods=["POST"], name="conversation_take_over"
+        ),
+        Route(conversation_path + "/release", page(viewers, release), methods=["POST"], name="conversation_release"),
+        Route(
+            conversation_path + "/assign",
+            page(viewers, assign, admin_only=True),
+            methods=["POST"],
+            name="conversation_assign",
+        ),
+    ]
+
+
+@attrs.frozen
+class ConversationPage:
+    """What the conversation page shows."""
+
+    contact: Contact
+    messages: list[Message]
+    """The newest `HISTORY`, oldest first."""
+    earlier: int
+    """How many older ones are not shown."""
+    handling: ConversationHandling
+    assignee: str | None
+    team: list[TeamMember]
+    """The active members a conversation may be assigned to (admins only; empty for agents)."""
+
+
+def _conversation(services: Services, viewer: Viewer, contact_id: int) -> ConversationPage:
+    """What the conversation page shows; NotFound when the contact is not the workspace's."""
+    contact = services.contacts.get(viewer.account_id, contact_id)
+    services.messages.mark_read(viewer.account_id, contact_id)
+    newest = services.messages.for_contact(viewer.account_id, contact_id, None, PageRequest(1, HISTORY))
+    handling = services.conversation_handling.get(viewer.account_id, contact_id)
+    team = services.team.find(viewer.account_id, None, PageRequest(1, 100)).items if viewer.is_admin else []
+    names = {member.id: member.name for member in team}
+    return ConversationPage(
+        contact=contact,
+        messages=list(reversed(newest.items)),
+        earlier=newest.total - len(newest.items),
+        handling=handling,
+        assignee=names.get(handling.assignee_id or 0),
+        team=[member for member in team if member.is_active],
+    )
+
+
+def _back(contact_id: int, done: str) -> str:
+    return f"{APP_PREFIX}/conversations/{contact_id}?done={done}"
+
+
+def _page_number(raw: str | None) -> int:
+    return int(raw) if raw and raw.isdigit() and 0 < int(raw) < 100_000 else 1
