@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import secrets
 import shutil
 import signal
 import tempfile
@@ -17,6 +18,7 @@ import click
 from engage_cli.context import CliState, pass_state
 from engage_cli.errors import redact
 from engage_core.settings import Settings
+from engage_core.team.service import MemberInput
 
 GRACEFUL_SHUTDOWN_SECONDS = 20
 """On SIGTERM, requests in flight get this long to finish before they are cut: web chat's live streams
@@ -30,6 +32,7 @@ LOG_FORMATS = ("text", "json")
 
 log = logging.getLogger("engage.serve")
 DEMO_ACCOUNT_NAME = "Demo"
+DEMO_ADMIN_EMAIL = "admin@demo.example"
 
 
 @click.command()
@@ -220,7 +223,10 @@ def per_process_limits_warning(workers: int, limit: int) -> str:
 
 
 def _create_demo_account(state: CliState, host: str, port: int) -> None:
-    issued = state.services().accounts.create(DEMO_ACCOUNT_NAME)
+    services = state.services()
+    issued = services.accounts.create(DEMO_ACCOUNT_NAME)
+    password = secrets.token_urlsafe(12)
+    services.team.create(issued.account.id, MemberInput("Demo admin", DEMO_ADMIN_EMAIL, "admin", password))
     base_url = f"http://{_client_host(host)}:{port}"
     click.echo("")
     click.echo(f"Created demo account {issued.account.id} ({issued.account.name}). Its API key, shown only this once:")
@@ -229,6 +235,10 @@ def _create_demo_account(state: CliState, host: str, port: int) -> None:
     click.echo("")
     click.echo("Try it:")
     click.echo(f'    curl -H "X-Api-Key: {issued.api_key}" {base_url}/api/v1/contacts')
+    click.echo("")
+    click.echo(f"The dashboard: {base_url}/login as {DEMO_ADMIN_EMAIL}, password (shown only this once):")
+    click.echo("")
+    click.echo(f"    {password}")
     click.echo("")
 
 

@@ -5,6 +5,7 @@
 - `sign_in`: `/login` and `/logout` for team members (address and password, lockout, CSRF).
 - `pages`: what every page under `/app` shares: the viewer, templates, CSRF, roles, headers.
 - `inbox`: the conversations of every channel, and a conversation to reply in, take over or assign.
+- `web_chat`: the web chat's visitor sessions, and a session to answer, take over or end.
 - `workspace`: admins' pages of the workspace (the API key).
 
 Pages are Jinja2 templates shipped in the package with one stylesheet served from it: no build step,
@@ -20,7 +21,7 @@ from engage_core.kernel.clock import Clock
 from engage_core.kernel.rate_limits import InMemoryRateLimiter, RateLimiter
 from engage_core.services import Services
 from engage_core.team.sign_in import SignInGuard
-from engage_http.dashboard import impersonation, inbox, sign_in, workspace
+from engage_http.dashboard import impersonation, inbox, sign_in, web_chat, workspace
 from engage_http.dashboard.impersonation import PAGE_SECURITY
 from engage_http.dashboard.pages import APP_PREFIX, Viewers
 from engage_http.dashboard.sessions import SESSION_COOKIE, SESSION_TTL, DashboardSession, SessionCookies
@@ -39,6 +40,7 @@ def routes(
         *impersonation.routes(services, sessions),
         *sign_in.routes(services, viewers, guard),
         *inbox.routes(services, viewers),
+        *web_chat.routes(services, viewers),
         *workspace.routes(services, viewers),
         Mount(
             APP_PREFIX + "/static", StaticFiles(packages=[("engage_http.dashboard", "static")]), name="dashboard_static"

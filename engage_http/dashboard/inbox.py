@@ -58,6 +58,7 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
         )
         return render(
             "inbox.html",
+            request=request,
             viewer=viewer,
             title="Inbox",
             conversations=found,
@@ -76,6 +77,7 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
         return render(
             "conversation.html",
             status,
+            request=request,
             viewer=viewer,
             title=details.contact.name,
             notice=notice,

@@ -45,12 +45,16 @@ APP_SECURITY = {
     "Cache-Control": "no-store",
 }
 
+FRAGMENT_HEADER = "X-Engage-Fragment"
+CHANNEL_NAMES = {"whatsapp": "WhatsApp", "telegram": "Telegram", "instagram": "Instagram", "linkedin": "LinkedIn"}
+
 TEMPLATES = Environment(
     loader=PackageLoader("engage_http.dashboard", "templates"),
     autoescape=select_autoescape(default=True),
     trim_blocks=True,
     lstrip_blocks=True,
 )
+TEMPLATES.filters["channel_name"] = lambda channel: CHANNEL_NAMES.get(channel, str(channel).capitalize())
 
 
 @attrs.frozen
@@ -75,9 +79,23 @@ class Viewer:
 Page = Callable[[Request, Viewer], Awaitable[Response]]
 
 
-def render(template: str, status: int = 200, headers: Mapping[str, str] | None = None, **context: Any) -> HTMLResponse:
-    """The template rendered with `context`, sent with the dashboard's security headers."""
-    body = TEMPLATES.get_template(template).render(prefix=APP_PREFIX, **context)
+def render(
+    template: str,
+    status: int = 200,
+    headers: Mapping[str, str] | None = None,
+    *,
+    request: Request | None = None,
+    **context: Any,
+) -> HTMLResponse:
+    """The template rendered with `context`, sent with the dashboard's security headers. When the
+    `request` asks for its live region (`FRAGMENT_HEADER`, sent by dashboard.js), only the template's
+    `live` block is rendered."""
+    loaded = TEMPLATES.get_template(template)
+    variables = {"prefix": APP_PREFIX, **context}
+    if request is not None and request.headers.get(FRAGMENT_HEADER) == "1" and "live" in loaded.blocks:
+        body = "".join(loaded.blocks["live"](loaded.new_context(variables)))
+    else:
+        body = loaded.render(variables)
     return HTMLResponse(body, status_code=status, headers={**APP_SECURITY, **(headers or {})})
 
 

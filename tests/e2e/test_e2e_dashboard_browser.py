@@ -99,7 +99,7 @@ def test_a_member_answers_a_whatsapp_conversation(browser: Any, served: tuple[An
     page = signed_in(browser, server.base_url)
     shot(page, "dashboard-inbox.png")
     page.get_by_role("link", name=re.compile("Linus")).click()
-    page.get_by_label("Reply through Whatsapp").fill("Yes, four are left.")
+    page.get_by_label("Reply through WhatsApp").fill("Yes, four are left.")
     page.get_by_role("button", name="Send").click()
     page.get_by_text("Reply sent.").wait_for()
     page.locator(".message.outbound", has_text="Yes, four are left.").wait_for()
@@ -124,11 +124,55 @@ def test_a_member_takes_a_conversation_over_from_the_ai(browser: Any, served: tu
     page.context.close()
 
 
+def test_new_messages_appear_without_a_reload(browser: Any, served: tuple[Any, Workspace]) -> None:
+    """A message arriving while the inbox and then the conversation are open shows up in place."""
+    server, space = served
+    page = signed_in(browser, server.base_url)
+    page.evaluate("() => { window.notReloaded = true; }")
+    space.call(
+        "POST", "/sandbox/channels/whatsapp/messages", {"sender": "+14155550199", "text": "Do you ship to Oslo?"}
+    )
+    page.get_by_text("Do you ship to Oslo?").wait_for()
+    page.get_by_role("link", name=re.compile("Oslo")).click()
+    page.evaluate("() => { window.notReloaded = true; }")
+    space.call("POST", "/sandbox/channels/whatsapp/messages", {"sender": "+14155550199", "text": "By sea is fine."})
+    page.locator(".message.inbound", has_text="By sea is fine.").wait_for()
+    assert page.evaluate("() => window.notReloaded") is True
+    page.context.close()
+
+
+def test_a_member_takes_over_a_web_chat_and_sees_the_visitor_live(browser: Any, served: tuple[Any, Workspace]) -> None:
+    """Take over a visitor's chat; the visitor's next message appears without a reload; the reply reaches them."""
+    server, space = served
+    origin = "https://shop.example"
+    widget = space.call("PUT", "/web-chat/widget", {"allowed_origins": [origin]})["widget_key"]
+    visitor = httpx.Client(base_url=f"{server.base_url}/widget/{widget}", headers={"Origin": origin}, timeout=10.0)
+    token = visitor.post("/sessions", json={"visitor_name": "Mia"}).json()["data"]["token"]
+    visitor.headers["X-Widget-Session"] = token
+    assert visitor.post("/session/messages", json={"message": "Is anyone there?"}).status_code < 300
+    page = signed_in(browser, server.base_url)
+    page.get_by_role("link", name="Web chat").click()
+    page.get_by_role("link", name=re.compile("Mia")).click()
+    page.get_by_role("button", name="Take over").click()
+    page.get_by_text("A person answers.").wait_for()
+    page.evaluate("() => { window.notReloaded = true; }")
+    assert visitor.post("/session/messages", json={"message": "I need help with my order"}).status_code < 300
+    page.locator(".message.visitor", has_text="I need help with my order").wait_for()
+    assert page.evaluate("() => window.notReloaded") is True
+    shot(page, "dashboard-web-chat.png")
+    page.get_by_label("Message to the visitor").fill("Hello Mia, I am here.")
+    page.get_by_role("button", name="Send").click()
+    page.get_by_text("Message sent to the visitor.").wait_for()
+    thread = visitor.get("/session").json()["data"]
+    assert ("agent", "Hello Mia, I am here.") in [(m["sender_type"], m["message_text"]) for m in thread["messages"]]
+    page.context.close()
+
+
 def test_rotating_the_key_refuses_the_old_one(browser: Any, served: tuple[Any, Workspace]) -> None:
     """The new key is shown once and works; the old key is refused with 401."""
     server, space = served
     page = signed_in(browser, server.base_url)
-    page.get_by_role("link", name="API key").click()
+    page.get_by_role("link", name="API key").click()  # the last test of the module to use the key
     page.get_by_role("button", name="Rotate the key").click()
     new_key = page.get_by_label("New key").input_value()
     assert space.http.get("/contacts").status_code == 401

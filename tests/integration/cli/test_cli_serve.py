@@ -14,8 +14,10 @@ import uvicorn
 from click.testing import Result
 from starlette.applications import Starlette
 
+from engage_connectors.passwords import Argon2idHasher
 from engage_core.accounts import keys as api_keys
 from engage_core.services import Services
+from engage_sql import Database
 
 RunCli = Callable[..., Result]
 OneLineError = Callable[[Result], str]
@@ -103,6 +105,22 @@ def test_demo_on_a_new_database_prints_a_working_key(
     keys = [word for word in result.stdout.split() if api_keys.is_well_formed(word.strip('"'))]
     assert keys
     assert open_services().accounts.authenticate(keys[0].strip('"')).name == "Demo"
+
+
+def test_demo_prints_a_dashboard_password_that_signs_in(
+    run_cli: RunCli, uvicorn_calls: list[dict[str, Any]], database_url: str
+) -> None:
+    """--demo adds an admin team member and prints its password once; it signs in to the Demo workspace."""
+    result = run_cli("serve", "--demo")
+    lines = result.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "/login as admin@demo.example" in line)
+    password = lines[at + 2].strip()
+    database = Database.connect(database_url)
+    try:
+        [opened] = Services.build(database.uow, hasher=Argon2idHasher()).team.sign_in("admin@demo.example", password)
+    finally:
+        database.dispose()
+    assert (opened.workspace, opened.member.role) == ("Demo", "admin")
 
 
 def test_demo_does_nothing_when_an_account_exists(

@@ -347,3 +347,21 @@ def test_the_stylesheet_is_served_from_the_package(browser: TestClient) -> None:
     answer = browser.get("/app/static/dashboard.css")
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/css")
+
+
+def test_the_inbox_answers_its_live_region_alone_when_asked(
+    browser: TestClient, tenant: Tenant, make_member: Callable[..., int], conversation: int
+) -> None:
+    """With `X-Engage-Fragment: 1` the inbox sends only its list, which dashboard.js swaps in."""
+    make_member(tenant)
+    sign_in(browser)
+    fragment = browser.get("/app/inbox", headers={"X-Engage-Fragment": "1"})
+    assert "Grace" in fragment.text
+    assert "<html" not in fragment.text and "Sign out" not in fragment.text
+
+
+def test_the_script_of_the_live_regions_is_served_from_the_package(browser: TestClient) -> None:
+    """`/app/static/dashboard.js` is served as JavaScript without a session."""
+    answer = browser.get("/app/static/dashboard.js")
+    assert answer.status_code == 200
+    assert "javascript" in answer.headers["content-type"]

@@ -1,0 +1,121 @@
+"""The dashboard's web chat pages (`engage_http.dashboard.web_chat`) over the in-memory fakes: the
+sessions list, a session's thread, an agent's message, take-over, release and ending."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import httpx
+import pytest
+from http_support import Tenant
+from starlette.testclient import TestClient
+
+from engage_core.services import Services
+from engage_core.team.service import MemberInput
+from engage_core.testing import FakeCipher, FakeClock
+from engage_core.webchat.service import StartedSession
+from engage_core.webchat.sessions import VisitorDetails
+from engage_http import create_app
+from engage_http.dashboard import SessionCookies
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def browser(services: Services, clock: FakeClock, tenant: Tenant) -> TestClient:
+    """A browser signed in as an admin of the tenant."""
+    services.team.create(tenant.account_id, MemberInput("Ada", "ada@example.com", "admin", PASSWORD))
+    client = TestClient(create_app(services, sessions=SessionCookies(FakeCipher(), clock)), follow_redirects=False)
+    form = client.get("/login")
+    client.post("/login", data={"email": "ada@example.com", "password": PASSWORD, "csrf": csrf_of(form)})
+    return client
+
+
+@pytest.fixture
+def chat(services: Services, tenant: Tenant) -> StartedSession:
+    """An active session of a visitor named Linus who wrote once."""
+    started = services.web_chat.start(
+        tenant.account_id, VisitorDetails(name="Linus", page_url="https://shop.example/tea")
+    )
+    services.web_chat.visitor_send(tenant.account_id, started.token, "Do you sell green tea?")
+    return started
+
+
+def csrf_of(page: httpx.Response) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', page.text)
+    assert found is not None, page.text
+    return found.group(1)
+
+
+def path_of(chat: StartedSession, action: str = "") -> str:
+    return f"/app/web-chat/{chat.session.session_id}" + (f"/{action}" if action else "")
+
+
+def test_the_list_shows_the_active_session(browser: TestClient, chat: StartedSession) -> None:
+    """The web chat page lists the visitor with a link to the session."""
+    page = browser.get("/app/web-chat")
+    assert page.status_code == 200
+    assert "Linus" in page.text and path_of(chat) in page.text
+
+
+def test_the_ended_view_leaves_out_active_sessions(browser: TestClient, chat: StartedSession) -> None:
+    """`status=ended` lists only ended chats."""
+    assert "Linus" not in browser.get("/app/web-chat", params={"status": "ended"}).text
+
+
+def test_the_thread_shows_the_visitors_message(browser: TestClient, chat: StartedSession) -> None:
+    """A session's page shows what the visitor wrote and the page they were on."""
+    page = browser.get(path_of(chat))
+    assert "Do you sell green tea?" in page.text
+    assert "https://shop.example/tea" in page.text
+
+
+def test_an_agents_message_reaches_the_session(
+    browser: TestClient, chat: StartedSession, services: Services, tenant: Tenant
+) -> None:
+    """The reply form adds an agent message to the session."""
+    page = browser.get(path_of(chat))
+    answer = browser.post(path_of(chat, "reply"), data={"message": "Yes, sencha.", "csrf": csrf_of(page)})
+    assert answer.status_code == 303
+    thread = services.web_chat.get(tenant.account_id, chat.session.session_id)
+    assert ("agent", "Yes, sencha.") in [(m.sender_type, m.message_text) for m in thread.messages]
+
+
+def test_taking_over_silences_the_ai(
+    browser: TestClient, chat: StartedSession, services: Services, tenant: Tenant
+) -> None:
+    """Take over: the session is handled by a human."""
+    page = browser.get(path_of(chat))
+    browser.post(path_of(chat, "take-over"), data={"csrf": csrf_of(page)})
+    assert services.web_chat.get(tenant.account_id, chat.session.session_id).session.handled_by == "human"
+
+
+def test_ending_the_chat_removes_its_reply_form(
+    browser: TestClient, chat: StartedSession, services: Services, tenant: Tenant
+) -> None:
+    """End: the session is ended and its page no longer offers a reply."""
+    page = browser.get(path_of(chat))
+    browser.post(path_of(chat, "end"), data={"csrf": csrf_of(page)})
+    assert services.web_chat.get(tenant.account_id, chat.session.session_id).session.status == "ended"
+    assert 'name="message"' not in browser.get(path_of(chat)).text
+
+
+def test_a_message_to_an_ended_chat_shows_the_error_beside_the_field(
+    browser: TestClient, chat: StartedSession, services: Services, tenant: Tenant
+) -> None:
+    """A reply posted after the chat ended answers 422 with the API's message."""
+    page = browser.get(path_of(chat))
+    services.web_chat.end(tenant.account_id, chat.session.session_id)
+    answer = browser.post(path_of(chat, "reply"), data={"message": "Hello?", "csrf": csrf_of(page)})
+    assert answer.status_code == 422
+    assert "This chat has ended." in answer.text
+
+
+def test_another_workspaces_session_is_not_found(
+    browser: TestClient, services: Services, make_tenant: Callable[..., Tenant]
+) -> None:
+    """A session of another workspace is 404."""
+    other = make_tenant("Other")
+    foreign = services.web_chat.start(other.account_id, VisitorDetails(name="Eve"))
+    assert browser.get(path_of(foreign)).status_code == 404
