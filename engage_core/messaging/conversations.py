@@ -30,8 +30,11 @@ class ConversationSummary:
 class ConversationFilter:
     """Filters of `GET /conversations`. `channel` keeps only messages of that channel (a contact
     without any is left out); `contact_id` keeps only that contact's conversation; `handled_by`
-    (beyond SPEC 4) only the conversations in that hand-over state (`pending`: waiting for a human)."""
+    (beyond SPEC 4) only the conversations in that hand-over state (`pending`: waiting for a human).
+    `visible_to` (the dashboard's agents) keeps only the conversations unassigned or assigned to that
+    team member (`ConversationHandling.visible_to`)."""
 
     channel: str | None = None
     contact_id: int | None = None
     handled_by: str | None = None
+    visible_to: int | None = None

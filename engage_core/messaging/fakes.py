@@ -210,6 +210,8 @@ class InMemoryMessageRepository(_Repo):
             handled_by = AI if state is None else state.handled_by
             if filters.handled_by is not None and handled_by != filters.handled_by:
                 continue
+            if filters.visible_to is not None and state is not None and not state.visible_to(filters.visible_to):
+                continue
             last = max(messages, key=_newest_first)
             summary = ConversationSummary(
                 contact_id=contact_id,

@@ -80,6 +80,11 @@ class ConversationHandling:
     updated_at: datetime | None = None
     """The last move; None for a contact whose state never moved."""
 
+    def visible_to(self, member_id: int) -> bool:
+        """Whether an `agent` team member sees the conversation: it is unassigned or theirs (admins
+        see every conversation)."""
+        return self.assignee_id is None or self.assignee_id == member_id
+
     @property
     def ai_may_answer(self) -> bool:
         """Whether the AI may answer: exactly when `handled_by` is `ai`."""

@@ -5,6 +5,8 @@ answers them (all, waiting for a human, taken by a human, the AI's) and by chann
 /app/conversations/{contact_id}` shows the messages, the contact beside them and who answers; opening
 it marks the conversation read, as an inbox does. Its forms reply through the contact's channel,
 take the conversation over from the AI, release it back, and (admins) assign it to a team member.
+An agent sees only the conversations unassigned or assigned to them (`ConversationHandling.visible_to`);
+another member's conversation is 403 to them, its forms included.
 After a form the browser is sent back to the conversation (post/redirect/get), with a notice.
 """
 
@@ -16,7 +18,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from engage_core.contacts.model import Contact
-from engage_core.kernel.errors import ValidationFailed
+from engage_core.kernel.errors import Forbidden, ValidationFailed
 from engage_core.kernel.pagination import PageRequest
 from engage_core.messaging.channels import CHANNEL_TYPES
 from engage_core.messaging.conversations import CONVERSATIONS, ConversationFilter
@@ -51,7 +53,8 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
         channel = request.query_params.get("channel") or None
         channel = channel if channel in CHANNEL_TYPES else None
         number = _page_number(request.query_params.get("page"))
-        filters = ConversationFilter(channel=channel, handled_by=VIEWS[view])
+        mine = None if viewer.is_admin else viewer.member_id
+        filters = ConversationFilter(channel=channel, handled_by=VIEWS[view], visible_to=mine)
         request_page = PageRequest(number, CONVERSATIONS.default)
         found = await in_worker_thread(
             services.messages.conversations, viewer.account_id, filters, request_page, read=True
@@ -96,6 +99,7 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
 
     async def reply(request: Request, viewer: Viewer) -> Response:
         contact_id = int(request.path_params["contact_id"])
+        await in_worker_thread(_ensure_visible, services, viewer, contact_id, read=True)
         text = form_text(await request.form(), "message")
         try:
             sent = await in_worker_thread(services.messages.send, viewer.account_id, SendInput(contact_id, text))
@@ -105,6 +109,7 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
 
     async def take_over(request: Request, viewer: Viewer) -> Response:
         contact_id = int(request.path_params["contact_id"])
+        await in_worker_thread(_ensure_visible, services, viewer, contact_id, read=True)
         await in_worker_thread(
             services.conversation_handling.take_over, viewer.account_id, contact_id, viewer.member_id
         )
@@ -112,6 +117,7 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
 
     async def release(request: Request, viewer: Viewer) -> Response:
         contact_id = int(request.path_params["contact_id"])
+        await in_worker_thread(_ensure_visible, services, viewer, contact_id, read=True)
         await in_worker_thread(services.conversation_handling.release, viewer.account_id, contact_id)
         return redirect(_back(contact_id, "released"))
 
@@ -167,7 +173,12 @@ class ConversationPage:
 def _conversation(services: Services, viewer: Viewer, contact_id: int) -> ConversationPage:
     """What the conversation page shows; NotFound when the contact is not the workspace's."""
     contact = services.contacts.get(viewer.account_id, contact_id)
-    services.messages.mark_read(viewer.account_id, contact_id)
+    _ensure_visible(services, viewer, contact_id)
+    summary = services.messages.conversations(
+        viewer.account_id, ConversationFilter(contact_id=contact_id), PageRequest()
+    )
+    if any(found.unread_count for found in summary.items):  # a write only when there is something to mark
+        services.messages.mark_read(viewer.account_id, contact_id)
     newest = services.messages.for_contact(viewer.account_id, contact_id, None, PageRequest(1, HISTORY))
     handling = services.conversation_handling.get(viewer.account_id, contact_id)
     team = services.team.find(viewer.account_id, None, PageRequest(1, 100)).items if viewer.is_admin else []
@@ -180,6 +191,14 @@ def _conversation(services: Services, viewer: Viewer, contact_id: int) -> Conver
         assignee=names.get(handling.assignee_id or 0),
         team=[member for member in team if member.is_active],
     )
+
+
+def _ensure_visible(services: Services, viewer: Viewer, contact_id: int) -> None:
+    """Forbidden when an agent opens a conversation assigned to another member."""
+    if viewer.is_admin or viewer.member_id is None:
+        return
+    if not services.conversation_handling.get(viewer.account_id, contact_id).visible_to(viewer.member_id):
+        raise Forbidden("This conversation is assigned to another team member.")
 
 
 def _back(contact_id: int, done: str) -> str:

@@ -326,6 +326,51 @@ _PAGES: dict[tuple[str, bool, bool], Select[Any]] = {
 """Every page statement by (state, deep, one contact), built once."""
 
 
+_MEMBER: BindParameter[int] = bindparam("member")
+
+
+def _visible_page(state: str) -> tuple[Select[Any], Select[Any]]:
+    """A page of the conversations a team member sees (unassigned or theirs), and its total: a
+    plain join of each summary to its state row, for the few conversations of an agent's inbox
+    (the counters behind the other pages' totals do not know assignees)."""
+    where: list[ColumnElement[bool]] = [
+        conversations.c.account_id == _ACCOUNT,
+        conversations.c.scope == _SCOPE,
+        or_(conversation_handling.c.assignee_id.is_(None), conversation_handling.c.assignee_id == _MEMBER),
+    ]
+    if state == AI_ONLY:
+        where.append(_BY_AI)
+    elif state == ONE_STATE:
+        where.append(conversation_handling.c.handled_by == _STATE)
+    source = conversations.join(conversation_handling, _HANDLING, isouter=True)
+    rows = (
+        select(
+            conversations.c.contact_id,
+            contacts.c.name,
+            messages.c.channel,
+            messages.c.content,
+            conversations.c.last_message_at,
+            conversations.c.unread_count,
+            func.coalesce(conversation_handling.c.handled_by, _AI).label("handled_by"),
+        )
+        .select_from(
+            source.join(contacts, contacts.c.id == conversations.c.contact_id).join(
+                messages,
+                (messages.c.id == conversations.c.last_message_id)
+                & (messages.c.account_id == conversations.c.account_id),
+            )
+        )
+        .where(*where)
+        .order_by(*_NEWEST_CONVERSATIONS)
+        .limit(bindparam("limit"))
+        .offset(bindparam("offset"))
+    )
+    return rows, select(func.count()).select_from(source).where(*where)
+
+
+_VISIBLE_PAGES = {state: _visible_page(state) for state in (ANY, AI_ONLY, ONE_STATE)}
+
+
 def _state_kind(handled_by: str | None) -> str:
     if handled_by is None:
         return ANY
@@ -448,6 +493,12 @@ class SqlMessageRepository(WorkspaceRepository):
             "offset": page.offset,
         }
         state = _state_kind(filters.handled_by)
+        if filters.visible_to is not None and filters.contact_id is None:
+            rows_of, total_of = _VISIBLE_PAGES[state]
+            params["member"] = filters.visible_to
+            rows = self._conn.execute(rows_of, params).all()
+            total = self._conn.execute(total_of, params).scalar_one()
+            return Page(items=[_summary_from_row(row) for row in rows], request=page, total=int(total))
         if filters.contact_id is not None:
             one = _PAGES[state, False, True]
             rows = self._conn.execute(one, {**params, "contact": filters.contact_id}).all()

@@ -190,3 +190,28 @@ def test_a_page_of_one_state_is_newest_first(
         account, ConversationFilter(handled_by="pending"), PageRequest(page=2, per_page=2)
     )
     assert (second.total, [s.last_message for s in second.items]) == (4, ["m1", "m0"])
+
+
+def test_an_agent_sees_unassigned_conversations_and_their_own(
+    services: Services, uow: UnitOfWorkFactory, account: int, make_contact: MakeContact, member: int
+) -> None:
+    """`visible_to` keeps unassigned conversations and the member's, in every state filter, with its total."""
+    other = services.team.create(account, MemberInput("Other", "other@example.com", "agent", "long enough")).member.id
+    free, mine, theirs, waiting = (make_contact() for _ in range(4))
+    for contact in (free, mine, theirs, waiting):
+        _say(uow, account, contact)
+    services.conversation_handling.take_over(account, mine.id, member)
+    services.conversation_handling.take_over(account, theirs.id, other)
+    services.conversation_handling.hand_over(account, waiting.id, "Why")
+
+    def listed(handled_by: str | None = None, page: PageRequest = ALL) -> tuple[int, set[int]]:
+        found = services.messages.conversations(
+            account, ConversationFilter(handled_by=handled_by, visible_to=member), page
+        )
+        return found.total, {s.contact_id for s in found.items}
+
+    assert listed() == (3, {free.id, mine.id, waiting.id})
+    assert listed("human") == (1, {mine.id})
+    assert listed("ai") == (1, {free.id})
+    assert listed("pending") == (1, {waiting.id})
+    assert listed(page=PageRequest(page=2, per_page=2))[0] == 3

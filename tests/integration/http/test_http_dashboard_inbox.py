@@ -365,3 +365,40 @@ def test_the_script_of_the_live_regions_is_served_from_the_package(browser: Test
     answer = browser.get("/app/static/dashboard.js")
     assert answer.status_code == 200
     assert "javascript" in answer.headers["content-type"]
+
+
+def test_an_agent_does_not_see_another_members_conversation(
+    browser: TestClient, tenant: Tenant, make_member: Callable[..., int], conversation: int, services: Services
+) -> None:
+    """A conversation assigned to someone else is left out of an agent's inbox and refused (403)."""
+    admin_id = make_member(tenant, "admin@example.com", "admin")
+    make_member(tenant, role="agent")
+    services.conversation_handling.take_over(tenant.account_id, conversation, admin_id)
+    sign_in(browser)
+    assert "Grace" not in browser.get("/app/inbox").text
+    assert browser.get(f"/app/conversations/{conversation}").status_code == 403
+
+
+def test_an_agent_cannot_reply_in_another_members_conversation(
+    browser: TestClient, tenant: Tenant, make_member: Callable[..., int], conversation: int, services: Services
+) -> None:
+    """The reply form of another member's conversation is refused and nothing is sent."""
+    admin_id = make_member(tenant, "admin@example.com", "admin")
+    make_member(tenant, role="agent")
+    sign_in(browser)
+    page = browser.get(f"/app/conversations/{conversation}")
+    services.conversation_handling.take_over(tenant.account_id, conversation, admin_id)
+    answer = browser.post(f"/app/conversations/{conversation}/reply", data={"message": "Hi", "csrf": csrf_of(page)})
+    assert answer.status_code == 403
+    outbound = services.messages.for_contact(tenant.account_id, conversation, "outbound", PageRequest())
+    assert outbound.total == 0
+
+
+def test_an_agent_sees_an_unassigned_conversation(
+    browser: TestClient, tenant: Tenant, make_member: Callable[..., int], conversation: int
+) -> None:
+    """An unassigned conversation is in the agent's inbox and opens."""
+    make_member(tenant, role="agent")
+    sign_in(browser)
+    assert "Grace" in browser.get("/app/inbox").text
+    assert browser.get(f"/app/conversations/{conversation}").status_code == 200
