@@ -4,7 +4,8 @@
 answers them (all, waiting for a human, taken by a human, the AI's) and by channel. `GET
 /app/conversations/{contact_id}` shows the messages, the contact beside them and who answers; opening
 it marks the conversation read, as an inbox does. Its forms reply through the contact's channel,
-take the conversation over from the AI, release it back, and (admins) assign it to a team member.
+take the conversation over from the AI, release it back, add a note to the contact, and (admins)
+assign it to a team member. Beside the messages: the contact's details, tags, notes and newest orders.
 An agent sees only the conversations unassigned or assigned to them (`ConversationHandling.visible_to`);
 another member's conversation is 403 to them, its forms included.
 After a form the browser is sent back to the conversation (post/redirect/get), with a notice.
@@ -17,9 +18,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from engage_core.contacts.model import Contact
+from engage_core.commerce.orders import Order, OrderFilter
+from engage_core.contacts.model import Contact, Note
 from engage_core.kernel.errors import Forbidden, ValidationFailed
-from engage_core.kernel.pagination import PageRequest
+from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.messaging.channels import CHANNEL_TYPES
 from engage_core.messaging.conversations import CONVERSATIONS, ConversationFilter
 from engage_core.messaging.handling import HUMAN, PENDING, ConversationHandling
@@ -33,6 +35,8 @@ from engage_http.routing import in_worker_thread
 VIEWS = {"all": None, "waiting": PENDING, "human": HUMAN, "ai": "ai"}
 """The inbox's views, by the `handled_by` filter each applies."""
 VIEW_TITLES = {"all": "All", "waiting": "Waiting for a human", "human": "Taken by a human", "ai": "Answered by the AI"}
+ORDERS_SHOWN = 5
+"""The contact's newest orders shown beside a conversation."""
 HISTORY = 50
 """Messages shown in a conversation: the newest ones."""
 NOTICES = {
@@ -41,6 +45,7 @@ NOTICES = {
     "taken": "You answer this conversation now; the AI stays silent.",
     "released": "The AI answers this conversation again.",
     "assigned": "Conversation assigned.",
+    "noted": "Note added.",
 }
 
 
@@ -92,6 +97,8 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
             handling=details.handling,
             assignee=details.assignee,
             team=details.team,
+            notes=details.notes,
+            orders=details.orders,
         )
 
     async def show(request: Request, viewer: Viewer) -> Response:
@@ -106,6 +113,16 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
         except ValidationFailed as exc:
             return await conversation(request, viewer, status=422, errors=field_errors(exc), draft=text)
         return redirect(_back(contact_id, "sent" if sent.success else "failed"))
+
+    async def add_note(request: Request, viewer: Viewer) -> Response:
+        contact_id = int(request.path_params["contact_id"])
+        await in_worker_thread(_ensure_visible, services, viewer, contact_id, read=True)
+        text = form_text(await request.form(), "content")
+        try:
+            await in_worker_thread(services.contacts.add_note, viewer.account_id, contact_id, text)
+        except ValidationFailed as exc:
+            return await conversation(request, viewer, status=422, errors=field_errors(exc))
+        return redirect(_back(contact_id, "noted"))
 
     async def take_over(request: Request, viewer: Viewer) -> Response:
         contact_id = int(request.path_params["contact_id"])
@@ -142,6 +159,7 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
         Route(APP_PREFIX + "/inbox", page(viewers, inbox), methods=["GET"], name="inbox"),
         Route(conversation_path, page(viewers, show), methods=["GET"], name="conversation"),
         Route(conversation_path + "/reply", page(viewers, reply), methods=["POST"], name="conversation_reply"),
+        Route(conversation_path + "/notes", page(viewers, add_note), methods=["POST"], name="conversation_note"),
         Route(
             conversation_path + "/take-over", page(viewers, take_over), methods=["POST"], name="conversation_take_over"
         ),
@@ -168,6 +186,10 @@ class ConversationPage:
     assignee: str | None
     team: list[TeamMember]
     """The active members a conversation may be assigned to (admins only; empty for agents)."""
+    notes: list[Note]
+    """The contact's notes, newest first."""
+    orders: Page[Order]
+    """The contact's newest orders (`ORDERS_SHOWN`) and how many there are."""
 
 
 def _conversation(services: Services, viewer: Viewer, contact_id: int) -> ConversationPage:
@@ -183,7 +205,11 @@ def _conversation(services: Services, viewer: Viewer, contact_id: int) -> Conver
     handling = services.conversation_handling.get(viewer.account_id, contact_id)
     team = services.team.find(viewer.account_id, None, PageRequest(1, 100)).items if viewer.is_admin else []
     names = {member.id: member.name for member in team}
+    notes = sorted(services.contacts.notes(viewer.account_id, contact_id), key=lambda n: n.id, reverse=True)
+    orders = services.orders.find(viewer.account_id, OrderFilter(contact_id=contact_id), PageRequest(1, ORDERS_SHOWN))
     return ConversationPage(
+        notes=notes,
+        orders=orders,
         contact=contact,
         messages=list(reversed(newest.items)),
         earlier=newest.total - len(newest.items),

@@ -11,6 +11,9 @@ import pytest
 from http_support import Tenant
 from starlette.testclient import TestClient
 
+from engage_core.commerce.order_service import OrderInput
+from engage_core.commerce.orders import ItemRequest
+from engage_core.commerce.products import Product
 from engage_core.kernel.pagination import PageRequest
 from engage_core.messaging.channels import ChannelAccount
 from engage_core.messaging.conversations import ConversationFilter
@@ -402,3 +405,37 @@ def test_an_agent_sees_an_unassigned_conversation(
     sign_in(browser)
     assert "Grace" in browser.get("/app/inbox").text
     assert browser.get(f"/app/conversations/{conversation}").status_code == 200
+
+
+def test_a_note_added_beside_the_conversation_is_kept_on_the_contact(
+    browser: TestClient, tenant: Tenant, make_member: Callable[..., int], conversation: int, services: Services
+) -> None:
+    """The note form adds a note to the contact, shown on the page."""
+    make_member(tenant)
+    sign_in(browser)
+    page = browser.get(f"/app/conversations/{conversation}")
+    answer = browser.post(
+        f"/app/conversations/{conversation}/notes", data={"content": "Prefers e-mail.", "csrf": csrf_of(page)}
+    )
+    assert answer.status_code == 303
+    assert [n.content for n in services.contacts.notes(tenant.account_id, conversation)] == ["Prefers e-mail."]
+    assert "Prefers e-mail." in browser.get(f"/app/conversations/{conversation}").text
+
+
+def test_the_contacts_orders_are_shown_beside_the_conversation(
+    browser: TestClient,
+    tenant: Tenant,
+    make_member: Callable[..., int],
+    conversation: int,
+    services: Services,
+    make_product: Callable[..., Product],
+) -> None:
+    """An order of the contact is listed beside the conversation with its total and status."""
+    product = make_product(tenant, price="12.50")
+    placed = services.orders.create(
+        tenant.account_id, OrderInput(items=[ItemRequest(product.id, 2)], contact_id=conversation)
+    )
+    make_member(tenant)
+    sign_in(browser)
+    page = browser.get(f"/app/conversations/{conversation}").text
+    assert f"#{placed.order.id} · 25.00 USD · pending" in page
