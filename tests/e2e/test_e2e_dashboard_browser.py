@@ -192,7 +192,8 @@ def test_an_agent_is_refused_the_keys_page(browser: Any, served: tuple[Any, Work
 
 
 def test_the_main_pages_have_no_accessibility_violations(browser: Any, served: tuple[Any, Workspace]) -> None:
-    """axe-core (WCAG 2 A and AA) finds nothing wrong on the sign-in page, the inbox and a conversation."""
+    """axe-core (WCAG 2 A and AA) finds nothing wrong on the sign-in page, the inbox, a conversation,
+    the overview, the team page and the web chat list."""
     server, _ = served
     context = browser.new_context(bypass_csp=True)
     login = context.new_page()
@@ -203,6 +204,11 @@ def test_the_main_pages_have_no_accessibility_violations(browser: Any, served: t
     assert no_violations(page) == []
     page.get_by_role("link", name=re.compile("Linus")).click()
     assert no_violations(page) == []
+    for path in ("/app/overview", "/app/settings/team", "/app/web-chat"):
+        page.goto(f"{server.base_url}{path}")
+        assert no_violations(page) == [], path
+    page.goto(f"{server.base_url}/app/overview")
+    shot(page, "dashboard-overview.png")
     page.set_viewport_size({"width": 390, "height": 800})  # a phone: the page still has no violation
     assert no_violations(page) == []
     context.close()

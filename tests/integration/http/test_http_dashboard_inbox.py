@@ -439,3 +439,53 @@ def test_the_contacts_orders_are_shown_beside_the_conversation(
     sign_in(browser)
     page = browser.get(f"/app/conversations/{conversation}").text
     assert f"#{placed.order.id} · 25.00 USD · pending" in page
+
+
+def test_the_overview_shows_the_plan_its_use_and_the_channels(
+    browser: TestClient, tenant: Tenant, make_member: Callable[..., int], conversation: int
+) -> None:
+    """The overview names the plan, counts the contacts against its limit and lists WhatsApp as connected."""
+    make_member(tenant)
+    sign_in(browser)
+    page = browser.get("/app/overview")
+    assert page.status_code == 200
+    assert "Plan: " in page.text
+    assert re.search(r"<th scope=\"row\">Contacts</th>\s*<td>1</td>", page.text)
+    assert "WhatsApp" in page.text and "connected" in page.text
+
+
+def test_an_admin_adds_a_team_member(
+    browser: TestClient, tenant: Tenant, make_member: Callable[..., int], services: Services
+) -> None:
+    """The team form adds a member who can then sign in."""
+    make_member(tenant)
+    sign_in(browser)
+    page = browser.get("/app/settings/team")
+    fields = {"name": "Grace", "email": "grace@example.com", "role": "agent", "password": "another password"}
+    answer = browser.post("/app/settings/team", data={**fields, "csrf": csrf_of(page)})
+    assert answer.status_code == 201
+    assert "Grace was added" in answer.text
+    assert services.team.sign_in("grace@example.com", "another password")[0].member.role == "agent"
+
+
+def test_a_short_password_is_refused_beside_its_field_and_not_sent_back(
+    browser: TestClient, tenant: Tenant, make_member: Callable[..., int]
+) -> None:
+    """422 with the password rule beside the field; the typed password is not in the page."""
+    make_member(tenant)
+    sign_in(browser)
+    page = browser.get("/app/settings/team")
+    fields = {"name": "Grace", "email": "grace@example.com", "role": "agent", "password": "short1"}
+    answer = browser.post("/app/settings/team", data={**fields, "csrf": csrf_of(page)})
+    assert answer.status_code == 422
+    assert 'id="password-error"' in answer.text
+    assert "short1" not in answer.text and 'value="grace@example.com"' in answer.text
+
+
+def test_an_agent_is_refused_the_team_page(
+    browser: TestClient, tenant: Tenant, make_member: Callable[..., int]
+) -> None:
+    """The team page is for admins: 403 to an agent."""
+    make_member(tenant, role="agent")
+    sign_in(browser)
+    assert browser.get("/app/settings/team").status_code == 403
