@@ -6,7 +6,8 @@
 - `pages`: what every page under `/app` shares: the viewer, templates, CSRF, roles, headers.
 - `inbox`: the conversations of every channel, and a conversation to reply in, take over or assign.
 - `web_chat`: the web chat's visitor sessions, and a session to answer, take over or end.
-- `workspace`: admins' pages of the workspace (the API key).
+- `workspace`: the overview, and admins' team and API key pages.
+- `webhooks`: admins' webhook subscriptions, their secrets and delivery log.
 
 Pages are Jinja2 templates shipped in the package with one stylesheet served from it: no build step,
 no CDN. Every page calls the same services as the API.
@@ -21,7 +22,7 @@ from engage_core.kernel.clock import Clock
 from engage_core.kernel.rate_limits import InMemoryRateLimiter, RateLimiter
 from engage_core.services import Services
 from engage_core.team.sign_in import SignInGuard
-from engage_http.dashboard import impersonation, inbox, sign_in, web_chat, workspace
+from engage_http.dashboard import impersonation, inbox, sign_in, web_chat, webhooks, workspace
 from engage_http.dashboard.impersonation import PAGE_SECURITY
 from engage_http.dashboard.pages import APP_PREFIX, Viewers
 from engage_http.dashboard.sessions import SESSION_COOKIE, SESSION_TTL, DashboardSession, SessionCookies
@@ -42,6 +43,7 @@ def routes(
         *inbox.routes(services, viewers),
         *web_chat.routes(services, viewers),
         *workspace.routes(services, viewers),
+        *webhooks.routes(services, viewers),
         Mount(
             APP_PREFIX + "/static", StaticFiles(packages=[("engage_http.dashboard", "static")]), name="dashboard_static"
         ),

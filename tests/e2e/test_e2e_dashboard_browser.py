@@ -193,7 +193,7 @@ def test_an_agent_is_refused_the_keys_page(browser: Any, served: tuple[Any, Work
 
 def test_the_main_pages_have_no_accessibility_violations(browser: Any, served: tuple[Any, Workspace]) -> None:
     """axe-core (WCAG 2 A and AA) finds nothing wrong on the sign-in page, the inbox, a conversation,
-    the overview, the team page and the web chat list."""
+    the overview, the team and webhooks pages and the web chat list."""
     server, _ = served
     context = browser.new_context(bypass_csp=True)
     login = context.new_page()
@@ -204,7 +204,7 @@ def test_the_main_pages_have_no_accessibility_violations(browser: Any, served: t
     assert no_violations(page) == []
     page.get_by_role("link", name=re.compile("Linus")).click()
     assert no_violations(page) == []
-    for path in ("/app/overview", "/app/settings/team", "/app/web-chat"):
+    for path in ("/app/overview", "/app/settings/team", "/app/settings/webhooks", "/app/web-chat"):
         page.goto(f"{server.base_url}{path}")
         assert no_violations(page) == [], path
     page.goto(f"{server.base_url}/app/overview")

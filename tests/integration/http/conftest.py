@@ -13,6 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from dashboard_support import PASSWORD
 from http_support import Api, PartnerCaller, Tenant
 from starlette.applications import Starlette
 from starlette.exceptions import StarletteDeprecationWarning
@@ -58,6 +59,7 @@ from engage_core.webhooks.delivery import DeliveryWorker
 from engage_core.webhooks.model import RETRY_DELAYS, Attempt, Outcome
 from engage_core.webhooks.service import RevealedSecret, WebhookInput
 from engage_http import create_app
+from engage_http.dashboard import SessionCookies
 
 # Starlette 1.x warns, once, when `starlette.testclient` is imported with httpx rather than httpx2;
 # these tests use httpx on purpose. Importing it here first keeps that warning out of every report.
@@ -532,3 +534,21 @@ def disposals(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
     monkeypatch.setattr(Database, "dispose", dispose)
     return calls
+
+
+@pytest.fixture
+def browser(services: Services, clock: FakeClock) -> TestClient:
+    """A client of the app with the dashboard served; it keeps cookies like a browser and does not
+    follow redirects."""
+    return TestClient(create_app(services, sessions=SessionCookies(FakeCipher(), clock)), follow_redirects=False)
+
+
+@pytest.fixture
+def add_member(services: Services) -> Callable[..., int]:
+    """`add_member(tenant, email="ada@example.com", role="admin")`: an active member whose password is
+    `dashboard_support.PASSWORD`; its id."""
+
+    def add(tenant: Tenant, email: str = "ada@example.com", role: str = "admin") -> int:
+        return services.team.create(tenant.account_id, MemberInput("Ada", email, role, PASSWORD)).member.id
+
+    return add

@@ -3,33 +3,23 @@ sessions list, a session's thread, an agent's message, take-over, release and en
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
-import httpx
 import pytest
+from dashboard_support import csrf_of, sign_in
 from http_support import Tenant
 from starlette.testclient import TestClient
 
 from engage_core.services import Services
-from engage_core.team.service import MemberInput
-from engage_core.testing import FakeCipher, FakeClock
 from engage_core.webchat.service import StartedSession
 from engage_core.webchat.sessions import VisitorDetails
-from engage_http import create_app
-from engage_http.dashboard import SessionCookies
-
-PASSWORD = "correct horse battery"
 
 
-@pytest.fixture
-def browser(services: Services, clock: FakeClock, tenant: Tenant) -> TestClient:
-    """A browser signed in as an admin of the tenant."""
-    services.team.create(tenant.account_id, MemberInput("Ada", "ada@example.com", "admin", PASSWORD))
-    client = TestClient(create_app(services, sessions=SessionCookies(FakeCipher(), clock)), follow_redirects=False)
-    form = client.get("/login")
-    client.post("/login", data={"email": "ada@example.com", "password": PASSWORD, "csrf": csrf_of(form)})
-    return client
+@pytest.fixture(autouse=True)
+def signed_in(browser: TestClient, tenant: Tenant, add_member: Callable[..., int]) -> None:
+    """The browser is signed in as an admin of the tenant."""
+    add_member(tenant)
+    sign_in(browser)
 
 
 @pytest.fixture
@@ -40,12 +30,6 @@ def chat(services: Services, tenant: Tenant) -> StartedSession:
     )
     services.web_chat.visitor_send(tenant.account_id, started.token, "Do you sell green tea?")
     return started
-
-
-def csrf_of(page: httpx.Response) -> str:
-    found = re.search(r'name="csrf" value="([^"]+)"', page.text)
-    assert found is not None, page.text
-    return found.group(1)
 
 
 def path_of(chat: StartedSession, action: str = "") -> str:
