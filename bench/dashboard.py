@@ -3,8 +3,8 @@
     .venv/bin/python -m bench.dashboard [--requests 400] [--database-url postgresql://...]
 
 Seeds one account with 10,000 contacts and 200,000 messages (`bench.conversations.seed`; a temporary
-SQLite file by default, or the empty PostgreSQL database of `--database-url`) and an admin team
-member, builds the application exactly as `engage serve` does (`build_app`), signs in, and requests
+SQLite file by default, or the empty PostgreSQL database of `--database-url`, then `ANALYZE`d) and an
+admin team member, builds the application exactly as `engage serve` does (`build_app`), signs in, and requests
 each page `--requests` times in this process through Starlette's test client (no network, no
 browser): the inbox's first page, a deep page, the "waiting for a human" view, its live region alone
 (what dashboard.js asks for every few seconds), and one conversation. The baseline, in the same run,
@@ -28,6 +28,7 @@ from bench.conversations import seed
 from engage_core.kernel.pagination import PageRequest
 from engage_core.messaging.conversations import ConversationFilter
 from engage_core.team.service import MemberInput
+from engage_sql import Database
 
 PASSWORD = "bench password 1"  # noqa: S105 - a throwaway member of a throwaway database
 
@@ -61,6 +62,12 @@ def main() -> None:
         url = args.database_url or f"sqlite:///{Path(tmp) / 'bench.db'}"
         started = time.perf_counter()
         account, key = seed(url, args.contacts, args.messages)
+        if url.startswith("postgresql"):  # bulk-loaded rows have no statistics until autovacuum comes by
+            database = Database.connect(url)
+            with database.engine.connect() as connection:
+                connection.exec_driver_sql("ANALYZE")
+                connection.commit()
+            database.dispose()
         took = time.perf_counter() - started
         print(f"seeded {args.contacts} conversations and {args.messages} messages in {took:.0f} s")
         os.environ.update(

@@ -257,10 +257,10 @@ class TeamService:
             return opened
         raise refusal or Unauthenticated(WRONG_CREDENTIALS)
 
-    def resume(self, account_id: int, member_id: int, stamp: str) -> TeamMember:
-        """The member of a session signed in with the password whose `password_stamp` is `stamp`,
-        while it still holds: the member active with that password, the workspace active and not
-        suspended. Otherwise Unauthenticated (the session has ended)."""
+    def resume(self, account_id: int, member_id: int, stamp: str) -> SignedIn:
+        """The member (and workspace) of a session signed in with the password whose
+        `password_stamp` is `stamp`, while it still holds: the member active with that password, the
+        workspace active and not suspended. Otherwise Unauthenticated (the session has ended)."""
         ended = Unauthenticated("Your session has ended. Sign in again.")
         with self._uow.admin(readonly=True) as admin:
             account = admin.accounts.get(account_id)
@@ -278,7 +278,7 @@ class TeamService:
                 self._sign_in_check(account_id)
             except Forbidden as exc:
                 raise ended from exc
-        return member
+        return SignedIn(account_id, account.name, member, stamp)
 
     # -- helpers ------------------------------------------------------------------------------
 

@@ -140,9 +140,9 @@ class Viewers:
     def _resolve(self, session: DashboardSession) -> Viewer:
         if session.member is not None:
             grant = session.member
-            member = self._services.team.resume(grant.account_id, grant.member_id, grant.stamp)
-            workspace = self._services.accounts.get(grant.account_id).name
-            return Viewer(grant.account_id, workspace, member.name, member.role, member.id, False, session.nonce)
+            signed = self._services.team.resume(grant.account_id, grant.member_id, grant.stamp)
+            member = signed.member
+            return Viewer(grant.account_id, signed.workspace, member.name, member.role, member.id, False, session.nonce)
         assert session.grant is not None
         client = self._services.partner_clients.admit(session.grant)
         return Viewer(session.account_id, client.company_name, "Partner", "admin", None, True, session.nonce)

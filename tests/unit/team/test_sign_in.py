@@ -85,7 +85,7 @@ def test_resume_holds_while_the_password_is_unchanged(
     account = new_account()
     member(account)
     [opened] = services.team.sign_in("ada@example.com", PASSWORD)
-    assert services.team.resume(account, opened.member.id, opened.stamp) == opened.member
+    assert services.team.resume(account, opened.member.id, opened.stamp) == opened
 
 
 def test_resume_ends_after_a_password_change(
