@@ -136,6 +136,11 @@ class InMemoryAiReplyRepository(_Repo):
         mine = [r for r in self._t.ai_replies.values() if r.account_id == self._account and r.contact_id == contact_id]
         return max(mine, key=lambda r: r.id, default=None)
 
+    def for_outbound(self, outbound_message_ids: Sequence[int]) -> list[AiReply]:
+        """In memory, as :meth:`.AiReplyRepository.for_outbound`."""
+        wanted = set(outbound_message_ids)
+        return [r for r in self._t.ai_replies.values() if r.account_id == self._account and r.outbound_message_id in wanted]
+
 
 class InMemoryContactMemoryRepository(_Repo):
     """The in-memory :class:`.ContactMemoryRepository`."""

@@ -65,6 +65,10 @@ class AiReplyRepository(Protocol):
     def latest(self, contact_id: int) -> AiReply | None:
         """The contact's most recent reply (highest id), or None."""
 
+    def for_outbound(self, outbound_message_ids: Sequence[int]) -> list[AiReply]:
+        """The account's replies whose outbound message is one of these (SQL: the index on
+        `outbound_message_id`), in no particular order."""
+
 
 class ContactMemoryRepository(Protocol):
     """The contact memories of one account (`engage_core.agents.memories`): each fact once per

@@ -102,6 +102,16 @@ _HISTORY_PAGE = PageRequest(1, HISTORY_LIMIT + 10)
 """The newest messages read for the history: a few more than shown, for those after the answered one."""
 
 
+@attrs.frozen
+class CitedPassage:
+    """A knowledge-base passage an automatic reply cited: the chunk, its entry and its text."""
+
+    chunk_id: int
+    entry_id: int
+    entry_title: str
+    content: str
+
+
 class _Refused(Exception):
     """Raised inside the recording transaction: nothing is stored or sent, for `outcome`."""
 
@@ -167,6 +177,29 @@ class AutoReplyService:
         """The automatic reply recorded for an inbound message of the account, or None."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             return uow.ai_replies.by_inbound(inbound_message_id)
+
+    def cited(self, account_id: int, outbound_message_ids: Sequence[int]) -> dict[int, list[CitedPassage]]:
+        """What each automatic reply among these outbound messages drew on: the knowledge passages
+        it cited, in the order cited, by outbound message id. A message that is not an automatic
+        reply, or cited nothing, is left out; a passage deleted since is left out of its list."""
+        with self._uow.workspace(account_id, readonly=True) as uow:
+            cited: dict[int, list[CitedPassage]] = {}
+            titles: dict[int, str | None] = {}
+            for reply in uow.ai_replies.for_outbound(outbound_message_ids):
+                passages = []
+                for chunk_id in reply.citations:
+                    chunk = uow.knowledge_chunks.get(chunk_id)
+                    if chunk is None:
+                        continue
+                    if chunk.knowledge_base_id not in titles:
+                        entry = uow.knowledge_base.get(chunk.knowledge_base_id)
+                        titles[chunk.knowledge_base_id] = None if entry is None else entry.title
+                    title = titles[chunk.knowledge_base_id]
+                    if title is not None:
+                        passages.append(CitedPassage(chunk.id, chunk.knowledge_base_id, title, chunk.content))
+                if passages:
+                    cited[reply.outbound_message_id] = passages
+            return cited
 
     def reply(self, account_id: int, inbound_message_id: int) -> str:
         """Answer the inbound message when everything allows it (see the module notes); one of

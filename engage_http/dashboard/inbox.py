@@ -5,7 +5,8 @@ answers them (all, waiting for a human, taken by a human, the AI's) and by chann
 /app/conversations/{contact_id}` shows the messages, the contact beside them and who answers; opening
 it marks the conversation read, as an inbox does. Its forms reply through the contact's channel,
 take the conversation over from the AI, release it back, add a note to the contact, and (admins)
-assign it to a team member. Beside the messages: the contact's details, tags, notes and newest orders.
+assign it to a team member. Beside the messages: the contact's details, tags, notes and newest orders;
+under each of the AI's replies, the knowledge passages it cited.
 An agent sees only the conversations unassigned or assigned to them (`ConversationHandling.visible_to`);
 another member's conversation is 403 to them, its forms included.
 After a form the browser is sent back to the conversation (post/redirect/get), with a notice.
@@ -18,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from engage_core.agents.reply_service import CitedPassage
 from engage_core.commerce.orders import Order, OrderFilter
 from engage_core.contacts.model import Contact, Note
 from engage_core.kernel.errors import Forbidden, ValidationFailed
@@ -99,6 +101,7 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
             team=details.team,
             notes=details.notes,
             orders=details.orders,
+            cited=details.cited,
         )
 
     async def show(request: Request, viewer: Viewer) -> Response:
@@ -190,6 +193,8 @@ class ConversationPage:
     """The contact's notes, newest first."""
     orders: Page[Order]
     """The contact's newest orders (`ORDERS_SHOWN`) and how many there are."""
+    cited: dict[int, list[CitedPassage]]
+    """The knowledge passages each automatic reply shown drew on, by message id."""
 
 
 def _conversation(services: Services, viewer: Viewer, contact_id: int) -> ConversationPage:
@@ -206,8 +211,11 @@ def _conversation(services: Services, viewer: Viewer, contact_id: int) -> Conver
     team = services.team.find(viewer.account_id, None, PageRequest(1, 100)).items if viewer.is_admin else []
     names = {member.id: member.name for member in team}
     notes = sorted(services.contacts.notes(viewer.account_id, contact_id), key=lambda n: n.id, reverse=True)
+    outbound = [message.id for message in newest.items if message.direction == "outbound"]
+    cited = services.auto_replies.cited(viewer.account_id, outbound)
     orders = services.orders.find(viewer.account_id, OrderFilter(contact_id=contact_id), PageRequest(1, ORDERS_SHOWN))
     return ConversationPage(
+        cited=cited,
         notes=notes,
         orders=orders,
         contact=contact,

@@ -3,6 +3,7 @@ booking step's offer as a JSON document."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy import insert, select
@@ -61,3 +62,13 @@ class SqlAiReplyRepository(WorkspaceRepository):
             .limit(1)
         ).one_or_none()
         return None if row is None else reply_from_row(row)
+
+    def for_outbound(self, outbound_message_ids: Sequence[int]) -> list[AiReply]:
+        if not outbound_message_ids:
+            return []
+        rows = self._conn.execute(
+            select(ai_replies).where(
+                self.owned(ai_replies), ai_replies.c.outbound_message_id.in_(list(outbound_message_ids))
+            )
+        )
+        return [reply_from_row(row) for row in rows]

@@ -21,6 +21,7 @@ from engage_core.contacts.model import Contact
 from engage_core.jobs.ports import JobQueue
 from engage_core.jobs.runner import JobRunner
 from engage_core.kernel.pagination import PageRequest
+from engage_core.knowledge.entries import TextInput
 from engage_core.messaging.messages import Message, MessageDraft
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
@@ -213,3 +214,35 @@ def test_the_worker_offers_slots_and_books_the_one_picked(
     assert offered is not None and offered.offer is not None and len(offered.offer.starts) == 3
     page = services.bookings.find(account, BookingFilter(contact_id=inbound[0].contact_id), PageRequest(1, 5))
     assert [(b.booking_type_id, b.starts_at) for b in page.items] == [(kind.id, offered.offer.starts[0])]
+
+
+def test_replies_are_found_by_their_outbound_messages(
+    uow: UnitOfWorkFactory, account: int, other: int, make_contact: MakeContact
+) -> None:
+    """`for_outbound` finds the account's replies of the messages named, and nothing of another account."""
+    first, second = _record(uow, account, make_contact()), _record(uow, account, make_contact())
+    with uow.workspace(account, readonly=True) as unit:
+        found = unit.ai_replies.for_outbound([first.outbound_message_id, second.outbound_message_id, 999_999])
+        assert sorted(r.id for r in found) == sorted([first.id, second.id])
+        assert unit.ai_replies.for_outbound([]) == []
+    with uow.workspace(other, readonly=True) as unit:
+        assert unit.ai_replies.for_outbound([first.outbound_message_id]) == []
+
+
+def test_a_reply_names_the_passages_it_cited(
+    services: Services, uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """`cited` gives each reply's passages in the order cited, with their entry's title, and skips a
+    chunk that no longer exists."""
+    entry = services.knowledge_entries.create_text(account, TextInput("Shipping", "We ship to Canada in 7 days."))
+    with uow.workspace(account, readonly=True) as unit:
+        [chunk] = unit.knowledge_chunks.for_entry(entry.id)
+    contact = make_contact()
+    inbound, outbound = _exchange(uow, account, contact)
+    with uow.workspace(account) as unit:
+        unit.ai_replies.add(
+            AiReplyDraft(contact.id, inbound.id, outbound.id, "continue", (999_999, chunk.id), 0.8), NOW
+        )
+        unit.commit()
+    [passage] = services.auto_replies.cited(account, [outbound.id, inbound.id])[outbound.id]
+    assert (passage.chunk_id, passage.entry_title, passage.content) == (chunk.id, "Shipping", chunk.content)

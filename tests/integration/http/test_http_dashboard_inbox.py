@@ -11,14 +11,18 @@ from dashboard_support import csrf_of, sign_in
 from http_support import Tenant
 from starlette.testclient import TestClient
 
+from engage_core.agents.replies import AiReplyDraft
 from engage_core.commerce.order_service import OrderInput
 from engage_core.commerce.orders import ItemRequest
 from engage_core.commerce.products import Product
 from engage_core.kernel.pagination import PageRequest
+from engage_core.knowledge.entries import TextInput
 from engage_core.messaging.channels import ChannelAccount
 from engage_core.messaging.conversations import ConversationFilter
+from engage_core.messaging.messages import MessageDraft
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
+from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
 
 PHONE = "+14155550123"
 
@@ -239,3 +243,33 @@ def test_an_agent_sees_an_unassigned_conversation(
     sign_in(browser)
     assert "Grace" in browser.get("/app/inbox").text
     assert browser.get(f"/app/conversations/{conversation}").status_code == 200
+
+
+def test_an_ai_reply_shows_the_passages_it_cited(
+    browser: TestClient,
+    tenant: Tenant,
+    add_member: Callable[..., int],
+    conversation: int,
+    services: Services,
+    uow: InMemoryUnitOfWorkFactory,
+    clock: FakeClock,
+) -> None:
+    """Under the AI's reply, the page lists the knowledge entry and passage the reply cited."""
+    entry = services.knowledge_entries.create_text(
+        tenant.account_id, TextInput("Kettles", "The blue kettle holds 1.7 l.")
+    )
+    with uow.workspace(tenant.account_id) as unit:
+        [chunk] = unit.knowledge_chunks.for_entry(entry.id)
+        [inbound] = unit.messages.for_contact(conversation, "inbound", PageRequest()).items
+        outbound = unit.messages.add(
+            MessageDraft(conversation, "outbound", "whatsapp", "It holds 1.7 l.", "sent"), clock.now()
+        )
+        unit.ai_replies.add(
+            AiReplyDraft(conversation, inbound.id, outbound.id, "continue", (chunk.id,), 0.9), clock.now()
+        )
+        unit.commit()
+    add_member(tenant)
+    sign_in(browser)
+    page = browser.get(f"/app/conversations/{conversation}").text
+    assert "Drawn from 1 passage" in page
+    assert '<strong dir="auto">Kettles</strong>' in page and "The blue kettle holds 1.7 l." in page
