@@ -81,6 +81,10 @@ class Admission:
         return self.plan
 
 
+_HOST = re.compile(r"[a-z0-9_.\-]+|[0-9a-f:.]+", re.ASCII)
+"""A host name or address as `urlsplit` lowers it (an IPv6 literal without its brackets)."""
+
+
 def normalise_origin(value: str) -> str:
     """`https://Example.com:443/path` -> `https://example.com`; `*` stays `*`. Raises ValueError."""
     value = value.strip()
@@ -92,7 +96,11 @@ def normalise_origin(value: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"not an origin: {value!r}")
     host = parts.hostname
-    if host == "null" or "*" in host:
+    try:
+        host = host.encode("idna").decode("ascii")  # `bücher.example` as browsers send it: `xn--bcher-kva.example`
+    except UnicodeError as exc:
+        raise ValueError(f"not an origin: {value!r}") from exc
+    if host == "null" or not _HOST.fullmatch(host):  # no spaces, wildcards or other stray characters
         raise ValueError(f"not an origin: {value!r}")
     default_port = {"http": 80, "https": 443}[parts.scheme]
     try:

@@ -139,7 +139,9 @@ class InMemoryAiReplyRepository(_Repo):
     def for_outbound(self, outbound_message_ids: Sequence[int]) -> list[AiReply]:
         """In memory, as :meth:`.AiReplyRepository.for_outbound`."""
         wanted = set(outbound_message_ids)
-        return [r for r in self._t.ai_replies.values() if r.account_id == self._account and r.outbound_message_id in wanted]
+        return [
+            r for r in self._t.ai_replies.values() if r.account_id == self._account and r.outbound_message_id in wanted
+        ]
 
 
 class InMemoryContactMemoryRepository(_Repo):

@@ -10,7 +10,9 @@ it too, without the plan's details they cannot change.
 
 `GET /app/settings/api-key` shows the current key's hint, never the key; `POST` issues a new key
 with `AccountService.rotate_key` (the old one stops working at once) and shows it on that one answer,
-which is not stored by the browser (`Cache-Control: no-store`). Agents are refused both.
+which is not stored by the browser (`Cache-Control: no-store`). The same page edits the allowed
+origins of browser calls (`POST /app/settings/origins`, one per line, `AccountService.set_origins`).
+Agents are refused all of it.
 """
 
 from __future__ import annotations
@@ -45,16 +47,46 @@ LIMIT_LABELS = {
 def routes(services: Services, viewers: Viewers) -> list[Route]:
     """The overview, team and API key pages."""
 
-    async def api_key(request: Request, viewer: Viewer) -> Response:
-        account = await in_worker_thread(services.accounts.get, viewer.account_id)
-        return render("api_key.html", viewer=viewer, title="API key", hint=account.key_hint, new_key=None)
+    async def api_key(
+        request: Request,
+        viewer: Viewer,
+        *,
+        status: int = 200,
+        new_key: str | None = None,
+        errors: dict[str, str] | None = None,
+        origins: str | None = None,
+        saved: bool = False,
+    ) -> Response:
+        account = await in_worker_thread(services.accounts.get, viewer.account_id, read=True)
+        return render(
+            "api_key.html",
+            status,
+            viewer=viewer,
+            title="API key",
+            hint=account.key_hint,
+            new_key=new_key,
+            origins="\n".join(account.allowed_origins) if origins is None else origins,
+            errors=errors or {},
+            saved=saved,
+        )
+
+    async def show_api_key(request: Request, viewer: Viewer) -> Response:
+        return await api_key(request, viewer)
 
     async def rotate(request: Request, viewer: Viewer) -> Response:
         issued = await in_worker_thread(services.accounts.rotate_key, viewer.account_id)
         log.info("API key of account %s rotated from the dashboard by member %s", viewer.account_id, viewer.member_id)
-        return render(
-            "api_key.html", viewer=viewer, title="API key", hint=issued.account.key_hint, new_key=issued.api_key
-        )
+        return await api_key(request, viewer, new_key=issued.api_key)
+
+    async def set_origins(request: Request, viewer: Viewer) -> Response:
+        typed = form_text(await request.form(), "origins")
+        origins = [line.strip() for line in typed.splitlines() if line.strip()]
+        try:
+            await in_worker_thread(services.accounts.set_origins, viewer.account_id, origins)
+        except ValidationFailed as exc:
+            messages = "; ".join(message for messages in exc.errors.values() for message in messages)
+            return await api_key(request, viewer, status=422, errors={"origins": messages}, origins=typed)
+        return await api_key(request, viewer, saved=True)
 
     async def overview(request: Request, viewer: Viewer) -> Response:
         subscription = await in_worker_thread(services.entitlements.subscription, viewer.account_id, read=True)
@@ -111,6 +143,12 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
         Route(
             APP_PREFIX + "/settings/team", page(viewers, add_member, admin_only=True), methods=["POST"], name="team_add"
         ),
-        Route(path, page(viewers, api_key, admin_only=True), methods=["GET"], name="api_key"),
+        Route(path, page(viewers, show_api_key, admin_only=True), methods=["GET"], name="api_key"),
         Route(path, page(viewers, rotate, admin_only=True), methods=["POST"], name="api_key_rotate"),
+        Route(
+            APP_PREFIX + "/settings/origins",
+            page(viewers, set_origins, admin_only=True),
+            methods=["POST"],
+            name="origins",
+        ),
     ]

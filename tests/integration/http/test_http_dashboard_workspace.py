@@ -212,3 +212,25 @@ def test_a_short_password_is_refused_beside_its_field_and_not_sent_back(
     assert answer.status_code == 422
     assert 'id="password-error"' in answer.text
     assert "short1" not in answer.text and 'value="grace@example.com"' in answer.text
+
+
+def test_an_admin_sets_the_allowed_origins(
+    browser: TestClient, tenant: Tenant, add_member: Callable[..., int], services: Services
+) -> None:
+    """The origins form replaces the whitelist with one origin per line."""
+    page = admin_page(browser, tenant, add_member, "/app/settings/api-key")
+    form = {"origins": "https://shop.example\n\nhttps://blog.example/", "csrf": csrf_of(page)}
+    answer = browser.post("/app/settings/origins", data=form)
+    assert answer.status_code == 200 and "Allowed origins saved." in answer.text
+    assert services.accounts.get(tenant.account_id).allowed_origins == ("https://shop.example", "https://blog.example")
+
+
+def test_a_bad_origin_is_refused_beside_the_field_and_kept_in_it(
+    browser: TestClient, tenant: Tenant, add_member: Callable[..., int], services: Services
+) -> None:
+    """422 naming the bad origin; what was typed stays in the field; nothing is saved."""
+    page = admin_page(browser, tenant, add_member, "/app/settings/api-key")
+    answer = browser.post("/app/settings/origins", data={"origins": "not an origin", "csrf": csrf_of(page)})
+    assert answer.status_code == 422
+    assert 'id="origins-error"' in answer.text and ">not an origin</textarea>" in answer.text
+    assert services.accounts.get(tenant.account_id).allowed_origins == ()

@@ -52,3 +52,15 @@ def test_normalise_origin_rejects_user_info() -> None:
     """A value carrying user info (`mailto:a@b.c`, `https://u:p@host`) is not an origin."""
     with pytest.raises(ValueError, match="not an origin"):
         normalise_origin("mailto:a@b.c")
+
+
+@pytest.mark.parametrize("raw", ["not an origin", "https://shop example.com", "https://*.example.com", "https://a..b"])
+def test_normalise_origin_rejects_hosts_no_browser_sends(raw: str) -> None:
+    """Spaces, wildcards and empty labels in the host are refused rather than stored as an origin."""
+    with pytest.raises(ValueError, match="not an origin"):
+        normalise_origin(raw)
+
+
+def test_normalise_origin_writes_an_international_host_as_browsers_send_it() -> None:
+    """A host in Unicode is kept in its ASCII (punycode) form, the one an `Origin` header carries."""
+    assert normalise_origin("https://Bücher.example") == "https://xn--bcher-kva.example"
