@@ -168,6 +168,23 @@ def test_a_member_takes_over_a_web_chat_and_sees_the_visitor_live(browser: Any, 
     page.context.close()
 
 
+def test_a_qr_code_scanned_shows_the_channel_connected_live(browser: Any, served: tuple[Any, Workspace]) -> None:
+    """Connect Telegram: the QR code is an image; once scanned, the page says connected without a reload."""
+    server, space = served
+    page = signed_in(browser, server.base_url)
+    page.get_by_role("link", name="Channels").click()
+    page.get_by_role("region", name="Telegram").get_by_role("button", name="Connect with a QR code").click()
+    image = page.get_by_role("img", name=re.compile("QR code that links Telegram"))
+    image.wait_for()
+    assert page.evaluate("(img) => img.complete && img.naturalWidth > 100", image.element_handle())
+    shot(page, "dashboard-channel-qr.png")
+    page.evaluate("() => { window.notReloaded = true; }")
+    space.call("POST", "/sandbox/channels/telegram/scan", {"username": "kettle_shop"})
+    page.get_by_text("Connected as kettle_shop").wait_for()
+    assert page.evaluate("() => window.notReloaded") is True
+    page.context.close()
+
+
 def test_rotating_the_key_refuses_the_old_one(browser: Any, served: tuple[Any, Workspace]) -> None:
     """The new key is shown once and works; the old key is refused with 401."""
     server, space = served
@@ -193,7 +210,7 @@ def test_an_agent_is_refused_the_keys_page(browser: Any, served: tuple[Any, Work
 
 def test_the_main_pages_have_no_accessibility_violations(browser: Any, served: tuple[Any, Workspace]) -> None:
     """axe-core (WCAG 2 A and AA) finds nothing wrong on the sign-in page, the inbox, a conversation,
-    the overview, the team and webhooks pages and the web chat list."""
+    the overview, the channels, team and webhooks pages and the web chat list."""
     server, _ = served
     context = browser.new_context(bypass_csp=True)
     login = context.new_page()
@@ -204,7 +221,7 @@ def test_the_main_pages_have_no_accessibility_violations(browser: Any, served: t
     assert no_violations(page) == []
     page.get_by_role("link", name=re.compile("Linus")).click()
     assert no_violations(page) == []
-    for path in ("/app/overview", "/app/settings/team", "/app/settings/webhooks", "/app/web-chat"):
+    for path in ("/app/overview", "/app/channels", "/app/settings/team", "/app/settings/webhooks", "/app/web-chat"):
         page.goto(f"{server.base_url}{path}")
         assert no_violations(page) == [], path
     page.goto(f"{server.base_url}/app/overview")

@@ -1,10 +1,12 @@
 // Live regions of the dashboard: an element with data-live is refreshed in place every few seconds
-// with the same page's region (asked for with the X-Engage-Fragment header), so new conversations and
-// messages appear without a reload. Nothing runs while the tab is hidden; errors back off.
+// with the region of the page its value names (the page itself when empty), asked for with the
+// X-Engage-Fragment header, so new conversations and messages appear without a reload. Nothing runs
+// while the tab is hidden; errors back off.
 (function () {
   "use strict";
   var region = document.querySelector("[data-live]");
   if (!region) return;
+  var source = region.getAttribute("data-live") || location.href;
   var every = 3000, delay = every, timer = null, last = null;
 
   function schedule() {
@@ -14,7 +16,7 @@
 
   function refresh() {
     if (document.visibilityState === "hidden") return schedule();
-    fetch(location.href, { headers: { "X-Engage-Fragment": "1" }, credentials: "same-origin", cache: "no-store" })
+    fetch(source, { headers: { "X-Engage-Fragment": "1" }, credentials: "same-origin", cache: "no-store" })
       .then(function (response) {
         if (response.redirected || response.status === 401 || response.status === 403) {
           location.reload(); // the session ended: show the sign-in page
