@@ -31,7 +31,17 @@ from engage_core.messaging.message_service import SendInput
 from engage_core.messaging.messages import Message
 from engage_core.services import Services
 from engage_core.team.model import TeamMember
-from engage_http.dashboard.pages import APP_PREFIX, Viewer, Viewers, field_errors, form_text, page, redirect, render
+from engage_http.dashboard.pages import (
+    APP_PREFIX,
+    Viewer,
+    Viewers,
+    field_errors,
+    form_text,
+    page,
+    page_number,
+    redirect,
+    render,
+)
 from engage_http.routing import in_worker_thread
 
 VIEWS = {"all": None, "waiting": PENDING, "human": HUMAN, "ai": "ai"}
@@ -59,7 +69,7 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
         view = view if view in VIEWS else "all"
         channel = request.query_params.get("channel") or None
         channel = channel if channel in CHANNEL_TYPES else None
-        number = _page_number(request.query_params.get("page"))
+        number = page_number(request.query_params.get("page"))
         mine = None if viewer.is_admin else viewer.member_id
         filters = ConversationFilter(channel=channel, handled_by=VIEWS[view], visible_to=mine)
         request_page = PageRequest(number, CONVERSATIONS.default)
@@ -237,7 +247,3 @@ def _ensure_visible(services: Services, viewer: Viewer, contact_id: int) -> None
 
 def _back(contact_id: int, done: str) -> str:
     return f"{APP_PREFIX}/conversations/{contact_id}?done={done}"
-
-
-def _page_number(raw: str | None) -> int:
-    return int(raw) if raw and raw.isdigit() and 0 < int(raw) < 100_000 else 1

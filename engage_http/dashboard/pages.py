@@ -114,6 +114,11 @@ def field_errors(exc: ValidationFailed) -> dict[str, str]:
     return {field: messages[0] for field, messages in exc.errors.items() if messages}
 
 
+def page_number(raw: str | None) -> int:
+    """A `page` query parameter: a positive number, else the first page."""
+    return int(raw) if raw and raw.isdigit() and 0 < int(raw) < 1_000_000 else 1
+
+
 def form_text(form: FormData, name: str) -> str:
     """A text field of a form; "" when absent or a file."""
     value = form.get(name)

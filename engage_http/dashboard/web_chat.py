@@ -18,7 +18,17 @@ from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 from engage_core.webchat.sessions import SESSIONS, SessionFilter
-from engage_http.dashboard.pages import APP_PREFIX, Viewer, Viewers, field_errors, form_text, page, redirect, render
+from engage_http.dashboard.pages import (
+    APP_PREFIX,
+    Viewer,
+    Viewers,
+    field_errors,
+    form_text,
+    page,
+    page_number,
+    redirect,
+    render,
+)
 from engage_http.routing import in_worker_thread
 
 VIEWS = {"all": None, "waiting": "pending", "human": "human", "ai": "ai"}
@@ -40,7 +50,7 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
         view = request.query_params.get("view", "all")
         view = view if view in VIEWS else "all"
         state = "ended" if request.query_params.get("status") == "ended" else "active"
-        number = _page_number(request.query_params.get("page"))
+        number = page_number(request.query_params.get("page"))
         filters = SessionFilter(status=state, handled_by=VIEWS[view])
         found = await in_worker_thread(
             chats.find, viewer.account_id, filters, PageRequest(number, SESSIONS.default), read=True
@@ -106,7 +116,3 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
 
 def _back(session_id: str, done: str) -> str:
     return f"{BASE}/{session_id}?done={done}"
-
-
-def _page_number(raw: str | None) -> int:
-    return int(raw) if raw and raw.isdigit() and 0 < int(raw) < 100_000 else 1

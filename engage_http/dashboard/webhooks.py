@@ -32,6 +32,7 @@ from engage_http.dashboard.pages import (
     field_errors,
     form_text,
     page,
+    page_number,
     redirect,
     render,
 )
@@ -107,7 +108,7 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
         hook_id = webhook_id if webhook_id is not None else int(request.path_params["webhook_id"])
         wanted = request.query_params.get("status")
         wanted = wanted if wanted in DELIVERY_STATUSES else None
-        number = int(raw) if (raw := request.query_params.get("page", "")).isdigit() and 0 < int(raw) < 100_000 else 1
+        number = page_number(request.query_params.get("page"))
         hook = await in_worker_thread(hooks.get, viewer.account_id, hook_id, read=True)
         log = await in_worker_thread(
             hooks.deliveries, viewer.account_id, hook_id, wanted, PageRequest(number, LOG_PAGE), read=True
