@@ -9,6 +9,7 @@
 - `workspace`: the overview, and admins' team and API key pages.
 - `webhooks`: admins' webhook subscriptions, their secrets and delivery log.
 - `contacts`: the contacts with search and filters, segments and their members.
+- `knowledge`: the knowledge base: entries, a search preview, texts and website crawls.
 - `channels`: admins connect channels (the QR code drawn as an image, logins and 2FA rounds).
 
 Pages are Jinja2 templates shipped in the package with one stylesheet served from it: no build step,
@@ -24,7 +25,17 @@ from engage_core.kernel.clock import Clock
 from engage_core.kernel.rate_limits import InMemoryRateLimiter, RateLimiter
 from engage_core.services import Services
 from engage_core.team.sign_in import SignInGuard
-from engage_http.dashboard import channels, contacts, impersonation, inbox, sign_in, web_chat, webhooks, workspace
+from engage_http.dashboard import (
+    channels,
+    contacts,
+    impersonation,
+    inbox,
+    knowledge,
+    sign_in,
+    web_chat,
+    webhooks,
+    workspace,
+)
 from engage_http.dashboard.impersonation import PAGE_SECURITY
 from engage_http.dashboard.pages import APP_PREFIX, Viewers
 from engage_http.dashboard.sessions import SESSION_COOKIE, SESSION_TTL, DashboardSession, SessionCookies
@@ -48,6 +59,7 @@ def routes(
         *webhooks.routes(services, viewers),
         *channels.routes(services, viewers),
         *contacts.routes(services, viewers),
+        *knowledge.routes(services, viewers),
         Mount(
             APP_PREFIX + "/static", StaticFiles(packages=[("engage_http.dashboard", "static")]), name="dashboard_static"
         ),
