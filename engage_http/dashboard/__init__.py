@@ -10,6 +10,7 @@
 - `webhooks`: admins' webhook subscriptions, their secrets and delivery log.
 - `contacts`: the contacts with search and filters, segments and their members.
 - `knowledge`: the knowledge base: entries, a search preview, texts and website crawls.
+- `tickets`: support tickets to the service operator: open, reply, close.
 - `channels`: admins connect channels (the QR code drawn as an image, logins and 2FA rounds).
 
 Pages are Jinja2 templates shipped in the package with one stylesheet served from it: no build step,
@@ -32,6 +33,7 @@ from engage_http.dashboard import (
     inbox,
     knowledge,
     sign_in,
+    tickets,
     web_chat,
     webhooks,
     workspace,
@@ -60,6 +62,7 @@ def routes(
         *channels.routes(services, viewers),
         *contacts.routes(services, viewers),
         *knowledge.routes(services, viewers),
+        *tickets.routes(services, viewers),
         Mount(
             APP_PREFIX + "/static", StaticFiles(packages=[("engage_http.dashboard", "static")]), name="dashboard_static"
         ),
