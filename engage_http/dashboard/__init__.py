@@ -10,6 +10,7 @@
 - `webhooks`: admins' webhook subscriptions, their secrets and delivery log.
 - `contacts`: the contacts with search and filters, segments and their members.
 - `knowledge`: the knowledge base: entries, a search preview, texts and website crawls.
+- `operations`: orders moved through their states, bookings as a week, campaigns' progress.
 - `tickets`: support tickets to the service operator: open, reply, close.
 - `channels`: admins connect channels (the QR code drawn as an image, logins and 2FA rounds).
 
@@ -32,6 +33,7 @@ from engage_http.dashboard import (
     impersonation,
     inbox,
     knowledge,
+    operations,
     sign_in,
     tickets,
     web_chat,
@@ -63,6 +65,7 @@ def routes(
         *contacts.routes(services, viewers),
         *knowledge.routes(services, viewers),
         *tickets.routes(services, viewers),
+        *operations.routes(services, viewers),
         Mount(
             APP_PREFIX + "/static", StaticFiles(packages=[("engage_http.dashboard", "static")]), name="dashboard_static"
         ),

@@ -222,7 +222,15 @@ def test_the_main_pages_have_no_accessibility_violations(browser: Any, served: t
     page.get_by_role("link", name=re.compile("Linus")).click()
     assert no_violations(page) == []
     pages = ("/app/overview", "/app/channels", "/app/contacts", "/app/segments", "/app/knowledge", "/app/tickets")
-    for path in (*pages, "/app/settings/team", "/app/settings/webhooks", "/app/web-chat"):
+    for path in (
+        *pages,
+        "/app/orders",
+        "/app/bookings",
+        "/app/campaigns",
+        "/app/settings/team",
+        "/app/settings/webhooks",
+        "/app/web-chat",
+    ):
         page.goto(f"{server.base_url}{path}")
         assert no_violations(page) == [], path
     page.goto(f"{server.base_url}/app/overview")
