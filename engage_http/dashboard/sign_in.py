@@ -1,7 +1,8 @@
 """Signing in and out of the dashboard (`engage_core.team.sign_in` holds the rules).
 
 `GET /login` shows the form (the invitation's link fills in the address); `POST /login` checks the
-address and password with `TeamService.sign_in`. One workspace: the session cookie is set and the
+address and password with `TeamService.sign_in`, after `SignInGuard` has counted the attempt of the
+client's IP address and checked that the address is not locked. One workspace: the session cookie is set and the
 browser goes on to the page it asked for (only a path under `/app`). Several: the page asks which,
 and remembers the answer's candidates for `CHOICE_TTL` in a sealed cookie, so the password is never
 sent back to the browser. A locked address (`SignInGuard`) is answered 429 with the minutes left.
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import hmac
 import logging
-import math
 import secrets
 from datetime import timedelta
 
@@ -23,9 +23,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from engage_core.kernel.errors import Forbidden, RateLimited, Unauthenticated
+from engage_core.kernel.errors import Forbidden, Unauthenticated
 from engage_core.services import Services
-from engage_core.team.sign_in import SignedIn, SignInGuard
+from engage_core.team.sign_in import SignedIn, SignInGuard, TooManySignIns
 from engage_http.dashboard.pages import APP_PREFIX, Viewers, form_text, redirect, render
 from engage_http.dashboard.sessions import SESSION_COOKIE, MemberGrant, set_session_cookie
 from engage_http.routing import in_worker_thread
@@ -59,12 +59,10 @@ def routes(services: Services, viewers: Viewers, guard: SignInGuard) -> list[Rou
                 request, 422, email=email, next_path=next_path, error="Enter your e-mail address and password."
             )
         try:
-            guard.check(email)
+            guard.check(email, request.client.host if request.client else None)
             opened = await in_worker_thread(services.team.sign_in, email, password)
-        except RateLimited as exc:
-            minutes = max(1, math.ceil(exc.retry_after / 60))
-            error = f"Too many failed sign-ins for this address. Try again in {minutes} minutes."
-            return _form(request, 429, {"Retry-After": str(exc.retry_after)}, email=email, error=error)
+        except TooManySignIns as exc:
+            return _form(request, 429, {"Retry-After": str(exc.retry_after)}, email=email, error=exc.message)
         except Unauthenticated as exc:
             guard.failed(email)
             return _form(request, 401, email=email, next_path=next_path, error=exc.message)

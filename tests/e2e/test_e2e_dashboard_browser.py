@@ -5,6 +5,7 @@ violation on the main pages, at a desktop's width and a phone's."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -206,6 +207,32 @@ def test_an_agent_is_refused_the_keys_page(browser: Any, served: tuple[Any, Work
     answer = page.goto(f"{server.base_url}/app/settings/api-key")
     assert answer.status == 403
     page.context.close()
+
+
+def test_a_partners_impersonation_link_lands_signed_in_and_marked(browser: Any, served: tuple[Any, Workspace]) -> None:
+    """A partner's login link opens the client's inbox as its admin, with the banner on every page."""
+    server, _ = served
+    partner_key = json.loads(
+        server.engage("partners", "create", "--company", "Reseller", "--email", "ops@reseller.example", "--json")
+    )["partner_key"]
+    partner = httpx.Client(
+        base_url=f"{server.base_url}/api/v1/partner", headers={"X-Partner-Key": partner_key}, timeout=10.0
+    )
+    admin = {"first_name": "Lin", "last_name": "Client", "email": "lin@client.example"}
+    created = partner.post(
+        "/clients", json={"company_name": "Client Co", "plan": "pro", "admin": admin, "skip_invite": True}
+    )
+    assert created.status_code == 201, created.text
+    link = partner.post(f"/clients/{created.json()['data']['id']}/impersonate").json()["data"]["login_url"]
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.goto(server.base_url + link[link.index("/impersonate/") :])
+    page.get_by_role("link", name="Open the inbox").click()
+    page.get_by_text("Impersonated: you are viewing Client Co as its admin").wait_for()
+    page.get_by_role("link", name="Overview").click()
+    page.get_by_text("Impersonated: you are viewing Client Co as its admin").wait_for()
+    context.close()
 
 
 def test_the_main_pages_have_no_accessibility_violations(browser: Any, served: tuple[Any, Workspace]) -> None:

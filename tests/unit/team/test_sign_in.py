@@ -14,7 +14,14 @@ from engage_core.kernel.errors import Forbidden, RateLimited, Unauthenticated
 from engage_core.kernel.rate_limits import InMemoryRateLimiter, LimiterUnavailable
 from engage_core.services import Services
 from engage_core.team.service import MemberInput, MemberPatch
-from engage_core.team.sign_in import FAILURES_BEFORE_LOCKOUT, LOCKOUT_SECONDS, SignInGuard, password_stamp
+from engage_core.team.sign_in import (
+    ATTEMPTS_PER_CLIENT,
+    FAILURES_BEFORE_LOCKOUT,
+    LOCKOUT_SECONDS,
+    SignInGuard,
+    TooManySignIns,
+    password_stamp,
+)
 from engage_core.testing import FakeClock, FakeMailer, FakePasswordHasher, InMemoryUnitOfWorkFactory
 
 PASSWORD = "correct horse"
@@ -174,3 +181,14 @@ class LockoutMachine(RuleBasedStateMachine):
 
 TestLockout = LockoutMachine.TestCase
 TestLockout.settings = settings(max_examples=60, stateful_step_count=30, deadline=None)
+
+
+def test_one_client_is_limited_across_addresses(clock: FakeClock) -> None:
+    """The client's attempt past `ATTEMPTS_PER_CLIENT` in a window is refused, whatever the address;
+    another client is not."""
+    guard = SignInGuard(InMemoryRateLimiter(), clock)
+    for n in range(ATTEMPTS_PER_CLIENT):
+        guard.check(f"person{n}@example.com", "203.0.113.7")
+    with pytest.raises(TooManySignIns, match="from this network"):
+        guard.check("someone@example.com", "203.0.113.7")
+    guard.check("someone@example.com", "198.51.100.2")
