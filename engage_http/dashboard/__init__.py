@@ -12,6 +12,7 @@
 - `knowledge`: the knowledge base: entries, a search preview, texts and website crawls.
 - `operations`: orders moved through their states, bookings as a week, campaigns' progress.
 - `tickets`: support tickets to the service operator: open, reply, close.
+- `agents`: admins' AI agents: their prompts, state and which one answers new contacts.
 - `channels`: admins connect channels (the QR code drawn as an image, logins and 2FA rounds).
 
 Pages are Jinja2 templates shipped in the package with one stylesheet served from it: no build step,
@@ -28,6 +29,7 @@ from engage_core.kernel.rate_limits import InMemoryRateLimiter, RateLimiter
 from engage_core.services import Services
 from engage_core.team.sign_in import SignInGuard
 from engage_http.dashboard import (
+    agents,
     channels,
     contacts,
     impersonation,
@@ -66,6 +68,7 @@ def routes(
         *knowledge.routes(services, viewers),
         *tickets.routes(services, viewers),
         *operations.routes(services, viewers),
+        *agents.routes(services, viewers),
         Mount(
             APP_PREFIX + "/static", StaticFiles(packages=[("engage_http.dashboard", "static")]), name="dashboard_static"
         ),
