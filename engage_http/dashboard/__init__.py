@@ -4,7 +4,8 @@
 - `impersonation`: the landing route of partners' login links, and the client's landing page.
 - `sign_in`: `/login` and `/logout` for team members (address and password, lockout, CSRF).
 - `pages`: what every page under `/app` shares: the viewer, templates, CSRF, roles, headers.
-- `inbox`: the conversations of every channel, and a conversation to reply in, take over or assign.
+- `inbox`, `inbox_list`: one list of every channel's conversations and the web chat's active
+  sessions, and a conversation to reply in, take over or assign.
 - `web_chat`: the web chat's visitor sessions, and a session to answer, take over or end.
 - `workspace`: the overview, and admins' team and API key pages.
 - `webhooks`: admins' webhook subscriptions, their secrets and delivery log.

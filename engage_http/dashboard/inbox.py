@@ -1,7 +1,7 @@
-"""The inbox: every channel's conversations in one list, and a conversation to work in.
+"""The inbox: every channel's conversations and the web chat in one list, and a conversation to work in.
 
-`GET /app/inbox` lists conversations newest first (`MessageService.conversations`), in views by who
-answers them (all, waiting for a human, taken by a human, the AI's) and by channel. `GET
+`GET /app/inbox` lists conversations and active web chats newest first (`inbox_list`), in views by
+who answers them (all, waiting for a human, taken by a human, the AI's) and by channel. `GET
 /app/conversations/{contact_id}` shows the messages, the contact beside them and who answers; opening
 it marks the conversation read, as an inbox does. Its forms reply through the contact's channel,
 take the conversation over from the AI, release it back, add a note to the contact, and (admins)
@@ -25,12 +25,13 @@ from engage_core.contacts.model import Contact, Note
 from engage_core.kernel.errors import Forbidden, ValidationFailed
 from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.messaging.channels import CHANNEL_TYPES
-from engage_core.messaging.conversations import CONVERSATIONS, ConversationFilter
+from engage_core.messaging.conversations import ConversationFilter
 from engage_core.messaging.handling import HUMAN, PENDING, ConversationHandling
 from engage_core.messaging.message_service import SendInput
 from engage_core.messaging.messages import Message
 from engage_core.services import Services
 from engage_core.team.model import TeamMember
+from engage_http.dashboard.inbox_list import WEB_CHAT, inbox_page
 from engage_http.dashboard.pages import (
     APP_PREFIX,
     Viewer,
@@ -68,24 +69,22 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
         view = request.query_params.get("view", "all")
         view = view if view in VIEWS else "all"
         channel = request.query_params.get("channel") or None
-        channel = channel if channel in CHANNEL_TYPES else None
+        channel = channel if channel in (*CHANNEL_TYPES, WEB_CHAT) else None
         number = page_number(request.query_params.get("page"))
         mine = None if viewer.is_admin else viewer.member_id
-        filters = ConversationFilter(channel=channel, handled_by=VIEWS[view], visible_to=mine)
-        request_page = PageRequest(number, CONVERSATIONS.default)
         found = await in_worker_thread(
-            services.messages.conversations, viewer.account_id, filters, request_page, read=True
+            inbox_page, services, viewer.account_id, VIEWS[view], channel, mine, number, read=True
         )
         return render(
             "inbox.html",
             request=request,
             viewer=viewer,
             title="Inbox",
-            conversations=found,
+            rows=found,
             view=view,
             views=VIEW_TITLES,
             channel=channel,
-            channels=CHANNEL_TYPES,
+            channels=(*CHANNEL_TYPES, WEB_CHAT),
         )
 
     async def conversation(

@@ -46,7 +46,13 @@ APP_SECURITY = {
 }
 
 FRAGMENT_HEADER = "X-Engage-Fragment"
-CHANNEL_NAMES = {"whatsapp": "WhatsApp", "telegram": "Telegram", "instagram": "Instagram", "linkedin": "LinkedIn"}
+CHANNEL_NAMES = {
+    "whatsapp": "WhatsApp",
+    "telegram": "Telegram",
+    "instagram": "Instagram",
+    "linkedin": "LinkedIn",
+    "web_chat": "Web chat",
+}
 
 TEMPLATES = Environment(
     loader=PackageLoader("engage_http.dashboard", "templates"),

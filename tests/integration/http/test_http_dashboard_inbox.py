@@ -4,6 +4,7 @@ live region."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -23,6 +24,7 @@ from engage_core.messaging.messages import MessageDraft
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
 from engage_core.testing import FakeClock, InMemoryUnitOfWorkFactory
+from engage_core.webchat.sessions import VisitorDetails
 
 PHONE = "+14155550123"
 
@@ -273,3 +275,61 @@ def test_an_ai_reply_shows_the_passages_it_cited(
     page = browser.get(f"/app/conversations/{conversation}").text
     assert "Drawn from 1 passage" in page
     assert '<strong dir="auto">Kettles</strong>' in page and "The blue kettle holds 1.7 l." in page
+
+
+def test_the_inbox_lists_web_chats_beside_the_conversations_newest_first(
+    browser: TestClient,
+    tenant: Tenant,
+    add_member: Callable[..., int],
+    conversation: int,
+    services: Services,
+    clock: FakeClock,
+) -> None:
+    """An active web chat that moved after the WhatsApp conversation comes first, linked to its page."""
+    clock.advance(minutes=5)
+    chat = services.web_chat.start(tenant.account_id, VisitorDetails(name="Mia"))
+    add_member(tenant)
+    sign_in(browser)
+    page = browser.get("/app/inbox").text
+    assert page.index("Mia") < page.index("Grace")
+    assert f'href="/app/web-chat/{chat.session.session_id}"' in page
+    assert "2 conversations" in page
+
+
+def test_the_web_chat_channel_filter_keeps_only_web_chats(
+    browser: TestClient, tenant: Tenant, add_member: Callable[..., int], conversation: int, services: Services
+) -> None:
+    """`channel=web_chat` lists the chats and none of the WhatsApp conversations."""
+    services.web_chat.start(tenant.account_id, VisitorDetails(name="Mia"))
+    add_member(tenant)
+    sign_in(browser)
+    page = browser.get("/app/inbox", params={"channel": "web_chat"}).text
+    assert "Mia" in page and "Grace" not in page
+
+
+def test_the_waiting_view_holds_a_chat_that_asked_for_a_person(
+    browser: TestClient, tenant: Tenant, add_member: Callable[..., int], services: Services
+) -> None:
+    """A web chat whose visitor asked for a person is in "Waiting for a human"; one the AI answers is not."""
+    waiting = services.web_chat.start(tenant.account_id, VisitorDetails(name="Mia"))
+    services.web_chat.request_human(tenant.account_id, waiting.token)
+    services.web_chat.start(tenant.account_id, VisitorDetails(name="Noor"))
+    add_member(tenant)
+    sign_in(browser)
+    page = browser.get("/app/inbox", params={"view": "waiting"}).text
+    assert "Mia" in page and "Noor" not in page
+
+
+def test_the_second_page_continues_the_merged_list(
+    browser: TestClient, tenant: Tenant, add_member: Callable[..., int], services: Services, clock: FakeClock
+) -> None:
+    """Twenty chats: page 1 has the 15 newest, page 2 the 5 oldest, none twice."""
+    for n in range(20):
+        clock.advance(seconds=1)
+        services.web_chat.start(tenant.account_id, VisitorDetails(name=f"Visitor {n:02d}"))
+    add_member(tenant)
+    sign_in(browser)
+    first = re.findall(r"Visitor (\d\d)", browser.get("/app/inbox").text)
+    second = re.findall(r"Visitor (\d\d)", browser.get("/app/inbox", params={"page": 2}).text)
+    assert first == [f"{n:02d}" for n in range(19, 4, -1)]
+    assert second == [f"{n:02d}" for n in range(4, -1, -1)]
