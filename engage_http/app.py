@@ -132,12 +132,13 @@ def create_app(
         routes.extend(metrics_module.routes(metrics))
     if provider_callbacks is not None:
         routes.append(callback_route(provider_callbacks, services.inbox))
-    if sessions is not None:
-        routes.extend(dashboard.routes(services, sessions, rate_limiter.limiter if rate_limiter else None))
-    if files is not None:
-        routes.extend(file_routes(files))
     feed = services.dependencies.live
     hub = live or (feed if isinstance(feed, LiveHub) else LiveHub())
+    if sessions is not None:
+        limiter = rate_limiter.limiter if rate_limiter else None
+        routes.extend(dashboard.routes(services, sessions, limiter, hub=hub))
+    if files is not None:
+        routes.extend(file_routes(files))
     routes.extend(web_chat_routes(services, hub, API_PREFIX))
     app = EngageApp(
         debug=debug,

@@ -46,22 +46,28 @@ from engage_http.dashboard import (
 from engage_http.dashboard.impersonation import PAGE_SECURITY
 from engage_http.dashboard.pages import APP_PREFIX, Viewers
 from engage_http.dashboard.sessions import SESSION_COOKIE, SESSION_TTL, DashboardSession, SessionCookies
+from engage_http.webchat.live import LiveHub
 
 __all__ = ["PAGE_SECURITY", "SESSION_COOKIE", "SESSION_TTL", "DashboardSession", "SessionCookies", "routes"]
 
 
 def routes(
-    services: Services, sessions: SessionCookies, sign_in_limiter: RateLimiter | None = None, clock: Clock | None = None
+    services: Services,
+    sessions: SessionCookies,
+    sign_in_limiter: RateLimiter | None = None,
+    clock: Clock | None = None,
+    hub: LiveHub | None = None,
 ) -> list[BaseRoute]:
     """Every route of the dashboard. `sign_in_limiter` counts failed sign-ins (Redis, shared by the
-    processes of a deployment; by default this process's memory)."""
+    processes of a deployment; by default this process's memory). `hub` wakes the web chat pages'
+    streams (the app's; by default one of their own, which then look again every few seconds)."""
     viewers = Viewers(services, sessions)
     guard = SignInGuard(sign_in_limiter or InMemoryRateLimiter(), clock or services.dependencies.clock)
     return [
         *impersonation.routes(services, sessions),
         *sign_in.routes(services, viewers, guard),
         *inbox.routes(services, viewers),
-        *web_chat.routes(services, viewers),
+        *web_chat.routes(services, viewers, hub or LiveHub()),
         *workspace.routes(services, viewers),
         *webhooks.routes(services, viewers),
         *channels.routes(services, viewers),

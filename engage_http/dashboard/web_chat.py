@@ -4,8 +4,10 @@
 who answers them (all, waiting for a human, taken by a human, the AI's) and by status (active or
 ended). `GET /app/web-chat/{session_id}` shows the thread and the visitor's details; its forms send
 an agent's message (delivered live to the visitor's widget), take the session over from the AI,
-release it, and end it. Both pages refresh their live region in place (dashboard.js), so a
-visitor's message appears without a reload.
+release it, and end it. A session's page listens to the session's stream
+(`/app/web-chat/{id}/stream`: the web chat's own live channel, the events the API's agent stream
+sends, opened with the session cookie) and refreshes its thread the moment something happens; the
+list refreshes its region every few seconds (dashboard.js).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from starlette.routing import Route
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
+from engage_core.webchat.service import SessionThread
 from engage_core.webchat.sessions import SESSIONS, SessionFilter
 from engage_http.dashboard.pages import (
     APP_PREFIX,
@@ -30,6 +33,8 @@ from engage_http.dashboard.pages import (
     render,
 )
 from engage_http.routing import in_worker_thread
+from engage_http.webchat.live import LiveHub
+from engage_http.webchat.streams import events, resume_point, stream_response
 
 VIEWS = {"all": None, "waiting": "pending", "human": "human", "ai": "ai"}
 VIEW_TITLES = {"all": "All", "waiting": "Waiting for a human", "human": "Taken by a human", "ai": "Answered by the AI"}
@@ -42,8 +47,8 @@ NOTICES = {
 BASE = APP_PREFIX + "/web-chat"
 
 
-def routes(services: Services, viewers: Viewers) -> list[Route]:
-    """The web chat's list, a session's page and its forms."""
+def routes(services: Services, viewers: Viewers, hub: LiveHub) -> list[Route]:
+    """The web chat's list, a session's page, its live stream and its forms."""
     chats = services.web_chat
 
     async def sessions(request: Request, viewer: Viewer) -> Response:
@@ -86,6 +91,16 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
     async def show(request: Request, viewer: Viewer) -> Response:
         return await thread(request, viewer)
 
+    async def stream(request: Request, viewer: Viewer) -> Response:
+        session_id = request.path_params["session_id"]
+        await in_worker_thread(chats.messages_after, viewer.account_id, session_id, 0, 1, read=True)  # 404 if not ours
+        after = resume_point(request.headers, request.query_params)
+
+        def read(seq: int) -> SessionThread:
+            return chats.messages_after(viewer.account_id, session_id, seq)
+
+        return stream_response(events(hub, viewer.account_id, session_id, read, after))
+
     async def reply(request: Request, viewer: Viewer) -> Response:
         session_id = request.path_params["session_id"]
         text = form_text(await request.form(), "message")
@@ -107,6 +122,7 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
     return [
         Route(BASE, page(viewers, sessions), methods=["GET"], name="web_chat_sessions"),
         Route(BASE + "/{session_id}", page(viewers, show), methods=["GET"], name="web_chat_session"),
+        Route(BASE + "/{session_id}/stream", page(viewers, stream), methods=["GET"], name="web_chat_dashboard_stream"),
         Route(BASE + "/{session_id}/reply", page(viewers, reply), methods=["POST"], name="web_chat_reply"),
         move("take_over", "taken"),
         move("release", "released"),

@@ -152,8 +152,9 @@ def test_a_member_takes_over_a_web_chat_and_sees_the_visitor_live(browser: Any, 
     visitor.headers["X-Widget-Session"] = token
     assert visitor.post("/session/messages", json={"message": "Is anyone there?"}).status_code < 300
     page = signed_in(browser, server.base_url)
-    page.get_by_role("link", name="Web chat").click()
-    page.get_by_role("link", name=re.compile("Mia")).click()
+    page.get_by_role("link", name="Web chat", exact=True).click()
+    with page.expect_request(lambda request: request.url.endswith("/stream")):  # the session's live channel
+        page.get_by_role("link", name=re.compile("Mia")).click()
     page.get_by_role("button", name="Take over").click()
     page.get_by_text("A person answers.").wait_for()
     page.evaluate("() => { window.notReloaded = true; }")

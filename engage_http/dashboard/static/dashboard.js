@@ -41,6 +41,18 @@
       });
   }
 
+  // A region with data-stream also listens to that server-sent event stream (the web chat's live
+  // channel): any event refreshes it at once, and the regular look becomes a slow safety net.
+  var stream = region.getAttribute("data-stream");
+  if (stream && window.EventSource) {
+    var events = new EventSource(stream);
+    var now = function () { delay = every; refresh(); };
+    events.addEventListener("message", now);
+    events.addEventListener("session", now);
+    events.onopen = function () { every = 15000; };
+    events.onerror = function () { every = 3000; };
+  }
+
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") { delay = every; refresh(); }
   });

@@ -103,3 +103,27 @@ def test_another_workspaces_session_is_not_found(
     other = make_tenant("Other")
     foreign = services.web_chat.start(other.account_id, VisitorDetails(name="Eve"))
     assert browser.get(path_of(foreign)).status_code == 404
+
+
+def test_the_stream_sends_the_sessions_messages_with_the_session_cookie(
+    browser: TestClient, chat: StartedSession, services: Services, tenant: Tenant
+) -> None:
+    """The session's event stream (ended, so it closes) carries its messages and its state."""
+    services.web_chat.end(tenant.account_id, chat.session.session_id)
+    answer = browser.get(path_of(chat, "stream"))
+    assert answer.headers["content-type"].startswith("text/event-stream")
+    assert "event: message" in answer.text and "Do you sell green tea?" in answer.text
+    assert "event: session" in answer.text
+
+
+def test_another_workspaces_stream_is_not_found(
+    browser: TestClient, services: Services, make_tenant: Callable[..., Tenant]
+) -> None:
+    """The stream of another workspace's session is 404."""
+    foreign = services.web_chat.start(make_tenant("Other").account_id, VisitorDetails(name="Eve"))
+    assert browser.get(path_of(foreign, "stream")).status_code == 404
+
+
+def test_an_active_session_page_listens_to_its_stream(browser: TestClient, chat: StartedSession) -> None:
+    """The thread's live region names the session's stream."""
+    assert f'data-stream="/app/web-chat/{chat.session.session_id}/stream"' in browser.get(path_of(chat)).text
