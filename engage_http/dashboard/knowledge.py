@@ -3,17 +3,22 @@
 `GET /app/knowledge` pages through the entries (by type and status) and answers a search preview:
 the passages AI agents would be given for a question (`KnowledgeChunkService.search`), with the
 matched words marked and a plain note when nothing answers it well. Admins add a text entry
-(`create_text`) or a website to crawl (`WebsiteService.create`, run by the worker). An entry's page
-shows its text, its documents, its products or its crawl, whose progress refreshes in place while
-the crawl runs; admins re-crawl a website and delete an entry. Document and voice uploads stay with
-the API (`POST /api/v1/knowledge-base/document`), whose streaming limits they need.
+(`create_text`), documents (`KnowledgeDocumentService.create`: up to ten files of the formats and
+sizes the API takes, read before the answer) or a website to crawl (`WebsiteService.create`, run by
+the worker). An entry's page shows its text, its documents, its products or its crawl, whose
+progress refreshes in place while the crawl runs; admins re-crawl a website and delete an entry.
+Voice notes stay with the API.
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from functools import partial
+from pathlib import Path
 
 from markupsafe import Markup, escape
+from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -21,6 +26,7 @@ from starlette.routing import Route
 from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.pagination import PageRequest
 from engage_core.knowledge.chunks import SearchResult
+from engage_core.knowledge.documents import DocumentInput, DocumentUpload
 from engage_core.knowledge.entries import TextInput
 from engage_core.knowledge.model import KB_STATUSES, KB_TYPES, KnowledgeBaseFilter
 from engage_core.knowledge.search import SNIPPET_END, SNIPPET_START
@@ -58,6 +64,20 @@ def marked(snippet: str) -> Markup:
 
 
 TEMPLATES.filters["marked"] = marked
+
+
+def _create_documents(services: Services, account_id: int, title: str, files: list[UploadFile]) -> int:
+    """A document entry of the uploaded files (copied to a temporary directory, as the API does:
+    never under the client's file name); its id."""
+    with tempfile.TemporaryDirectory(prefix="engage-documents-") as directory:
+        uploads = []
+        for index, upload in enumerate(files):
+            path = Path(directory) / f"upload-{index}"
+            with path.open("wb") as out:
+                shutil.copyfileobj(upload.file, out)
+            uploads.append(DocumentUpload(upload.filename or f"file-{index}", path))
+        created = services.knowledge_documents.create(account_id, DocumentInput(title, uploads))
+    return created.knowledge_base.id
 
 
 def routes(services: Services, viewers: Viewers) -> list[Route]:
@@ -150,6 +170,17 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
             )
         return redirect(f"{BASE}/{created.knowledge_base.id}?done=crawling")
 
+    async def add_documents(request: Request, viewer: Viewer) -> Response:
+        form = await request.form()
+        title = form_text(form, "title")
+        files = [upload for upload in form.getlist("files") if isinstance(upload, UploadFile) and upload.filename]
+        try:
+            created = await in_worker_thread(_create_documents, services, viewer.account_id, title, files)
+        except ValidationFailed as exc:
+            errors = {f"documents.{k.split('.')[0]}": v for k, v in field_errors(exc).items()}
+            return await listing(request, viewer, status=422, errors=errors, draft={"documents.title": title})
+        return redirect(f"{BASE}/{created}?done=created")
+
     async def show(request: Request, viewer: Viewer) -> Response:
         entry_id = int(request.path_params["entry_id"])
         detail = await in_worker_thread(entries.get, viewer.account_id, entry_id, read=True)
@@ -180,6 +211,7 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
         Route(one, page(viewers, show), methods=["GET"], name="knowledge_entry"),
         admin(add_text, BASE + "/text", "knowledge_add_text"),
         admin(add_website, BASE + "/website", "knowledge_add_website"),
+        admin(add_documents, BASE + "/documents", "knowledge_add_documents"),
         admin(recrawl, one + "/recrawl", "knowledge_recrawl"),
         admin(delete, one + "/delete", "knowledge_delete"),
     ]

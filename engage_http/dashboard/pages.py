@@ -3,9 +3,10 @@
 A page is a function of the request and the `Viewer`; `page` wraps it so that:
 
 - without a valid session the browser is sent to `/login` (and back to the page after signing in);
-- every POST must carry the session's CSRF token in the form field `csrf`, and its `Origin`, when
-  the browser sends one, must be this site: otherwise 403 and nothing runs;
 - an `agent` is refused (403) a page marked `admin_only`: keys, webhooks, billing and team;
+- every POST must declare its length, at most `FORM_MAX_BYTES` (otherwise 413, the body unread),
+  carry the session's CSRF token in the form field `csrf`, and its `Origin`, when the browser sends
+  one, must be this site: otherwise 403 and nothing runs;
 - a domain error becomes a page with the API's message and status (404 for another workspace's id).
 
 Pages call the same services as the API: there is no second implementation of a rule here, only
@@ -46,6 +47,9 @@ APP_SECURITY = {
 }
 
 FRAGMENT_HEADER = "X-Engage-Fragment"
+FORM_MAX_BYTES = 101 * 2**20
+"""The largest form a page takes: ten documents of the knowledge base's 20 MB at most, and the fields."""
+FORM_MAX_FILES = 10
 CHANNEL_NAMES = {
     "whatsapp": "WhatsApp",
     "telegram": "Telegram",
@@ -167,12 +171,14 @@ def page(viewers: Viewers, handler: Page, *, admin_only: bool = False) -> Callab
         if viewer is None:
             target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
             return redirect(f"/login?next={quote(target, safe='')}")
+        if admin_only and not viewer.is_admin:
+            return problem(viewer, 403, "Admins only", "Only a workspace admin may open this page.")
+        if request.method == "POST" and not _within_limit(request):
+            return problem(viewer, 413, "Form too large", f"A form may send at most {FORM_MAX_BYTES // 2**20} MiB.")
         if request.method == "POST" and not await _same_site_form(request, viewer):
             return problem(
                 viewer, 403, "Form refused", "This form has expired or came from another site. Reload the page."
             )
-        if admin_only and not viewer.is_admin:
-            return problem(viewer, 403, "Admins only", "Only a workspace admin may open this page.")
         try:
             return await handler(request, viewer)
         except EngageError as exc:
@@ -184,9 +190,15 @@ def page(viewers: Viewers, handler: Page, *, admin_only: bool = False) -> Callab
     return endpoint
 
 
+def _within_limit(request: Request) -> bool:
+    """Whether the form declares a length within `FORM_MAX_BYTES` (browsers always declare it)."""
+    declared = request.headers.get("content-length", "")
+    return declared.isdigit() and int(declared) <= FORM_MAX_BYTES
+
+
 async def _same_site_form(request: Request, viewer: Viewer) -> bool:
     origin = request.headers.get("origin")
     if origin is not None and urlsplit(origin).netloc != request.url.netloc:
         return False
-    token = form_text(await request.form(), "csrf")
+    token = form_text(await request.form(max_files=FORM_MAX_FILES), "csrf")
     return bool(viewer.csrf) and hmac.compare_digest(token, viewer.csrf)

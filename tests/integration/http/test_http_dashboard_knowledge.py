@@ -5,7 +5,7 @@ answers), adding a text and a website crawl, deleting, and what agents may do.""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import httpx
 from dashboard_support import csrf_of, sign_in
@@ -123,3 +123,44 @@ def test_an_agent_reads_but_cannot_add(browser: TestClient, tenant: Tenant, add_
     assert page.status_code == 200 and "Add a text" not in page.text
     answer = browser.post("/app/knowledge/text", data={"title": "X", "content": "Y", "csrf": csrf_of(page)})
     assert answer.status_code == 403
+
+
+def test_uploaded_documents_are_read_into_an_entry(
+    browser: TestClient, tenant: Tenant, add_member: Callable[..., int], services: Services
+) -> None:
+    """Two files uploaded through the form make one document entry whose page lists both, read."""
+    page = signed_in(browser, tenant, add_member)
+    files = [
+        ("files", ("faq.txt", b"Returns are free within 30 days.", "text/plain")),
+        ("files", ("prices.csv", b"item,price\nkettle,40\n", "text/csv")),
+    ]
+    answer = browser.post("/app/knowledge/documents", data={"title": "Policies", "csrf": csrf_of(page)}, files=files)
+    assert answer.status_code == 303
+    entry_page = browser.get(answer.headers["location"]).text
+    assert "faq.txt · completed" in entry_page and "prices.csv · completed" in entry_page
+
+
+def test_a_document_of_an_unaccepted_format_is_refused_beside_the_field(
+    browser: TestClient, tenant: Tenant, add_member: Callable[..., int], services: Services
+) -> None:
+    """A file named .exe answers 422 beside the files field; the title typed stays; no entry is made."""
+    page = signed_in(browser, tenant, add_member)
+    files = [("files", ("tool.exe", b"MZ\x90\x00", "application/octet-stream"))]
+    answer = browser.post("/app/knowledge/documents", data={"title": "Tools", "csrf": csrf_of(page)}, files=files)
+    assert answer.status_code == 422
+    assert 'id="documents-files-error"' in answer.text and 'value="Tools"' in answer.text
+
+
+def test_a_form_that_declares_no_length_is_refused_unread(
+    browser: TestClient, tenant: Tenant, add_member: Callable[..., int]
+) -> None:
+    """A streamed body without Content-Length is 413: the dashboard never reads an unbounded form."""
+    signed_in(browser, tenant, add_member)
+
+    def body() -> Iterator[bytes]:
+        yield b"title=x"
+
+    answer = browser.post(
+        "/app/knowledge/text", content=body(), headers={"Content-Type": "application/x-www-form-urlencoded"}
+    )
+    assert answer.status_code == 413
