@@ -9,6 +9,8 @@ booking and memory instructions stay with the API (`PUT /api/v1/ai-agents/{id}`)
 
 from __future__ import annotations
 
+from functools import partial
+
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
@@ -19,12 +21,11 @@ from engage_core.kernel.errors import ValidationFailed
 from engage_core.services import Services
 from engage_http.dashboard.pages import (
     APP_PREFIX,
-    Page,
     Viewer,
     Viewers,
+    admin_route,
     field_errors,
     form_text,
-    page,
     redirect,
     render,
 )
@@ -134,8 +135,7 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
         await in_worker_thread(agents.delete, viewer.account_id, int(request.path_params["agent_id"]))
         return redirect(BASE)
 
-    def admin(handler: Page, method: str, path: str, name: str) -> Route:
-        return Route(path, page(viewers, handler, admin_only=True), methods=[method], name=name)
+    admin = partial(admin_route, viewers)
 
     one = BASE + "/{agent_id:int}"
     return [

@@ -13,6 +13,8 @@ reason, while a campaign runs on WhatsApp). Plan features and limits apply as in
 
 from __future__ import annotations
 
+from functools import partial
+
 import segno
 from starlette.requests import Request
 from starlette.responses import Response
@@ -24,12 +26,11 @@ from engage_core.messaging.channels import CHANNEL_TYPES, CREDENTIAL_CHANNELS, Q
 from engage_core.services import Services
 from engage_http.dashboard.pages import (
     APP_PREFIX,
-    Page,
     Viewer,
     Viewers,
+    admin_route,
     field_errors,
     form_text,
-    page,
     redirect,
     render,
 )
@@ -109,8 +110,7 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
             return await listing(request, viewer, status=422, errors=_on(kind, {"channel": exc.message}))
         return redirect(f"{BASE}?done=disconnected")
 
-    def admin(handler: Page, method: str, path: str, name: str) -> Route:
-        return Route(path, page(viewers, handler, admin_only=True), methods=[method], name=name)
+    admin = partial(admin_route, viewers)
 
     one = BASE + "/{channel}"
     return [

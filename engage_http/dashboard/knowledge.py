@@ -38,6 +38,7 @@ from engage_http.dashboard.pages import (
     Page,
     Viewer,
     Viewers,
+    admin_route,
     field_errors,
     form_text,
     page,
@@ -203,7 +204,7 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
         return redirect(f"{BASE}?done=deleted")
 
     def admin(handler: Page, path: str, name: str) -> Route:
-        return Route(path, page(viewers, handler, admin_only=True), methods=["POST"], name=name)
+        return admin_route(viewers, handler, "POST", path, name)
 
     one = BASE + "/{entry_id:int}"
     return [

@@ -26,6 +26,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
 
 from engage_core.kernel.errors import EngageError, Forbidden, NotFound, Unauthenticated, ValidationFailed
 from engage_core.services import Services
@@ -194,6 +195,11 @@ def _within_limit(request: Request) -> bool:
     """Whether the form declares a length within `FORM_MAX_BYTES` (browsers always declare it)."""
     declared = request.headers.get("content-length", "")
     return declared.isdigit() and int(declared) <= FORM_MAX_BYTES
+
+
+def admin_route(viewers: Viewers, handler: Page, method: str, path: str, name: str) -> Route:
+    """The route of a page for admins only."""
+    return Route(path, page(viewers, handler, admin_only=True), methods=[method], name=name)
 
 
 async def _same_site_form(request: Request, viewer: Viewer) -> bool:

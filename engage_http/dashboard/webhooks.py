@@ -14,6 +14,7 @@ feature may still read and delete its subscriptions but not create, change or te
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -26,12 +27,11 @@ from engage_core.webhooks.model import DELIVERY_STATUSES
 from engage_core.webhooks.service import WebhookInput, WebhookPatch
 from engage_http.dashboard.pages import (
     APP_PREFIX,
-    Page,
     Viewer,
     Viewers,
+    admin_route,
     field_errors,
     form_text,
-    page,
     page_number,
     redirect,
     render,
@@ -168,8 +168,7 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
 
     one = BASE + "/{webhook_id:int}"
 
-    def admin(handler: Page, method: str, path: str, name: str) -> Route:
-        return Route(path, page(viewers, handler, admin_only=True), methods=[method], name=name)
+    admin = partial(admin_route, viewers)
 
     return [
         admin(show_list, "GET", BASE, "webhooks"),

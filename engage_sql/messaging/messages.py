@@ -245,6 +245,26 @@ _TOTALS = {
 conversations in the state."""
 
 
+_SUMMARY_COLUMNS: tuple[ColumnElement[Any], ...] = (
+    conversations.c.contact_id,
+    contacts.c.name,
+    messages.c.channel,
+    messages.c.content,
+    conversations.c.last_message_at,
+    conversations.c.unread_count,
+    func.coalesce(conversation_handling.c.handled_by, _AI).label("handled_by"),
+)
+"""A conversation summary's row (`_summary_from_row`), before any page's total."""
+
+
+def _with_contact_and_message(source: Any) -> Any:
+    """`source` (summary rows) joined to each summary's contact and last message."""
+    return source.join(contacts, contacts.c.id == conversations.c.contact_id).join(
+        messages,
+        (messages.c.id == conversations.c.last_message_id) & (messages.c.account_id == conversations.c.account_id),
+    )
+
+
 def _page(*, deep: bool = False, one_contact: bool = False, state: str = ANY) -> Select[Any]:
     """A page of summaries of one scope, newest first: each row is (contact id, contact name,
     channel, last message, last message at, unread count, handled by, the page kind's total).
@@ -279,23 +299,10 @@ def _page(*, deep: bool = False, one_contact: bool = False, state: str = ANY) ->
             & (conversations.c.contact_id == chosen.c.contact_id)
             & (conversations.c.scope == _SCOPE),
         ).join(conversation_handling, _HANDLING, isouter=True)
-    columns: list[ColumnElement[Any]] = [
-        conversations.c.contact_id,
-        contacts.c.name,
-        messages.c.channel,
-        messages.c.content,
-        conversations.c.last_message_at,
-        conversations.c.unread_count,
-        func.coalesce(conversation_handling.c.handled_by, _AI).label("handled_by"),
-    ]
+    columns = list(_SUMMARY_COLUMNS)
     if not one_contact:
         columns.append(_TOTALS[state].scalar_subquery().label("total"))
-    query = select(*columns).select_from(
-        source.join(contacts, contacts.c.id == conversations.c.contact_id).join(
-            messages,
-            (messages.c.id == conversations.c.last_message_id) & (messages.c.account_id == conversations.c.account_id),
-        )
-    )
+    query = select(*columns).select_from(_with_contact_and_message(source))
     if one_contact:
         return query.where(*where)
     query = query.order_by(*_NEWEST_CONVERSATIONS)
@@ -344,22 +351,8 @@ def _visible_page(state: str) -> tuple[Select[Any], Select[Any]]:
         where.append(conversation_handling.c.handled_by == _STATE)
     source = conversations.join(conversation_handling, _HANDLING, isouter=True)
     rows = (
-        select(
-            conversations.c.contact_id,
-            contacts.c.name,
-            messages.c.channel,
-            messages.c.content,
-            conversations.c.last_message_at,
-            conversations.c.unread_count,
-            func.coalesce(conversation_handling.c.handled_by, _AI).label("handled_by"),
-        )
-        .select_from(
-            source.join(contacts, contacts.c.id == conversations.c.contact_id).join(
-                messages,
-                (messages.c.id == conversations.c.last_message_id)
-                & (messages.c.account_id == conversations.c.account_id),
-            )
-        )
+        select(*_SUMMARY_COLUMNS)
+        .select_from(_with_contact_and_message(source))
         .where(*where)
         .order_by(*_NEWEST_CONVERSATIONS)
         .limit(bindparam("limit"))

@@ -136,11 +136,7 @@ def test_suspending_the_client_closes_its_dashboard(
     make_client_workspace: Callable[..., int],
 ) -> None:
     """A session of a client suspended since is refused with 403."""
-    partner = make_partner()
-    client_id = make_client_workspace(partner, "Acme")
-    url = partner.api.post(f"/partner/clients/{client_id}/impersonate").json()["data"]["login_url"]
-    browser.get(url[url.index("/impersonate/") :], follow_redirects=False)
-    partner.api.post(f"/partner/clients/{client_id}/suspend")
+    _land_then_suspend(browser, make_partner, make_client_workspace)
 
     response = browser.get("/dashboard/acme")
 
@@ -307,9 +303,16 @@ def test_suspending_the_client_closes_its_inbox(
     make_client_workspace: Callable[..., int],
 ) -> None:
     """An impersonation session of a client suspended since is sent back to sign in."""
+    _land_then_suspend(browser, make_partner, make_client_workspace)
+    assert browser.get("/app/inbox", follow_redirects=False).status_code == 303
+
+
+def _land_then_suspend(
+    browser: TestClient, make_partner: Callable[..., PartnerCaller], make_client_workspace: Callable[..., int]
+) -> None:
+    """Land with a login link to a new partner's `Acme`, then have the partner suspend the client."""
     partner = make_partner()
     client_id = make_client_workspace(partner, "Acme")
     url = partner.api.post(f"/partner/clients/{client_id}/impersonate").json()["data"]["login_url"]
     browser.get(url[url.index("/impersonate/") :], follow_redirects=False)
     partner.api.post(f"/partner/clients/{client_id}/suspend")
-    assert browser.get("/app/inbox", follow_redirects=False).status_code == 303
