@@ -41,4 +41,4 @@ class MessagingServices:
         )
         self.messages = MessageService(deps.uow, deps.clock, deps.gateway, self.entitlements)
         self.conversation_handling = ConversationHandlingService(deps.uow, deps.clock)
-        self.inbox = ChannelInbox(deps.uow, self.channels, self.messages)
+        self.inbox = ChannelInbox(deps.uow, self.channels, self.messages, deps.live)

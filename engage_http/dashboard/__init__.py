@@ -62,12 +62,13 @@ def routes(
     processes of a deployment; by default this process's memory). `hub` wakes the web chat pages'
     streams (the app's; by default one of their own, which then look again every few seconds)."""
     viewers = Viewers(services, sessions)
+    hub = hub or LiveHub()
     guard = SignInGuard(sign_in_limiter or InMemoryRateLimiter(), clock or services.dependencies.clock)
     return [
         *impersonation.routes(services, sessions),
         *sign_in.routes(services, viewers, guard),
-        *inbox.routes(services, viewers),
-        *web_chat.routes(services, viewers, hub or LiveHub()),
+        *inbox.routes(services, viewers, hub),
+        *web_chat.routes(services, viewers, hub),
         *workspace.routes(services, viewers),
         *webhooks.routes(services, viewers),
         *channels.routes(services, viewers),

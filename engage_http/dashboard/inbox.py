@@ -1,7 +1,10 @@
 """The inbox: every channel's conversations and the web chat in one list, and a conversation to work in.
 
 `GET /app/inbox` lists conversations and active web chats newest first (`inbox_list`), in views by
-who answers them (all, waiting for a human, taken by a human, the AI's) and by channel. `GET
+who answers them (all, waiting for a human, taken by a human, the AI's) and by channel. The page
+listens to `GET /app/inbox/stream`, the live channel of the workspace (every notice the channels'
+inbox and the web chat sessions give the live feed, a server-sent `changed` event each), and
+refreshes its list when told. `GET
 /app/conversations/{contact_id}` shows the messages, the contact beside them and who answers; opening
 it marks the conversation read, as an inbox does. Its forms reply through the contact's channel,
 take the conversation over from the AI, release it back, add a note to the contact, and (admins)
@@ -13,6 +16,9 @@ After a form the browser is sent back to the conversation (post/redirect/get), w
 """
 
 from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
 
 import attrs
 from starlette.requests import Request
@@ -44,10 +50,14 @@ from engage_http.dashboard.pages import (
     render,
 )
 from engage_http.routing import in_worker_thread
+from engage_http.webchat.live import EVERY_TOPIC, LiveHub
+from engage_http.webchat.streams import stream_response
 
 VIEWS = {"all": None, "waiting": PENDING, "human": HUMAN, "ai": "ai"}
 """The inbox's views, by the `handled_by` filter each applies."""
 VIEW_TITLES = {"all": "All", "waiting": "Waiting for a human", "human": "Taken by a human", "ai": "Answered by the AI"}
+STREAM_SECONDS = 600.0
+KEEP_ALIVE_SECONDS = 15.0
 ORDERS_SHOWN = 5
 """The contact's newest orders shown beside a conversation."""
 HISTORY = 50
@@ -62,8 +72,11 @@ NOTICES = {
 }
 
 
-def routes(services: Services, viewers: Viewers) -> list[Route]:
-    """The inbox pages and the conversation's forms."""
+def routes(services: Services, viewers: Viewers, hub: LiveHub) -> list[Route]:
+    """The inbox pages, the inbox's live stream and the conversation's forms."""
+
+    async def stream(request: Request, viewer: Viewer) -> Response:
+        return stream_response(_changes(hub, viewer.account_id))
 
     async def inbox(request: Request, viewer: Viewer) -> Response:
         view = request.query_params.get("view", "all")
@@ -169,6 +182,7 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
     return [
         Route(APP_PREFIX, page(viewers, home), methods=["GET"], name="app_home"),
         Route(APP_PREFIX + "/inbox", page(viewers, inbox), methods=["GET"], name="inbox"),
+        Route(APP_PREFIX + "/inbox/stream", page(viewers, stream), methods=["GET"], name="inbox_stream"),
         Route(conversation_path, page(viewers, show), methods=["GET"], name="conversation"),
         Route(conversation_path + "/reply", page(viewers, reply), methods=["POST"], name="conversation_reply"),
         Route(conversation_path + "/notes", page(viewers, add_note), methods=["POST"], name="conversation_note"),
@@ -234,6 +248,22 @@ def _conversation(services: Services, viewer: Viewer, contact_id: int) -> Conver
         assignee=names.get(handling.assignee_id or 0),
         team=[member for member in team if member.is_active],
     )
+
+
+async def _changes(hub: LiveHub, account_id: int) -> AsyncIterator[bytes]:
+    """`changed` each time the workspace's inbox or a web chat session is told of news, for at most
+    `STREAM_SECONDS` (the browser then reconnects, and the session is checked again)."""
+    yield b"retry: 3000\n\n"
+    deadline = asyncio.get_running_loop().time() + STREAM_SECONDS
+    with hub.subscribe(account_id, EVERY_TOPIC) as wake:
+        while (left := deadline - asyncio.get_running_loop().time()) > 0:
+            wake.clear()
+            try:
+                await asyncio.wait_for(wake.wait(), min(KEEP_ALIVE_SECONDS, left))
+            except TimeoutError:
+                yield b": keep-alive\n\n"
+                continue
+            yield b"event: changed\ndata: {}\n\n"
 
 
 def _ensure_visible(services: Services, viewer: Viewer, contact_id: int) -> None:

@@ -18,6 +18,10 @@ from contextlib import contextmanager
 
 Key = tuple[int, str]
 
+EVERY_TOPIC = "*"
+"""Subscribing to it hears every notice of the account (the dashboard's inbox: its channels'
+conversations and every web chat session)."""
+
 
 class LiveHub:
     """Wakes the streams waiting on a session (account, session_id)."""
@@ -27,9 +31,13 @@ class LiveHub:
         self._waiters: dict[Key, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
 
     def publish(self, account_id: int, session_id: str) -> None:
-        """Wake the session's streams (thread-safe; returns at once)."""
+        """Wake the session's streams, and the account's listeners of every topic (thread-safe; returns
+        at once)."""
         with self._lock:
-            waiters = list(self._waiters.get((account_id, session_id), ()))
+            waiters = [
+                *self._waiters.get((account_id, session_id), ()),
+                *self._waiters.get((account_id, EVERY_TOPIC), ()),
+            ]
         for loop, event in waiters:
             with contextlib.suppress(RuntimeError):  # the loop closed under a stream being torn down
                 loop.call_soon_threadsafe(event.set)

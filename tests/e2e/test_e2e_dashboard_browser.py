@@ -126,9 +126,12 @@ def test_a_member_takes_a_conversation_over_from_the_ai(browser: Any, served: tu
 
 
 def test_new_messages_appear_without_a_reload(browser: Any, served: tuple[Any, Workspace]) -> None:
-    """A message arriving while the inbox and then the conversation are open shows up in place."""
+    """A message arriving while the inbox (listening to its live channel) and then the conversation are
+    open shows up in place."""
     server, space = served
     page = signed_in(browser, server.base_url)
+    with page.expect_request(lambda request: request.url.endswith("/app/inbox/stream")):  # the inbox's live channel
+        page.reload()
     page.evaluate("() => { window.notReloaded = true; }")
     space.call(
         "POST", "/sandbox/channels/whatsapp/messages", {"sender": "+14155550199", "text": "Do you ship to Oslo?"}

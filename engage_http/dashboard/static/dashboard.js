@@ -49,6 +49,7 @@
     var now = function () { delay = every; refresh(); };
     events.addEventListener("message", now);
     events.addEventListener("session", now);
+    events.addEventListener("changed", now);
     events.onopen = function () { every = 15000; };
     events.onerror = function () { every = 3000; };
   }
