@@ -32,9 +32,12 @@ class ConversationFilter:
     without any is left out); `contact_id` keeps only that contact's conversation; `handled_by`
     (beyond SPEC 4) only the conversations in that hand-over state (`pending`: waiting for a human).
     `visible_to` (the dashboard's agents) keeps only the conversations unassigned or assigned to that
-    team member (`ConversationHandling.visible_to`)."""
+    team member (`ConversationHandling.visible_to`); `assignee_id` only those assigned to that member;
+    `unread` only those with unread inbound messages. `contact_id` ignores these three."""
 
     channel: str | None = None
     contact_id: int | None = None
     handled_by: str | None = None
     visible_to: int | None = None
+    assignee_id: int | None = None
+    unread: bool = False

@@ -210,7 +210,18 @@ class InMemoryMessageRepository(_Repo):
             handled_by = AI if state is None else state.handled_by
             if filters.handled_by is not None and handled_by != filters.handled_by:
                 continue
-            if filters.visible_to is not None and state is not None and not state.visible_to(filters.visible_to):
+            plain = filters.contact_id is None  # `contact_id` ignores the dashboard's filters, as in SQL
+            if (
+                plain
+                and filters.visible_to is not None
+                and state is not None
+                and not state.visible_to(filters.visible_to)
+            ):
+                continue
+            assignee = None if state is None else state.assignee_id
+            if plain and filters.assignee_id is not None and assignee != filters.assignee_id:
+                continue
+            if plain and filters.unread and not any(m.is_unread for m in messages):
                 continue
             last = max(messages, key=_newest_first)
             summary = ConversationSummary(

@@ -1,7 +1,8 @@
 """The inbox: every channel's conversations and the web chat in one list, and a conversation to work in.
 
 `GET /app/inbox` lists conversations and active web chats newest first (`inbox_list`), in views by
-who answers them (all, waiting for a human, taken by a human, the AI's) and by channel. The page
+who answers them (all, waiting for a human, taken by a human, the AI's), unread, assigned to me, and
+by channel. The page
 listens to `GET /app/inbox/stream`, the live channel of the workspace (every notice the channels'
 inbox and the web chat sessions give the live feed, a server-sent `changed` event each), and
 refreshes its list when told. `GET
@@ -37,7 +38,7 @@ from engage_core.messaging.message_service import SendInput
 from engage_core.messaging.messages import Message
 from engage_core.services import Services
 from engage_core.team.model import TeamMember
-from engage_http.dashboard.inbox_list import WEB_CHAT, inbox_page
+from engage_http.dashboard.inbox_list import WEB_CHAT, InboxView, inbox_page
 from engage_http.dashboard.pages import (
     APP_PREFIX,
     Viewer,
@@ -53,9 +54,23 @@ from engage_http.routing import in_worker_thread
 from engage_http.webchat.live import EVERY_TOPIC, LiveHub
 from engage_http.webchat.streams import stream_response
 
-VIEWS = {"all": None, "waiting": PENDING, "human": HUMAN, "ai": "ai"}
+VIEWS = {
+    "all": InboxView(),
+    "unread": InboxView(unread=True),
+    "mine": InboxView(mine=True),
+    "waiting": InboxView(PENDING),
+    "human": InboxView(HUMAN),
+    "ai": InboxView("ai"),
+}
 """The inbox's views, by the `handled_by` filter each applies."""
-VIEW_TITLES = {"all": "All", "waiting": "Waiting for a human", "human": "Taken by a human", "ai": "Answered by the AI"}
+VIEW_TITLES = {
+    "all": "All",
+    "unread": "Unread",
+    "mine": "Assigned to me",
+    "waiting": "Waiting for a human",
+    "human": "Taken by a human",
+    "ai": "Answered by the AI",
+}
 STREAM_SECONDS = 600.0
 KEEP_ALIVE_SECONDS = 15.0
 ORDERS_SHOWN = 5
@@ -84,9 +99,16 @@ def routes(services: Services, viewers: Viewers, hub: LiveHub) -> list[Route]:
         channel = request.query_params.get("channel") or None
         channel = channel if channel in (*CHANNEL_TYPES, WEB_CHAT) else None
         number = page_number(request.query_params.get("page"))
-        mine = None if viewer.is_admin else viewer.member_id
         found = await in_worker_thread(
-            inbox_page, services, viewer.account_id, VIEWS[view], channel, mine, number, read=True
+            inbox_page,
+            services,
+            viewer.account_id,
+            VIEWS[view],
+            channel,
+            viewer.member_id,
+            not viewer.is_admin,
+            number,
+            read=True,
         )
         return render(
             "inbox.html",

@@ -5,8 +5,9 @@ Both sources are already sorted newest first (`MessageService.conversations` by 
 `p * size` rows of each, merging them by time and keeping the page's slice; the total is the sum of
 both totals. A deep page costs more than the first (it reads `p * size` rows of each source), which
 an inbox, read from the top, can afford. The views by who answers apply to both (`ai`, `pending`,
-`human` are the same words in both areas); the channel filter keeps one source (`web_chat` keeps
-the web chat alone). Ended web chats stay on the web chat page.
+`human` are the same words in both areas); "unread" and "assigned to me" keep conversations only
+(web chats have neither an unread count nor an assignee); the channel filter keeps one source
+(`web_chat` keeps the web chat alone). Ended web chats stay on the web chat page.
 """
 
 from __future__ import annotations
@@ -38,25 +39,49 @@ class InboxRow:
     unread: int = 0
 
 
+@attrs.frozen
+class InboxView:
+    """Which conversations a view of the inbox keeps (`ConversationFilter`'s fields)."""
+
+    handled_by: str | None = None
+    unread: bool = False
+    mine: bool = False
+    """Only the viewer's own: assigned to them."""
+
+    @property
+    def has_web_chats(self) -> bool:
+        """Web chats have neither assignees nor an unread count: the views that need one leave them out."""
+        return not (self.unread or self.mine)
+
+
 def inbox_page(
     services: Services,
     account_id: int,
-    handled_by: str | None,
+    view: InboxView,
     channel: str | None,
-    visible_to: int | None,
+    member_id: int | None,
+    visible_only: bool,
     number: int,
 ) -> Page[InboxRow]:
-    """Page `number` of the inbox, newest first (the module's rules)."""
+    """Page `number` of the inbox, newest first (the module's rules). `member_id` is the viewer (None:
+    a partner impersonating); `visible_only` keeps the conversations an agent sees."""
     size = CONVERSATIONS.default
     reach = PageRequest(1, number * size)
     rows: list[InboxRow] = []
     total = 0
+    handled_by = view.handled_by
     if channel != WEB_CHAT:
-        filters = ConversationFilter(channel=channel, handled_by=handled_by, visible_to=visible_to)
+        filters = ConversationFilter(
+            channel=channel,
+            handled_by=handled_by,
+            visible_to=member_id if visible_only else None,
+            assignee_id=(member_id or 0) if view.mine else None,  # a partner is assigned nothing
+            unread=view.unread,
+        )
         found = services.messages.conversations(account_id, filters, reach)
         rows += [_conversation_row(summary) for summary in found.items]
         total += found.total
-    if channel is None or channel == WEB_CHAT:
+    if (channel is None or channel == WEB_CHAT) and view.has_web_chats:
         chats = services.web_chat.find(account_id, SessionFilter(status="active", handled_by=handled_by), reach)
         rows += [_chat_row(session) for session in chats.items]
         total += chats.total

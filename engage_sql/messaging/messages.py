@@ -28,6 +28,7 @@ repository calls `forget_conversations` first, which lowers the totals.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Mapping
 from datetime import datetime
@@ -336,15 +337,20 @@ _PAGES: dict[tuple[str, bool, bool], Select[Any]] = {
 _MEMBER: BindParameter[int] = bindparam("member")
 
 
-def _visible_page(state: str) -> tuple[Select[Any], Select[Any]]:
-    """A page of the conversations a team member sees (unassigned or theirs), and its total: a
-    plain join of each summary to its state row, for the few conversations of an agent's inbox
-    (the counters behind the other pages' totals do not know assignees)."""
-    where: list[ColumnElement[bool]] = [
-        conversations.c.account_id == _ACCOUNT,
-        conversations.c.scope == _SCOPE,
-        or_(conversation_handling.c.assignee_id.is_(None), conversation_handling.c.assignee_id == _MEMBER),
-    ]
+@functools.cache
+def _plain_page(state: str, visible: bool, assigned: bool, unread: bool) -> tuple[Select[Any], Select[Any]]:
+    """A page of summaries by the dashboard's filters, and its total: conversations a team member sees
+    (`visible`: unassigned or theirs, `:member`), those assigned to them (`assigned`), those with unread
+    messages (`unread`). A plain join of each summary to its state row, for the few conversations an
+    agent's inbox holds, with its own count (the counters behind the other pages' totals know neither
+    assignees nor unread)."""
+    where: list[ColumnElement[bool]] = [conversations.c.account_id == _ACCOUNT, conversations.c.scope == _SCOPE]
+    if visible:
+        where.append(or_(conversation_handling.c.assignee_id.is_(None), conversation_handling.c.assignee_id == _MEMBER))
+    if assigned:
+        where.append(conversation_handling.c.assignee_id == bindparam("assignee"))
+    if unread:
+        where.append(conversations.c.unread_count > 0)
     if state == AI_ONLY:
         where.append(_BY_AI)
     elif state == ONE_STATE:
@@ -359,9 +365,6 @@ def _visible_page(state: str) -> tuple[Select[Any], Select[Any]]:
         .offset(bindparam("offset"))
     )
     return rows, select(func.count()).select_from(source).where(*where)
-
-
-_VISIBLE_PAGES = {state: _visible_page(state) for state in (ANY, AI_ONLY, ONE_STATE)}
 
 
 def _state_kind(handled_by: str | None) -> str:
@@ -486,9 +489,11 @@ class SqlMessageRepository(WorkspaceRepository):
             "offset": page.offset,
         }
         state = _state_kind(filters.handled_by)
-        if filters.visible_to is not None and filters.contact_id is None:
-            rows_of, total_of = _VISIBLE_PAGES[state]
-            params["member"] = filters.visible_to
+        plain = filters.visible_to is not None or filters.assignee_id is not None or filters.unread
+        if plain and filters.contact_id is None:
+            assigned = filters.assignee_id is not None
+            rows_of, total_of = _plain_page(state, filters.visible_to is not None, assigned, filters.unread)
+            params.update(member=filters.visible_to, assignee=filters.assignee_id)
             rows = self._conn.execute(rows_of, params).all()
             total = self._conn.execute(total_of, params).scalar_one()
             return Page(items=[_summary_from_row(row) for row in rows], request=page, total=int(total))

@@ -215,3 +215,23 @@ def test_an_agent_sees_unassigned_conversations_and_their_own(
     assert listed("ai") == (1, {free.id})
     assert listed("pending") == (1, {waiting.id})
     assert listed(page=PageRequest(page=2, per_page=2))[0] == 3
+
+
+def test_the_assigned_and_unread_filters(
+    services: Services, uow: UnitOfWorkFactory, account: int, make_contact: MakeContact, member: int
+) -> None:
+    """`assignee_id` keeps the member's conversations; `unread` those with unread messages; with totals."""
+    mine, read, free = (make_contact() for _ in range(3))
+    for contact in (mine, read, free):
+        _say(uow, account, contact)
+    services.conversation_handling.take_over(account, mine.id, member)
+    services.messages.mark_read(account, read.id)
+
+    def listed(**filters: object) -> tuple[int, set[int]]:
+        found = services.messages.conversations(account, ConversationFilter(**filters), ALL)  # type: ignore[arg-type]
+        return found.total, {s.contact_id for s in found.items}
+
+    assert listed(assignee_id=member) == (1, {mine.id})
+    assert listed(unread=True) == (2, {mine.id, free.id})
+    assert listed(unread=True, assignee_id=member, handled_by="human") == (1, {mine.id})
+    assert listed(unread=True, handled_by="ai") == (1, {free.id})

@@ -333,3 +333,27 @@ def test_the_second_page_continues_the_merged_list(
     second = re.findall(r"Visitor (\d\d)", browser.get("/app/inbox", params={"page": 2}).text)
     assert first == [f"{n:02d}" for n in range(19, 4, -1)]
     assert second == [f"{n:02d}" for n in range(4, -1, -1)]
+
+
+def test_the_unread_view_leaves_out_read_conversations_and_web_chats(
+    browser: TestClient, tenant: Tenant, add_member: Callable[..., int], conversation: int, services: Services
+) -> None:
+    """`view=unread` keeps the unread WhatsApp conversation, not once it is read, and no web chat."""
+    services.web_chat.start(tenant.account_id, VisitorDetails(name="Mia"))
+    add_member(tenant)
+    sign_in(browser)
+    page = browser.get("/app/inbox", params={"view": "unread"}).text
+    assert "Grace" in page and "Mia" not in page
+    services.messages.mark_read(tenant.account_id, conversation)
+    assert "Grace" not in browser.get("/app/inbox", params={"view": "unread"}).text
+
+
+def test_the_assigned_to_me_view_keeps_the_members_conversations(
+    browser: TestClient, tenant: Tenant, add_member: Callable[..., int], conversation: int, services: Services
+) -> None:
+    """`view=mine` is empty until the conversation is assigned to the signed-in member."""
+    member_id = add_member(tenant)
+    sign_in(browser)
+    assert "Grace" not in browser.get("/app/inbox", params={"view": "mine"}).text
+    services.conversation_handling.take_over(tenant.account_id, conversation, member_id)
+    assert "Grace" in browser.get("/app/inbox", params={"view": "mine"}).text
