@@ -3,7 +3,7 @@ and shown once).
 
 `GET /app/overview` shows the plan in force with its use against each limit this cycle
 (`Entitlements.subscription`, as `GET /account/subscription`) and every channel's status; agents see
-it too, without the plan's details they cannot change.
+the channels only (the plan is billing, which is the admins').
 
 `GET /app/settings/team` (admins) lists the members; its form adds one with a password
 (`TeamService.create`, which sends the invitation), showing the API's errors beside the fields.
@@ -89,7 +89,11 @@ def routes(services: Services, viewers: Viewers) -> list[Route]:
         return await api_key(request, viewer, saved=True)
 
     async def overview(request: Request, viewer: Viewer) -> Response:
-        subscription = await in_worker_thread(services.entitlements.subscription, viewer.account_id, read=True)
+        subscription = (  # the plan is billing: admins only
+            await in_worker_thread(services.entitlements.subscription, viewer.account_id, read=True)
+            if viewer.is_admin
+            else None
+        )
         channels = await in_worker_thread(services.channels.list, viewer.account_id, read=True)
         return render(
             "overview.html",

@@ -234,3 +234,13 @@ def test_a_bad_origin_is_refused_beside_the_field_and_kept_in_it(
     assert answer.status_code == 422
     assert 'id="origins-error"' in answer.text and ">not an origin</textarea>" in answer.text
     assert services.accounts.get(tenant.account_id).allowed_origins == ()
+
+
+def test_an_agents_overview_shows_the_channels_but_not_the_plan(
+    browser: TestClient, tenant: Tenant, add_member: Callable[..., int], conversation: int
+) -> None:
+    """The plan and its use are billing: an agent's overview has the channels only."""
+    add_member(tenant, role="agent")
+    sign_in(browser)
+    page = browser.get("/app/overview").text
+    assert "WhatsApp" in page and "Plan: " not in page
