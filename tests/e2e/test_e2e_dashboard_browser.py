@@ -258,7 +258,9 @@ def test_the_main_pages_have_no_accessibility_violations(browser: Any, served: t
         "/app/orders",
         "/app/bookings",
         "/app/campaigns",
+        "/app/agents",
         "/app/settings/team",
+        "/app/settings/api-key",
         "/app/settings/webhooks",
         "/app/web-chat",
     ):
@@ -266,7 +268,9 @@ def test_the_main_pages_have_no_accessibility_violations(browser: Any, served: t
         assert no_violations(page) == [], path
     page.goto(f"{server.base_url}/app/overview")
     shot(page, "dashboard-overview.png")
-    page.set_viewport_size({"width": 390, "height": 800})  # a phone: the page still has no violation
-    assert no_violations(page) == []
+    page.set_viewport_size({"width": 390, "height": 800})  # a phone: the pages still have no violation
+    for path in ("/app/overview", "/app/inbox", "/app/settings/webhooks"):
+        page.goto(f"{server.base_url}{path}")
+        assert no_violations(page) == [], path
     context.close()
     page.context.close()
