@@ -84,7 +84,8 @@ def test_the_ai_replies_stays_silent_when_taken_over_and_replies_again_once_rele
 
     first = space.customer_writes("How long do parcels to Canada take?")
     contact = first["contact_id"]
-    [reply] = wait_for(lambda: space.replies(contact), "the automatic reply")
+    # The reply is stored `pending` before it goes to the gateway: wait until the send has settled.
+    [reply] = wait_for(lambda: [r for r in space.replies(contact) if r["status"] != "pending"], "the automatic reply")
     assert (reply["status"], reply["content"]) == ("sent", "Parcels to Canada take 7 to 14 days.")
 
     space.call("POST", f"/conversations/{contact}/take-over")
