@@ -13,7 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from dashboard_support import PASSWORD
+from dashboard_support import PASSWORD, PHONE
 from http_support import Api, PartnerCaller, Tenant
 from starlette.applications import Starlette
 from starlette.exceptions import StarletteDeprecationWarning
@@ -35,6 +35,7 @@ from engage_core.knowledge.service import CatalogInput, CatalogResult
 from engage_core.knowledge.transcription_fakes import FakeAudioProber, FakeTranscriber
 from engage_core.messaging.channel_service import CredentialsInput
 from engage_core.messaging.channels import QR_CHANNELS, ChannelAccount
+from engage_core.messaging.conversations import ConversationFilter
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.partners.client_service import AdminInput, ClientInput
 from engage_core.services import Services
@@ -552,3 +553,16 @@ def add_member(services: Services) -> Callable[..., int]:
         return services.team.create(tenant.account_id, MemberInput("Ada", email, role, PASSWORD)).member.id
 
     return add
+
+
+@pytest.fixture
+def conversation(
+    tenant: Tenant, connect_channel: Callable[..., ChannelAccount], sandbox: SandboxGateway, services: Services
+) -> int:
+    """A WhatsApp conversation of the tenant: Grace (`dashboard_support.PHONE`) asked about a kettle;
+    the contact's id."""
+    channel = connect_channel(tenant, "whatsapp")
+    assert channel.provider_account_id is not None
+    sandbox.inject_message(channel.provider_account_id, PHONE, "Is the blue kettle in stock?", sender_name="Grace")
+    found = services.messages.conversations(tenant.account_id, ConversationFilter(), PageRequest())
+    return found.items[0].contact_id

@@ -8,6 +8,8 @@ import httpx
 from starlette.testclient import TestClient
 
 PASSWORD = "correct horse battery"
+PHONE = "+14155550123"
+"""The customer of the `conversation` fixture."""
 
 
 def csrf_of(page: httpx.Response) -> str:

@@ -7,31 +7,13 @@ import re
 from collections.abc import Callable
 
 import httpx
-import pytest
 from dashboard_support import csrf_of, sign_in
 from http_support import Tenant
 from starlette.testclient import TestClient
 
 from engage_core.kernel.pagination import PageRequest
-from engage_core.messaging.channels import ChannelAccount
-from engage_core.messaging.conversations import ConversationFilter
-from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
 from engage_core.webhooks.service import WebhookInput
-
-PHONE = "+14155550123"
-
-
-@pytest.fixture
-def conversation(
-    tenant: Tenant, connect_channel: Callable[..., ChannelAccount], sandbox: SandboxGateway, services: Services
-) -> int:
-    """A WhatsApp conversation of the tenant with one inbound message; the contact's id."""
-    channel = connect_channel(tenant, "whatsapp")
-    assert channel.provider_account_id is not None
-    sandbox.inject_message(channel.provider_account_id, PHONE, "Is the blue kettle in stock?", sender_name="Grace")
-    found = services.messages.conversations(tenant.account_id, ConversationFilter(), PageRequest())
-    return found.items[0].contact_id
 
 
 def admin_page(browser: TestClient, tenant: Tenant, add_member: Callable[..., int], path: str) -> httpx.Response:
