@@ -210,6 +210,10 @@ class TeamService:
         """The member signing in with this address and password. A wrong address and a wrong
         password are one error, and take the same time (a decoy hash is checked for an unknown
         address). An inactive member with the right password is Forbidden."""
+        return self._verified(account_id, email, password)[0]
+
+    def _verified(self, account_id: int, email: str, password: str) -> tuple[TeamMember, str]:
+        """`authenticate`'s member and the password hash the password was checked against."""
         with self._uow.workspace(account_id, readonly=True) as uow:
             member = uow.team.by_email(email)
             stored = None if member is None else uow.team.password_hash(member.id)
@@ -222,7 +226,7 @@ class TeamService:
             raise Forbidden("This team member is inactive.", code="member_inactive")
         if self._sign_in_check is not None:
             self._sign_in_check(account_id)
-        return member
+        return member, stored
 
     def sign_in(self, email: str, password: str) -> list[SignedIn]:
         """Every workspace this address and password open (`engage_core.team.sign_in`), ascending
@@ -243,16 +247,13 @@ class TeamService:
         refusal: Forbidden | None = None
         for account_id, workspace in candidates:
             try:
-                member = self.authenticate(account_id, email, password)
+                member, stored = self._verified(account_id, email, password)
             except Unauthenticated:
                 continue
             except Forbidden as exc:
                 refusal = exc
                 continue
-            with self._uow.workspace(account_id, readonly=True) as uow:
-                stored = uow.team.password_hash(member.id)
-            if stored is not None:
-                opened.append(SignedIn(account_id, workspace, member, password_stamp(stored)))
+            opened.append(SignedIn(account_id, workspace, member, password_stamp(stored)))
         if opened:
             return opened
         raise refusal or Unauthenticated(WRONG_CREDENTIALS)
