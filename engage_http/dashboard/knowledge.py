@@ -17,7 +17,6 @@ import tempfile
 from functools import partial
 from pathlib import Path
 
-from markupsafe import Markup, escape
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import Response
@@ -29,12 +28,10 @@ from engage_core.knowledge.chunks import SearchResult
 from engage_core.knowledge.documents import DocumentInput, DocumentUpload
 from engage_core.knowledge.entries import TextInput
 from engage_core.knowledge.model import KB_STATUSES, KB_TYPES, KnowledgeBaseFilter
-from engage_core.knowledge.search import SNIPPET_END, SNIPPET_START
 from engage_core.knowledge.websites import WebsiteInput
 from engage_core.services import Services
 from engage_http.dashboard.pages import (
     APP_PREFIX,
-    TEMPLATES,
     Page,
     Viewer,
     Viewers,
@@ -56,15 +53,6 @@ NOTICES = {
     "crawling": "The crawl is queued; its progress shows below.",
     "deleted": "Entry deleted.",
 }
-
-
-def marked(snippet: str) -> Markup:
-    """A search snippet as HTML: its text escaped, its matched words in `<mark>`."""
-    escaped = escape(snippet)
-    return escaped.replace(escape(SNIPPET_START), Markup("<mark>")).replace(escape(SNIPPET_END), Markup("</mark>"))
-
-
-TEMPLATES.filters["marked"] = marked
 
 
 def _create_documents(services: Services, account_id: int, title: str, files: list[UploadFile]) -> int:

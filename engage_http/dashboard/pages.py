@@ -23,12 +23,14 @@ from urllib.parse import quote, urlsplit
 
 import attrs
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup, escape
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from engage_core.kernel.errors import EngageError, Forbidden, NotFound, Unauthenticated, ValidationFailed
+from engage_core.knowledge.search import SNIPPET_END, SNIPPET_START
 from engage_core.services import Services
 from engage_http.dashboard.sessions import SESSION_COOKIE, DashboardSession, SessionCookies
 from engage_http.errors import status_of
@@ -65,6 +67,15 @@ TEMPLATES = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+
+
+def marked(snippet: str) -> Markup:
+    """A knowledge-search snippet as HTML: its text escaped, its matched words in `<mark>`."""
+    escaped = escape(snippet)
+    return escaped.replace(escape(SNIPPET_START), Markup("<mark>")).replace(escape(SNIPPET_END), Markup("</mark>"))
+
+
+TEMPLATES.filters["marked"] = marked
 TEMPLATES.filters["channel_name"] = lambda channel: CHANNEL_NAMES.get(channel, str(channel).capitalize())
 
 
