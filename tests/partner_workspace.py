@@ -142,8 +142,7 @@ def fill_workspace(uow: UnitOfWorkFactory, account_id: int, partner_id: int, now
         unit.web_chat_widgets.save(new_widget(now))
         steps = (SequenceStep("Hi {{name}}"), SequenceStep("Any questions?", wait_days=2))
         unit.linkedin_campaigns.add_plan(campaign.id, LinkedInPlan("sequence", steps=steps))
-        recipient = unit.campaign_recipients.next_pending(campaign.id)
-        assert recipient is not None
+        [recipient] = unit.campaign_recipients.claim(campaign.id, 1, now)
         unit.linkedin_campaigns.schedule(campaign.id, recipient.id, contact.id, 1, now + timedelta(days=2), now)
         unit.voice_settings.save(VoiceSettings(enabled=True), now)
         cached = CachedSpeech(f"tts-{account_id}", f"voice/{account_id:02d}/hello.m4a", 1.5, "en", None, False, False)

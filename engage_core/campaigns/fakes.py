@@ -170,9 +170,55 @@ class InMemoryRecipientRepository(_Repo):
         linked = any(a == self._account and c == channel and cid == contact.id for (a, c, _), cid in handles.items())
         return None if linked else NO_ADDRESS
 
-    def next_pending(self, campaign_id: int) -> Recipient | None:
-        """In memory, as :meth:`.RecipientRepository.next_pending`."""
-        return next((r for r in self._mine(campaign_id) if r.status == "pending"), None)
+    def claim(self, campaign_id: int, limit: int, now: datetime) -> Sequence[Recipient]:
+        """In memory, as :meth:`.RecipientRepository.claim`."""
+        claimed: list[Recipient] = []
+        for recipient in self._mine(campaign_id):
+            if len(claimed) >= limit:
+                break
+            if recipient.status == "pending":
+                moved = attrs.evolve(recipient, status="sending", handed_at=None, updated_at=now)
+                self._t.campaign_recipients[recipient.id] = (self._account, moved)
+                claimed.append(moved)
+        return claimed
+
+    def hand(self, recipient_id: int, now: datetime) -> bool:
+        """In memory, as :meth:`.RecipientRepository.hand`."""
+        current = self.get(recipient_id)
+        if current is None or current.status != "sending" or current.handed_at is not None:
+            return False
+        handed = attrs.evolve(current, handed_at=now, attempts=current.attempts + 1, updated_at=now)
+        self._t.campaign_recipients[recipient_id] = (self._account, handed)
+        return True
+
+    def release(
+        self,
+        campaign_id: int,
+        to: str,
+        now: datetime,
+        *,
+        recipient_ids: Sequence[int] | None = None,
+        reason: str | None = None,
+        error: str | None = None,
+    ) -> int:
+        """In memory, as :meth:`.RecipientRepository.release`."""
+        chosen = None if recipient_ids is None else set(recipient_ids)
+        released = 0
+        for recipient in self._mine(campaign_id):
+            if recipient.status != "sending" or recipient.handed_at is not None:
+                continue
+            if chosen is not None and recipient.id not in chosen:
+                continue
+            moved = attrs.evolve(
+                recipient,
+                status=to,
+                reason=recipient.reason if reason is None else reason,
+                error=recipient.error if error is None else error,
+                updated_at=now,
+            )
+            self._t.campaign_recipients[recipient.id] = (self._account, moved)
+            released += 1
+        return released
 
     def move(
         self,

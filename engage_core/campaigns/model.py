@@ -22,12 +22,16 @@ resume alike; the catalogue has no `resumed`).
 Recipient statuses, ranked; a recipient only moves up the rank (receipts included)::
 
     pending -> sending -> sent -> delivered -> read
-    pending -> skipped                      (blacklisted, not on the channel, cancelled, ...)
+    pending | sending -> skipped            (blacklisted, not on the channel, cancelled, ...)
     pending | sending -> failed             (the provider refused, or the outcome is unknown)
 
-`sending` is the sender's claim, written before the gateway is called. The one way out of it that
-is not forward: the provider answered "unavailable" (`GatewayUnavailable`: nothing was sent), and
-the claim is released back to `pending` for a later attempt.
+`sending` is the sender's claim, written for a batch of recipients before any of them is sent;
+`handed_at` is then written for each one, in a commit of its own, just before the gateway gets it.
+A claim not yet handed is certainly unsent, so it may go back: to `pending` when the campaign is
+paused, the provider was unavailable (`GatewayUnavailable`: nothing was sent) or the sender
+stopped; to `skipped` when the campaign is cancelled or fails. A handed recipient only moves
+forward: `sent`, or `failed` when the provider refused or the outcome is unknown (the sender died
+before it recorded the answer).
 
 Counters are kept on the campaign row in the transaction of every recipient move, through
 `counter_deltas`: `sent` counts recipients whose message went (sent, delivered or read),
@@ -135,7 +139,8 @@ assert get_args(RecipientReason) == REASONS
 RANK: Mapping[str, int] = {"pending": 0, "sending": 1, "sent": 2, "delivered": 3, "read": 4, "failed": 5, "skipped": 5}
 MOVES: Mapping[str, frozenset[str]] = {
     "pending": frozenset({"sending", "skipped", "failed"}),
-    "sending": frozenset({"sent", "failed", "pending"}),  # `pending`: a claim released (see the module notes)
+    # `pending`: a claim given back unsent (a pause, an outage); `skipped`: one cancelled unsent.
+    "sending": frozenset({"sent", "failed", "pending", "skipped"}),
     "sent": frozenset({"delivered", "read"}),
     "delivered": frozenset({"read"}),
     "read": frozenset(),
@@ -299,7 +304,8 @@ class CampaignFilter:
 
 @attrs.frozen
 class Recipient:
-    """One contact of a campaign's snapshot. `message_id`: the message sent (or being sent) to it."""
+    """One contact of a campaign's snapshot. `message_id`: the message sent to it. `handed_at`:
+    when a `sending` recipient was handed to the gateway (None while it is only claimed)."""
 
     id: int
     campaign_id: int
@@ -311,6 +317,7 @@ class Recipient:
     attempts: int
     sent_at: datetime | None
     updated_at: datetime
+    handed_at: datetime | None = None
 
 
 @attrs.frozen

@@ -62,9 +62,30 @@ class RecipientRepository(Protocol):
         Ordered by contact id. The counters of what was stored (nothing, when the campaign has
         recipients already)."""
 
-    def next_pending(self, campaign_id: int) -> Recipient | None:
-        """The campaign's pending recipient of lowest id. On PostgreSQL a row another transaction
-        holds is passed over (`FOR UPDATE SKIP LOCKED`) and the one returned stays locked."""
+    def claim(self, campaign_id: int, limit: int, now: datetime) -> Sequence[Recipient]:
+        """Move up to `limit` of the campaign's pending recipients, lowest ids first, to `sending`
+        (claimed, not yet handed: `handed_at` None), in one statement: the recipients as claimed.
+        A recipient another transaction is claiming is passed over (PostgreSQL `SKIP LOCKED`), so
+        two senders never claim the same one."""
+
+    def hand(self, recipient_id: int, now: datetime) -> bool:
+        """Record that the claimed recipient is being handed to the gateway (`handed_at`, one more
+        attempt), if it is still claimed and not yet handed: whether it may be sent. False when a
+        pause, a cancel or another sender took the claim back."""
+
+    def release(
+        self,
+        campaign_id: int,
+        to: str,
+        now: datetime,
+        *,
+        recipient_ids: Sequence[int] | None = None,
+        reason: str | None = None,
+        error: str | None = None,
+    ) -> int:
+        """Move the campaign's claims not yet handed (`sending` with no `handed_at`; all of them, or
+        those of `recipient_ids`) to `to` (`pending` or `skipped`), with `reason` and `error` when
+        given, in one statement: how many moved."""
 
     def move(
         self,

@@ -1,39 +1,49 @@
 """The send job (`campaign.send`): a running campaign's messages, sent by the worker through the
 channel gateway at the campaign's rate and within the channel's quotas.
 
-One recipient at a time, each in two short transactions around the gateway call, never inside one:
+The recipients go in batches, each in three steps, the gateway call never inside a transaction:
 
-1. claim: the recipient becomes `sending` with its message stored `pending` (`campaign_id` set),
-   and the send is counted against the quotas and the plan's `messages_per_month`;
-2. the gateway call;
-3. settle: the message becomes `sent` (`message.sent`) or `failed`, the recipient `sent` or
-   `failed` (`rejected`), the counters follow. A provider outage (`GatewayUnavailable`: nothing was
-   sent) releases the claim instead, and the job waits `UNAVAILABLE_WAIT` before trying again
-   (the third outage in a row for one recipient fails it, `unavailable`).
+1. claim: up to a batch of pending recipients become `sending` in one statement (as many as the
+   rate sends in `BATCH_SECONDS`, at most `BATCH`, at most what the quotas and the plan's
+   `messages_per_month` leave room for), their contacts are read and their texts rendered, and
+   the batch is counted against the quotas;
+2. for each claim, in order: `handed_at` is written in a commit of its own (one statement), then
+   the gateway call, then the wait for the rate;
+3. settle, in one transaction for the whole batch: each message stored `sent` (`message.sent`) or
+   `failed`, each recipient `sent` or `failed` (`rejected`), the counters moved once. A provider
+   outage (`GatewayUnavailable`: nothing was sent) gives the claim back instead, and the job waits
+   `UNAVAILABLE_WAIT` before trying again (the third outage in a row for one recipient fails it,
+   `unavailable`).
 
-Step 3 of one recipient and step 1 of the next share a transaction, so a message costs one commit.
-What the claims share (the channel, the campaign's LinkedIn plan, the room the quotas and the plan's
-monthly messages leave) is read once per `BATCH` claims and counted down per claim, so the monthly
-message count no longer runs per message. Only the claims are batched, never the sends: one
-recipient at most is in flight, so a crash still leaves exactly the one whose send may have gone.
+Step 3 of one batch and step 1 of the next share a transaction. What the claims share (the
+channel, the campaign's LinkedIn plan, the room the quotas and the plan's monthly messages leave)
+is read once per `BATCH` claims and counted down.
 
 No contact gets the same campaign twice. A recipient is claimed only from `pending`, so two runs
-(a worker that stalled past its lease and the one that took over) never claim the same one. A
-worker that dies between the gateway call and the settle leaves its recipient `sending`: whether
-the network got the message is unknown, and the gateway takes no idempotency key to ask, so the
-next run does not send again but marks it `failed` with reason `unknown_outcome` once its claim is
-older than `stale_after` (the job lease: by then the dead worker's lease has ended). At most once,
-never twice: the owner sees exactly which recipients to check.
+(a worker that stalled past its lease and the one that took over) never claim the same one, and
+the hand-off only from an unhanded claim, so a pause or cancel that took the claim back (to
+`pending` or `skipped`, in its own transaction) and the sender never both win. A claim without
+`handed_at` certainly did not go: when the sender stops, is paused, meets an outage or dies, such
+claims go back to `pending`. A worker that dies after a hand-off and before the settle leaves its
+recipient `sending` with `handed_at`: whether the network got the message is unknown, and the
+gateway takes no idempotency key to ask, so the next run does not send again but marks it
+`failed` with reason `unknown_outcome` once it is older than `stale_after` (the job lease: by then
+the dead worker's lease has ended). At most once, never twice, and never `unknown_outcome` for a
+recipient the gateway was not handed: a crash leaves at most the sends of one batch (about
+`BATCH_SECONDS` of sending) unknown, and the owner sees exactly which recipients to check.
 
 Between two sends the job waits for the rate (`send_rate` per minute); it keeps the worker for at
 most `slice_seconds` at a time and then defers itself (`RetryLater`), so crawls and other
 campaigns get their turn. A quota or the plan's monthly limit defers it until there is room (the
-recipients stay `pending`: a wait, not a failure). A pause or cancel is seen at the next claim.
+recipients stay `pending`: a wait, not a failure). A pause or cancel is seen at the next hand-off.
 
 When no recipient is pending and none is in flight, the campaign ends: `completed` when at least
 one message went, `failed` when none could be sent. It ends `failed` too when its channel is not
 connected any more (the pending recipients are `skipped`, `campaign_failed`), and is `paused` with
 an error when the workspace's plan lost the `campaigns` feature.
+
+LinkedIn sequences' later steps (follow-ups) go one at a time: each is claimed with its message
+stored `pending` and handed to the gateway at once (`engage_core.linkedin.steps`).
 """
 
 from __future__ import annotations
@@ -56,10 +66,11 @@ from engage_core.campaigns.model import (
     UNKNOWN_OUTCOME,
     Campaign,
     Counters,
+    Recipient,
     counter_deltas,
 )
 from engage_core.campaigns.quotas import Quotas, first_counted_day
-from engage_core.campaigns.service import move, skip_pending, take_snapshot
+from engage_core.campaigns.service import give_back_claims, move, skip_pending, take_snapshot
 from engage_core.campaigns.template import render
 from engage_core.contacts.model import Contact
 from engage_core.jobs.model import RetryLater
@@ -85,7 +96,10 @@ MAX_UNAVAILABLE = 3
 DEFAULT_SLICE_SECONDS = 5.0
 BATCH = 100
 """Claims between two reads of the channel, the campaign's LinkedIn plan, the quotas and the plan's
-monthly messages: those reads (the monthly count above all) cost more than the claim itself."""
+monthly messages, and the most one batch claims and settles at once."""
+BATCH_SECONDS = 0.2
+"""A batch holds what the campaign's rate sends in this long (at least one recipient): the longest
+a sent message waits to be recorded, and what a crash may leave `unknown_outcome`."""
 CAMPAIGNS_FEATURE = "campaigns"
 
 
@@ -94,15 +108,22 @@ class _Claim:
     """A recipient claimed for a send: where and what to send."""
 
     recipient_id: int
-    message_id: int
+    contact_id: int
+    channel: str
     provider_account_id: str
     address: str
     text: str
+    """What the gateway gets: the message, or the invitation's note (empty for none)."""
+    content: str
+    """The message stored for it."""
+    attempts: int = 0
+    """Hand-offs of the recipient before this one."""
     invite: bool = False
-    """A LinkedIn invitation (`text` its note, empty for none) rather than a message."""
+    """A LinkedIn invitation rather than a message."""
     follow_up_id: int | None = None
     """A later step of a LinkedIn sequence rather than the recipient's own send."""
-    contact_id: int = 0
+    message_id: int | None = None
+    """A follow-up's message, stored `pending` at its claim."""
     next_step: tuple[int, int] | None = None
     """The sequence step that follows once this one went: its number and its wait in days."""
 
@@ -139,9 +160,10 @@ class _Wait:
 _STOP = object()
 """The campaign is not running (ended, paused, cancelled or gone): the job ends."""
 _AGAIN = object()
-"""A recipient was settled without a send (skipped): look for the next one at once."""
+"""Every recipient claimed was settled without a send (skipped): claim again at once."""
 
-Step = _Claim | _Wait | object
+Step = list[_Claim] | _Wait | object
+_STOPPING = "The worker is stopping; the next run goes on from the first pending recipient."
 
 
 class CampaignSendJob:
@@ -189,14 +211,16 @@ class CampaignSendJob:
             return
         plan = self._limits.plan_of(account_id)
         interval = timedelta(minutes=1) / campaign.send_rate
+        size = max(1, min(BATCH, int(BATCH_SECONDS / interval.total_seconds())))
         started = self._clock.now()
         due = started
-        outcome: _Outcome | None = None
         batch = _Batch()
+        done: list[_Outcome] = []
+        unsent: list[_Claim] = []
         while True:
             may_claim = not (context.stopping() or context.lost())
-            step = self._step(account_id, campaign_id, plan, outcome, batch, may_claim=may_claim)
-            outcome = None
+            step = self._step(account_id, campaign_id, plan, done, unsent, batch, size if may_claim else 0)
+            done, unsent = [], []
             if step is _STOP:
                 return
             if step is _AGAIN:
@@ -204,21 +228,37 @@ class CampaignSendJob:
             if isinstance(step, _Wait):
                 context.check()
                 raise RetryLater(step.seconds, step.reason)
-            if not isinstance(step, _Claim):  # not claimed: the worker stops or lost the job
+            if not isinstance(step, list):  # not claimed: the worker stops or lost the job
                 context.check()
-                raise RetryLater(0, "The worker is stopping; the next run goes on from the first pending recipient.")
-            outcome = self._send(step)
-            if outcome.status == "unavailable":
-                self._step(account_id, campaign_id, plan, outcome, batch, may_claim=False)
-                raise RetryLater(UNAVAILABLE_WAIT, f"The provider is unavailable: {outcome.error}")
-            due += interval
-            now = self._clock.now()
-            wait = (due - now).total_seconds()
-            if now - started >= self._slice or (wait > 0 and now + timedelta(seconds=wait) - started > self._slice):
-                self._step(account_id, campaign_id, plan, outcome, batch, may_claim=False)
-                raise RetryLater(max(0.0, wait), "The campaign's slice of the worker ended; it goes on shortly.")
-            if wait > 0:
-                self._sleep(wait)
+                raise RetryLater(0, _STOPPING)
+            stop: RetryLater | None = None
+            for index, claim in enumerate(step):
+                if context.stopping() or context.lost():
+                    unsent = step[index:]
+                    stop = RetryLater(0, _STOPPING)
+                    break
+                if not self._hand(account_id, claim):  # a pause or cancel took the batch back
+                    unsent = step[index + 1 :]
+                    break
+                outcome = self._send(claim)
+                done.append(outcome)
+                if outcome.status == "unavailable":
+                    unsent = step[index + 1 :]
+                    stop = RetryLater(UNAVAILABLE_WAIT, f"The provider is unavailable: {outcome.error}")
+                    break
+                due += interval
+                now = self._clock.now()
+                wait = (due - now).total_seconds()
+                if now - started >= self._slice or (wait > 0 and now + timedelta(seconds=wait) - started > self._slice):
+                    unsent = step[index + 1 :]
+                    stop = RetryLater(max(0.0, wait), "The campaign's slice of the worker ended; it goes on shortly.")
+                    break
+                if wait > 0:
+                    self._sleep(wait)
+            if stop is not None:
+                self._step(account_id, campaign_id, plan, done, unsent, batch, 0)
+                context.check()
+                raise stop
 
     # -- the transactions -------------------------------------------------------------------------
 
@@ -245,8 +285,13 @@ class CampaignSendJob:
                 campaign = move(uow, campaign, "running", now)
             if campaign.status != "running":
                 return None
-            for left in uow.campaign_recipients.stale_sending(campaign_id, now - self._stale):
-                _settle_unknown(uow, campaign_id, left.id, left.message_id, now)
+            left = uow.campaign_recipients.stale_sending(campaign_id, now - self._stale)
+            unsent = [recipient.id for recipient in left if recipient.handed_at is None]
+            if unsent:
+                give_back_claims(uow, campaign_id, "pending", now, recipient_ids=unsent)
+            for recipient in left:
+                if recipient.handed_at is not None:
+                    _settle_unknown(uow, campaign, recipient, now)
             for follow_up in uow.linkedin_campaigns.stale_sending(campaign_id, now - self._stale):
                 steps.settle_unknown(uow, follow_up, now)
             uow.commit()
@@ -257,24 +302,43 @@ class CampaignSendJob:
         account_id: int,
         campaign_id: int,
         plan: Plan | None,
-        outcome: _Outcome | None,
+        done: list[_Outcome],
+        unsent: list[_Claim],
         batch: _Batch,
-        *,
-        may_claim: bool,
+        size: int,
     ) -> Step:
-        """Settle `outcome`, then claim the next recipient (when `may_claim`), in one transaction."""
+        """Settle the outcomes `done` and give the claims `unsent` back, then claim up to `size`
+        recipients (none when 0), in one transaction."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
-            if outcome is not None:
-                _settle(uow, campaign_id, outcome, now)
-            step = self._next(uow, campaign_id, plan, batch, now) if may_claim else None
+            sent = 0
+            for outcome in done:
+                sent += _settle(uow, campaign_id, outcome, now)
+            if sent:
+                uow.campaigns.adjust(campaign_id, Counters(sent=sent))
+            reached = [outcome.claim.contact_id for outcome in done if outcome.status == "sent"]
+            if reached:
+                uow.contacts.touch(reached, now)
+            given_back = [claim.recipient_id for claim in unsent if claim.follow_up_id is None]
+            if given_back:
+                give_back_claims(uow, campaign_id, "pending", now, recipient_ids=given_back)
+            step = self._next(uow, campaign_id, plan, batch, size, now) if size else None
             uow.commit()
         return step
 
+    def _hand(self, account_id: int, claim: _Claim) -> bool:
+        """Record that the claim goes to the gateway now, in a commit of its own: whether it may."""
+        if claim.follow_up_id is not None:  # claimed and handed at once (see the module notes)
+            return True
+        with self._uow.workspace(account_id) as uow:
+            handed = uow.campaign_recipients.hand(claim.recipient_id, self._clock.now())
+            uow.commit()
+        return handed
+
     def _next(
-        self, uow: WorkspaceUnitOfWork, campaign_id: int, plan: Plan | None, batch: _Batch, now: datetime
+        self, uow: WorkspaceUnitOfWork, campaign_id: int, plan: Plan | None, batch: _Batch, size: int, now: datetime
     ) -> Step:
-        campaign = uow.campaigns.get(campaign_id)  # every claim: a pause or cancel is seen at the next one
+        campaign = uow.campaigns.get(campaign_id)
         if campaign is None or campaign.status != "running":
             return _STOP
         if batch.room <= 0:
@@ -282,43 +346,47 @@ class CampaignSendJob:
             if stop is not None:
                 return stop
         sequence = batch.sequence
-        recipient = uow.campaign_recipients.next_pending(campaign_id)
-        if recipient is None:
+        recipients = uow.campaign_recipients.claim(campaign_id, min(size, batch.room), now)
+        if not recipients:
             if uow.campaign_recipients.statuses(campaign_id).get("sending"):
                 return _Wait(self._stale.total_seconds(), "A send is still in flight; waiting for its outcome.")
             if sequence is not None and not sequence.invites:
                 return self._next_follow_up(uow, campaign, sequence, batch, now)
             return self._finish(uow, campaign, now)
-        contact = uow.contacts.get(recipient.contact_id)
-        skipped = _skip_reason(uow, contact, campaign.channel)
-        if skipped is None and contact is not None and sequence is not None and not sequence.invites:
-            skipped = steps.replied(uow, contact.id, campaign.created_at)  # wrote back since the launch
-        if skipped is not None:
-            _move(uow, campaign_id, recipient.id, "skipped", now, reason=skipped)
-            return _AGAIN
-        assert contact is not None
-        address = _address(uow, contact, campaign.channel)
-        assert address is not None
-        batch.room -= 1
         inviting = sequence if sequence is not None and sequence.invites else None
-        invite = inviting is not None
-        text = render(campaign.message, contact) if inviting is None else steps.invitation_text(inviting)
-        draft = MessageDraft(contact.id, "outbound", campaign.channel, text, "pending", campaign_id=campaign_id)
-        message = uow.messages.add(draft, now)
-        _move(uow, campaign_id, recipient.id, "sending", now, message_id=message.id)
-        uow.campaign_send_counts.add(campaign.channel, now.date(), 1)
-        note = text if inviting is None else (inviting.invite_note or "")
         following = None if sequence is None else steps.following(sequence, 0)
-        return _Claim(
-            recipient.id,
-            message.id,
-            batch.provider_account_id,
-            address,
-            note,
-            invite=invite,
-            contact_id=contact.id,
-            next_step=following,
-        )
+        claims = []
+        for recipient in recipients:
+            contact = uow.contacts.get(recipient.contact_id)
+            skipped = _skip_reason(uow, contact, campaign.channel)
+            if skipped is None and contact is not None and sequence is not None and not sequence.invites:
+                skipped = steps.replied(uow, contact.id, campaign.created_at)  # wrote back since the launch
+            if skipped is not None:
+                _move(uow, campaign_id, recipient.id, "skipped", now, reason=skipped)
+                continue
+            assert contact is not None
+            address = _address(uow, contact, campaign.channel)
+            assert address is not None
+            content = render(campaign.message, contact) if inviting is None else steps.invitation_text(inviting)
+            claims.append(
+                _Claim(
+                    recipient.id,
+                    contact.id,
+                    campaign.channel,
+                    batch.provider_account_id,
+                    address,
+                    content if inviting is None else (inviting.invite_note or ""),
+                    content,
+                    attempts=recipient.attempts,
+                    invite=inviting is not None,
+                    next_step=following,
+                )
+            )
+        if not claims:
+            return _AGAIN
+        batch.room -= len(claims)
+        uow.campaign_send_counts.add(campaign.channel, now.date(), len(claims))
+        return claims
 
     def _next_follow_up(
         self,
@@ -356,16 +424,19 @@ class CampaignSendJob:
         message = uow.messages.add(draft, now)
         uow.linkedin_campaigns.move(follow_up.id, "sending", now, message_id=message.id)
         uow.campaign_send_counts.add(campaign.channel, now.date(), 1)
-        return _Claim(
+        claim = _Claim(
             follow_up.recipient_id,
-            message.id,
+            contact.id,
+            campaign.channel,
             batch.provider_account_id,
             address,
             text,
+            text,
             follow_up_id=follow_up.id,
-            contact_id=contact.id,
+            message_id=message.id,
             next_step=steps.following(sequence, follow_up.step),
         )
+        return [claim]
 
     def _refresh(
         self, uow: WorkspaceUnitOfWork, campaign: Campaign, plan: Plan | None, batch: _Batch, now: datetime
@@ -455,10 +526,53 @@ def _move(
     return True
 
 
-def _settle(uow: WorkspaceUnitOfWork, campaign_id: int, outcome: _Outcome, now: datetime) -> None:
-    """Record the gateway's answer to a claim (a claim settled meanwhile, by a run that took over, is left)."""
+def _settle(uow: WorkspaceUnitOfWork, campaign_id: int, outcome: _Outcome, now: datetime) -> int:
+    """Record the gateway's answer to a claim (a claim settled meanwhile, by a run that took over, is
+    left): 1 when a recipient moved to `sent`, for the caller to count, else 0."""
     claim = outcome.claim
-    message = uow.messages.get(claim.message_id)
+    if claim.follow_up_id is not None:
+        _settle_follow_up(uow, campaign_id, outcome, now)
+        return 0
+    if outcome.status == "sent":
+        assert outcome.sent is not None
+        sent_at = outcome.sent.sent_at
+        draft = MessageDraft(
+            claim.contact_id,
+            "outbound",
+            claim.channel,
+            claim.content,
+            "sent",
+            sent_at=sent_at,
+            provider_message_id=outcome.sent.provider_message_id,
+            campaign_id=campaign_id,
+        )
+        message = uow.messages.add(draft, now)  # the contact's `last_message_at`: once for the batch
+        uow.emit(DomainEvent("message.sent", message.event_payload(), now))
+        moved = uow.campaign_recipients.move(claim.recipient_id, "sent", now, message_id=message.id, sent_at=sent_at)
+        if moved is None:
+            return 0
+        if claim.next_step is not None:
+            step, wait_days = claim.next_step
+            due = sent_at + timedelta(days=wait_days)
+            uow.linkedin_campaigns.schedule(campaign_id, claim.recipient_id, claim.contact_id, step, due, now)
+        return 1
+    error = outcome.error or "The message could not be sent."
+    if outcome.status == "unavailable" and claim.attempts + 1 < MAX_UNAVAILABLE:
+        if _move(uow, campaign_id, claim.recipient_id, "pending", now, error=error):
+            uow.campaign_send_counts.add(claim.channel, now.date(), -1)  # not sent: give it back
+        return 0
+    draft = MessageDraft(claim.contact_id, "outbound", claim.channel, claim.content, "failed", error=error[:1000])
+    message = uow.messages.add(attrs.evolve(draft, campaign_id=campaign_id), now)
+    reason = UNAVAILABLE if outcome.status == "unavailable" else REJECTED
+    _move(uow, campaign_id, claim.recipient_id, "failed", now, reason=reason, error=error, message_id=message.id)
+    return 0
+
+
+def _settle_follow_up(uow: WorkspaceUnitOfWork, campaign_id: int, outcome: _Outcome, now: datetime) -> None:
+    """Record the gateway's answer to a LinkedIn sequence's later step."""
+    claim = outcome.claim
+    assert claim.follow_up_id is not None
+    message = None if claim.message_id is None else uow.messages.get(claim.message_id)
     if outcome.status == "sent":
         assert outcome.sent is not None
         if message is not None and message.status == "pending":
@@ -466,11 +580,7 @@ def _settle(uow: WorkspaceUnitOfWork, campaign_id: int, outcome: _Outcome, now: 
             uow.messages.update(settled)
             touch_contact(uow, settled.contact_id, now)
             uow.emit(DomainEvent("message.sent", settled.event_payload(), now))
-        if claim.follow_up_id is not None:
-            moved = uow.linkedin_campaigns.move(claim.follow_up_id, "sent", now) is not None
-        else:
-            moved = _move(uow, campaign_id, claim.recipient_id, "sent", now, sent_at=outcome.sent.sent_at)
-        if moved and claim.next_step is not None:
+        if uow.linkedin_campaigns.move(claim.follow_up_id, "sent", now) is not None and claim.next_step is not None:
             step, wait_days = claim.next_step
             due = outcome.sent.sent_at + timedelta(days=wait_days)
             uow.linkedin_campaigns.schedule(campaign_id, claim.recipient_id, claim.contact_id, step, due, now)
@@ -478,34 +588,36 @@ def _settle(uow: WorkspaceUnitOfWork, campaign_id: int, outcome: _Outcome, now: 
     error = outcome.error or "The message could not be sent."
     if message is not None and message.status == "pending":
         uow.messages.update(mark_failed(message, error, now))
-    if claim.follow_up_id is not None:
-        steps.settle_failure(uow, claim.follow_up_id, _channel_of(uow, campaign_id), outcome.status, error, now)
-        return
-    if outcome.status == "unavailable":
-        recipient = uow.campaign_recipients.get(claim.recipient_id)
-        if recipient is not None and recipient.attempts < MAX_UNAVAILABLE:
-            if _move(uow, campaign_id, claim.recipient_id, "pending", now, error=error):
-                uow.campaign_send_counts.add(_channel_of(uow, campaign_id), now.date(), -1)  # not sent: give it back
-            return
-        _move(uow, campaign_id, claim.recipient_id, "failed", now, reason=UNAVAILABLE, error=error)
-        return
-    _move(uow, campaign_id, claim.recipient_id, "failed", now, reason=REJECTED, error=error)
+    steps.settle_failure(uow, claim.follow_up_id, claim.channel, outcome.status, error, now)
 
 
-def _settle_unknown(
-    uow: WorkspaceUnitOfWork, campaign_id: int, recipient_id: int, message_id: int | None, now: datetime
-) -> None:
-    """A claim a dead worker left: not sent again, failed with an unknown outcome."""
+def _settle_unknown(uow: WorkspaceUnitOfWork, campaign: Campaign, recipient: Recipient, now: datetime) -> None:
+    """A recipient a dead worker handed to the gateway without recording the answer: not sent again,
+    failed with an unknown outcome, its message stored `failed` with what it said."""
     error = "The sender stopped between handing the message to the gateway and recording the answer; not sent again."
-    message = None if message_id is None else uow.messages.get(message_id)
-    if message is not None and message.status == "pending":
-        uow.messages.update(mark_failed(message, error, now))
-    _move(uow, campaign_id, recipient_id, "failed", now, reason=UNKNOWN_OUTCOME, error=error)
+    message_id = recipient.message_id
+    if message_id is not None:  # a claim of a sender before hand-offs were recorded stored its message
+        message = uow.messages.get(message_id)
+        if message is not None and message.status == "pending":
+            uow.messages.update(mark_failed(message, error, now))
+    else:
+        contact = uow.contacts.get(recipient.contact_id)
+        if contact is not None:
+            content = _content(uow, campaign, contact)
+            draft = MessageDraft(contact.id, "outbound", campaign.channel, content, "failed", error=error)
+            message_id = uow.messages.add(attrs.evolve(draft, campaign_id=campaign.id), now).id
+    fields: dict[str, object] = {"reason": UNKNOWN_OUTCOME, "error": error}
+    if message_id is not None:
+        fields["message_id"] = message_id
+    _move(uow, campaign.id, recipient.id, "failed", now, **fields)
 
 
-def _channel_of(uow: WorkspaceUnitOfWork, campaign_id: int) -> str:
-    campaign = uow.campaigns.get(campaign_id)
-    return "" if campaign is None else campaign.channel
+def _content(uow: WorkspaceUnitOfWork, campaign: Campaign, contact: Contact) -> str:
+    """The message the campaign sends the contact as its first step."""
+    sequence = steps.plan_of(uow, campaign)
+    if sequence is not None and sequence.invites:
+        return steps.invitation_text(sequence)
+    return render(campaign.message, contact)
 
 
 def _skip_reason(uow: WorkspaceUnitOfWork, contact: Contact | None, channel: str) -> str | None:

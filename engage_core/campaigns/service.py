@@ -13,6 +13,7 @@ booking setup, `UTC` until set), and as given when it does; it is stored and sho
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -276,20 +277,42 @@ def take_snapshot(uow: WorkspaceUnitOfWork, campaign: Campaign, now: datetime) -
 
 
 def skip_pending(uow: WorkspaceUnitOfWork, campaign_id: int, reason: str, now: datetime) -> int:
-    """Skip every pending recipient (and sequence follow-up) of the campaign with `reason`, counting
-    them: how many recipients."""
+    """Skip every pending recipient (and sequence follow-up) of the campaign with `reason`, and the
+    claims not yet handed to the gateway, counting them: how many recipients."""
     uow.linkedin_campaigns.skip_pending(campaign_id, reason, now)  # a LinkedIn sequence's later steps
-    skipped = uow.campaign_recipients.move_all(campaign_id, "pending", "skipped", now, reason=reason)
+    skipped = len(uow.campaign_recipients.move_all(campaign_id, "pending", "skipped", now, reason=reason))
+    skipped += give_back_claims(uow, campaign_id, "skipped", now, reason=reason)
     if skipped:
         deltas = counter_deltas("pending", "skipped")
-        uow.campaigns.adjust(campaign_id, Counters(*(n * len(skipped) for n in attrs.astuple(deltas))))
-    return len(skipped)
+        uow.campaigns.adjust(campaign_id, Counters(*(n * skipped for n in attrs.astuple(deltas))))
+    return skipped
+
+
+def give_back_claims(
+    uow: WorkspaceUnitOfWork,
+    campaign_id: int,
+    to: str,
+    now: datetime,
+    *,
+    recipient_ids: Sequence[int] | None = None,
+    reason: str | None = None,
+) -> int:
+    """Move the campaign's claims not yet handed to the gateway (all, or those of `recipient_ids`)
+    to `to`, and take them off the channel's send count they were counted in at the claim: how
+    many. The caller counts a move to `skipped` on the campaign."""
+    released = uow.campaign_recipients.release(campaign_id, to, now, recipient_ids=recipient_ids, reason=reason)
+    campaign = uow.campaigns.get(campaign_id)
+    if released and campaign is not None:
+        uow.campaign_send_counts.add(campaign.channel, now.date(), -released)
+    return released
 
 
 def move(
     uow: WorkspaceUnitOfWork, campaign: Campaign, status: str, now: datetime, *, error: str | None = None
 ) -> Campaign:
     """Store the campaign's move into `status` and emit its event; the campaign as stored."""
+    if status == "paused":  # what a sender claimed and has not handed yet waits with the pending
+        give_back_claims(uow, campaign.id, "pending", now)
     stored = uow.campaigns.get(campaign.id) or campaign  # with the counters as this transaction left them
     changed = moved(stored, status, now, error=error)
     uow.campaigns.update(changed)

@@ -144,6 +144,14 @@ class InMemoryContactRepository(_Repo):
         stored = self._t.contacts[contact.id][1]
         self._t.contacts[contact.id] = (self._account, attrs.evolve(contact, tags=(), ai_agent_id=stored.ai_agent_id))
 
+    def touch(self, contact_ids: Collection[int], at: datetime) -> None:
+        """In memory, as :meth:`.ContactRepository.touch`."""
+        for contact_id in set(contact_ids):
+            contact = self.get(contact_id)
+            if contact is not None and (contact.last_message_at is None or contact.last_message_at < at):
+                stored = self._t.contacts[contact_id][1]
+                self._t.contacts[contact_id] = (self._account, attrs.evolve(stored, last_message_at=at))
+
     def assign_agent(self, agent_id: int, contact_ids: Collection[int]) -> int:
         """In memory, as :meth:`.ContactRepository.assign_agent`."""
         count = 0

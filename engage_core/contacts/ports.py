@@ -36,6 +36,11 @@ class ContactRepository(Protocol):
         """Store every scalar field of `contact` but `ai_agent_id` (tags are changed through the tag
         repository, the agent through `assign_agent`)."""
 
+    def touch(self, contact_ids: Collection[int], at: datetime) -> None:
+        """Move `last_message_at` of the account's contacts among `contact_ids` forward to `at`
+        (where it is unset or earlier), in one statement, leaving every other field: the
+        bookkeeping of a message to or from them."""
+
     def assign_agent(self, agent_id: int, contact_ids: Collection[int]) -> int:
         """Set `ai_agent_id` to `agent_id` on the account's contacts among `contact_ids` (distinct
         ids; others are ignored), leaving their `updated_at`; how many contacts that is, those that

@@ -365,6 +365,4 @@ def _sender(uow: WorkspaceUnitOfWork, channel: str, inbound: InboundMessage, now
 
 def touch_contact(uow: WorkspaceUnitOfWork, contact_id: int, now: datetime) -> None:
     """A message to or from the contact: its `last_message_at` follows (bookkeeping, no event)."""
-    contact = uow.contacts.get(contact_id)
-    if contact is not None and (contact.last_message_at is None or contact.last_message_at < now):
-        uow.contacts.update(attrs.evolve(contact, last_message_at=now))
+    uow.contacts.touch((contact_id,), now)

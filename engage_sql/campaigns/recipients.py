@@ -17,6 +17,7 @@ from sqlalchemy import (
     Connection,
     Select,
     and_,
+    bindparam,
     case,
     exists,
     func,
@@ -71,7 +72,25 @@ _COLUMNS = (
     _R.attempts,
     _R.sent_at,
     _R.updated_at,
+    _R.handed_at,
 )
+
+
+_HAND = (
+    update(campaign_recipients)
+    .where(
+        _R.account_id == bindparam("account"),
+        _R.id == bindparam("recipient"),
+        _R.status == "sending",
+        _R.handed_at.is_(None),
+    )
+    .values(
+        handed_at=bindparam("at", type_=_R.handed_at.type),
+        updated_at=bindparam("at", type_=_R.updated_at.type),
+        attempts=_R.attempts + 1,
+    )
+)
+"""One statement per message, the sender's hottest: built once."""
 
 
 def recipient_from_row(row: AnyRow) -> Recipient:
@@ -82,7 +101,8 @@ class SqlRecipientRepository(WorkspaceRepository):
     def __init__(self, connection: Connection, account_id: int, *, lock_reads: bool) -> None:
         """`lock_reads`: the unit of work writes, so reads lock what they find (PostgreSQL)."""
         super().__init__(connection, account_id)
-        self._lock = lock_reads and connection.dialect.name == "postgresql"
+        self._postgres = connection.dialect.name == "postgresql"
+        self._lock = lock_reads and self._postgres
 
     def snapshot(self, campaign: Campaign, now: datetime) -> Counters:
         if self._campaign_exists(campaign.id) is False or self._has_recipients(campaign.id):
@@ -147,17 +167,53 @@ class SqlRecipientRepository(WorkspaceRepository):
             return None
         return (parts[0] if len(parts) == 1 else union(*parts)).subquery()
 
-    def next_pending(self, campaign_id: int) -> Recipient | None:
-        query = (
-            select(*_COLUMNS)
-            .where(self.owned(campaign_recipients), _R.campaign_id == campaign_id, _R.status == "pending")
-            .order_by(_R.id)
-            .limit(1)
+    def claim(self, campaign_id: int, limit: int, now: datetime) -> Sequence[Recipient]:
+        mine = (self.owned(campaign_recipients), _R.campaign_id == campaign_id, _R.status == "pending")
+        query = select(_R.id).where(*mine).order_by(_R.id).limit(limit)
+        if self._postgres:  # materialised: a subquery under `IN` may run again per row, past the limit
+            chosen = query.with_for_update(skip_locked=True).cte("chosen").prefix_with("MATERIALIZED")
+        else:
+            chosen = query.cte("chosen")
+        rows = self._conn.execute(
+            update(campaign_recipients)
+            .where(*mine, _R.id.in_(select(chosen.c.id)))
+            .values(status="sending", handed_at=None, updated_at=now)
+            .returning(*_COLUMNS)
         )
-        if self._lock:
-            query = query.with_for_update(skip_locked=True)
-        row = self._conn.execute(query).first()
-        return None if row is None else recipient_from_row(row)
+        return sorted((recipient_from_row(row) for row in rows), key=lambda r: r.id)
+
+    def hand(self, recipient_id: int, now: datetime) -> bool:
+        handed = self._conn.execute(_HAND, {"account": self._account_id, "recipient": recipient_id, "at": now})
+        return bool(handed.rowcount)
+
+    def release(
+        self,
+        campaign_id: int,
+        to: str,
+        now: datetime,
+        *,
+        recipient_ids: Sequence[int] | None = None,
+        reason: str | None = None,
+        error: str | None = None,
+    ) -> int:
+        if not can_move("sending", to):
+            return 0
+        where = [
+            self.owned(campaign_recipients),
+            _R.campaign_id == campaign_id,
+            _R.status == "sending",
+            _R.handed_at.is_(None),
+        ]
+        if recipient_ids is not None:
+            if not recipient_ids:
+                return 0
+            where.append(_R.id.in_(recipient_ids))
+        values: dict[str, Any] = {"status": to, "updated_at": now}
+        if reason is not None:
+            values["reason"] = reason
+        if error is not None:
+            values["error"] = error[:1000]
+        return int(self._conn.execute(update(campaign_recipients).where(*where).values(**values)).rowcount)
 
     def move(
         self,

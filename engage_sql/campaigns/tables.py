@@ -74,6 +74,9 @@ campaign_recipients = Table(
     Column("attempts", Integer(), nullable=False),
     Column("sent_at", UTCDateTime()),
     Column("updated_at", UTCDateTime(), nullable=False),
+    # Written just before the gateway gets the message: a `sending` row without it is a claim
+    # that certainly did not go (see engage_core.campaigns.model).
+    Column("handed_at", UTCDateTime()),
     CheckConstraint(
         "status IN ('pending', 'sending', 'sent', 'delivered', 'read', 'failed', 'skipped')", name="status"
     ),

@@ -115,6 +115,16 @@ _PAGE = DriverStatement(_page())
 _DEEP_PAGE = DriverStatement(_page(deep=True))
 
 _COUNTER = select(account_counters.c.contacts).where(account_counters.c.account_id == _ACCOUNT)
+_TOUCHED_AT = bindparam("at", type_=contacts.c.last_message_at.type)
+_TOUCH = (
+    update(contacts)
+    .where(
+        contacts.c.account_id == _ACCOUNT,
+        contacts.c.id.in_(bindparam("ids", expanding=True)),
+        or_(contacts.c.last_message_at.is_(None), contacts.c.last_message_at < _TOUCHED_AT),
+    )
+    .values(last_message_at=_TOUCHED_AT)
+)
 _COUNT = select(func.count()).select_from(contacts).where(contacts.c.account_id == _ACCOUNT)
 
 _BY_ID = DriverStatement(
@@ -343,6 +353,10 @@ class SqlContactRepository(WorkspaceRepository):
             if is_unique_violation(exc):
                 raise _phone_taken(contact.type) from exc
             raise
+
+    def touch(self, contact_ids: Collection[int], at: datetime) -> None:
+        if contact_ids:
+            self._conn.execute(_TOUCH, {"account": self._account_id, "ids": sorted(set(contact_ids)), "at": at})
 
     def assign_agent(self, agent_id: int, contact_ids: Collection[int]) -> int:
         if not contact_ids:

@@ -55,6 +55,7 @@ from engage_core.messaging.conversations import ConversationFilter, Conversation
 from engage_core.messaging.handling import AI, HUMAN, PENDING
 from engage_core.messaging.messages import Message, MessageDraft
 from engage_sql.contacts.tables import contacts
+from engage_sql.driver import DriverStatement
 from engage_sql.messaging.tables import conversation_handling, conversation_totals, conversations, messages
 from engage_sql.repository import WorkspaceRepository
 from engage_sql.statements import outer_loop_join
@@ -188,6 +189,20 @@ def _raise_totals(insert: Any) -> Insert:
 
 
 _INSERT_SUMMARY = {"sqlite": _insert_summaries(sqlite.insert), "postgresql": _insert_summaries(postgresql.insert)}
+_SUMMARY_ROW = ("account_id", "contact_id", "scope", "last_message_id", "last_message_at", "unread_count")
+
+
+@functools.cache
+def _insert_summary_rows(dialect: str, count: int) -> DriverStatement:
+    """`_INSERT_SUMMARY` of `count` rows, its values bound by name (`scope_0`, ...), compiled once:
+    SQLAlchemy has no cache key for a multi-row insert, so it would compile it for every message."""
+    rows = [
+        {name: bindparam(f"{name}_{n}", type_=conversations.c[name].type) for name in _SUMMARY_ROW}
+        for n in range(count)
+    ]
+    return DriverStatement(_INSERT_SUMMARY[dialect].values(rows))
+
+
 _RAISE_TOTAL = {"sqlite": _raise_totals(sqlite.insert), "postgresql": _raise_totals(postgresql.insert)}
 
 _LOWER_TOTALS = (
@@ -538,18 +553,11 @@ class SqlMessageRepository(WorkspaceRepository):
         if not missing:
             return
         dialect = self._conn.dialect.name
-        rows = [
-            {
-                "account_id": self._account_id,
-                "contact_id": message.contact_id,
-                "scope": scope,
-                "last_message_id": message.id,
-                "last_message_at": message.created_at,
-                "unread_count": params["unread"],
-            }
-            for scope in missing
-        ]
-        created = set(self._conn.execute(_INSERT_SUMMARY[dialect].values(rows)).scalars())
+        values: dict[str, Any] = {}
+        for n, scope in enumerate(missing):
+            row = (self._account_id, message.contact_id, scope, message.id, message.created_at, params["unread"])
+            values.update((f"{name}_{n}", value) for name, value in zip(_SUMMARY_ROW, row, strict=True))
+        created = {row[0] for row in _insert_summary_rows(dialect, len(missing)).rows(self._conn, values)}
         if created:
             totals = [{"account_id": self._account_id, "scope": s, "conversations": 1} for s in missing if s in created]
             self._conn.execute(_RAISE_TOTAL[dialect], totals)

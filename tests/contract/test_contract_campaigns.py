@@ -404,3 +404,126 @@ def test_usage_counts_campaigns_their_sends_and_the_paused(
         usage = unit.usage.report(done.created_at - timedelta(days=1), clock.now() + timedelta(days=1))
 
     assert (usage.campaigns_total, usage.campaigns_sent, usage.campaigns_paused) == (3, 5, 1)
+
+
+def statuses(uow: UnitOfWorkFactory, account: int, campaign_id: int) -> dict[str, int]:
+    with uow.workspace(account, readonly=True) as unit:
+        return dict(unit.campaign_recipients.statuses(campaign_id))
+
+
+def test_a_claim_takes_at_most_its_limit_lowest_ids_first(
+    services: Services, uow: UnitOfWorkFactory, account: int, provider: str, audience: dict[str, Any], clock: FakeClock
+) -> None:
+    """Two claims of two take the four pending recipients of lowest id, each once, in order."""
+    campaign = services.campaigns.start(account, create(services, account, audience).id)
+    pending = [r.id for r in recipients(services, account, campaign.id, status="pending")]
+
+    with uow.workspace(account) as unit:
+        first = unit.campaign_recipients.claim(campaign.id, 2, clock.now())
+        second = unit.campaign_recipients.claim(campaign.id, 2, clock.now())
+        unit.commit()
+
+    assert [r.id for r in [*first, *second]] == pending[:4]
+    assert {r.status for r in [*first, *second]} == {"sending"}
+    assert all(r.handed_at is None for r in [*first, *second])
+
+
+def test_a_claim_is_handed_to_the_gateway_once(
+    services: Services, uow: UnitOfWorkFactory, account: int, provider: str, audience: dict[str, Any], clock: FakeClock
+) -> None:
+    """The first hand-off of a claim succeeds and counts an attempt; a second is refused."""
+    campaign = services.campaigns.start(account, create(services, account, audience).id)
+    with uow.workspace(account) as unit:
+        [claimed] = unit.campaign_recipients.claim(campaign.id, 1, clock.now())
+        handed = [unit.campaign_recipients.hand(claimed.id, clock.now()) for _ in range(2)]
+        stored = unit.campaign_recipients.get(claimed.id)
+        unit.commit()
+
+    assert handed == [True, False]
+    assert stored is not None and stored.handed_at == clock.now() and stored.attempts == 1
+
+
+def test_a_pause_gives_back_the_claims_not_yet_handed(
+    services: Services, uow: UnitOfWorkFactory, account: int, provider: str, audience: dict[str, Any], clock: FakeClock
+) -> None:
+    """Of three claims, the two not handed go back to pending at the pause and can no longer be handed."""
+    campaign = services.campaigns.start(account, create(services, account, audience).id)
+    with uow.workspace(account) as unit:
+        claimed = unit.campaign_recipients.claim(campaign.id, 3, clock.now())
+        unit.campaign_recipients.hand(claimed[0].id, clock.now())
+        unit.commit()
+
+    services.campaigns.pause(account, campaign.id)
+
+    assert statuses(uow, account, campaign.id) == {"pending": 4, "sending": 1, "skipped": 2}
+    with uow.workspace(account) as unit:
+        assert not unit.campaign_recipients.hand(claimed[1].id, clock.now())
+
+
+def test_a_cancel_skips_the_claims_not_yet_handed(
+    services: Services, uow: UnitOfWorkFactory, account: int, provider: str, audience: dict[str, Any], clock: FakeClock
+) -> None:
+    """Claims not handed end skipped `cancelled` with the pending; the handed one stays in flight."""
+    campaign = services.campaigns.start(account, create(services, account, audience).id)
+    with uow.workspace(account) as unit:
+        claimed = unit.campaign_recipients.claim(campaign.id, 3, clock.now())
+        unit.campaign_recipients.hand(claimed[0].id, clock.now())
+        unit.commit()
+
+    services.campaigns.cancel(account, campaign.id)
+
+    assert statuses(uow, account, campaign.id) == {"sending": 1, "skipped": 6}
+    assert {r.reason for r in recipients(services, account, campaign.id, status="skipped")} >= {"cancelled"}
+    assert assert_counters_true(services, uow, account, campaign) == Counters(total=7, skipped=6)
+
+
+def test_a_fast_campaign_records_every_send_of_its_batches(
+    services: Services,
+    uow: UnitOfWorkFactory,
+    account: int,
+    provider: str,
+    audience: dict[str, Any],
+    runner: JobRunner,
+    job_queue: JobQueue,
+    clock: FakeClock,
+    sandbox: SandboxGateway,
+    outbox_events: Callable[..., list[DomainEvent]],
+) -> None:
+    """At 1,000 a second the five sends share a batch: each is recorded sent with its message and event."""
+    campaign = services.campaigns.start(account, create(services, account, audience, send_rate=60_000).id)
+
+    drain(runner, job_queue, clock)
+
+    sent = sandbox.account(provider).sent
+    assert len(sent) == len({s.recipient for s in sent}) == 5
+    rows = recipients(services, account, campaign.id, status="sent")
+    assert len({r.message_id for r in rows}) == 5 and None not in {r.message_id for r in rows}
+    assert len([e for e in outbox_events(account) if e.name == "message.sent"]) == 5
+    assert assert_counters_true(services, uow, account, campaign) == Counters(total=7, sent=5, skipped=2)
+
+
+def test_a_crash_mid_batch_leaves_unknown_only_what_the_gateway_was_handed(
+    services: Services,
+    uow: UnitOfWorkFactory,
+    account: int,
+    provider: str,
+    audience: dict[str, Any],
+    runner: JobRunner,
+    job_queue: JobQueue,
+    clock: FakeClock,
+    sandbox: SandboxGateway,
+    gateway: CrashingGateway,
+) -> None:
+    """A crash at the second send of a batch of five: those two end `unknown_outcome`, the three
+    never handed go to the next run, and nobody gets the campaign twice."""
+    gateway.crash_on = 2
+    campaign = services.campaigns.start(account, create(services, account, audience, send_rate=60_000).id)
+
+    drain(runner, job_queue, clock, until=lambda: services.campaigns.get(account, campaign.id).status == "completed")
+
+    sent = sandbox.account(provider).sent
+    assert len(sent) == len({s.recipient for s in sent}) == 5
+    unknown = recipients(services, account, campaign.id, status="failed")
+    assert {r.reason for r in unknown} == {"unknown_outcome"}
+    assert {r.phone for r in unknown} == {s.recipient for s in sent[:2]}
+    assert assert_counters_true(services, uow, account, campaign) == Counters(total=7, sent=3, failed=2, skipped=2)

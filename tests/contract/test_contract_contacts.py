@@ -1230,3 +1230,18 @@ def test_notes_of_another_accounts_contact_are_not_listed(uow: UnitOfWorkFactory
 
     with uow.workspace(account, readonly=True) as unit:
         assert unit.notes.for_contact(theirs.id) == []
+
+
+def test_touch_moves_last_message_at_forward_only(
+    services: Services, uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """`touch` sets `last_message_at` where it is unset or earlier, and never moves it back."""
+    fresh, recent = make_contact(name="Fresh"), make_contact(name="Recent")
+    with uow.workspace(account) as unit:
+        unit.contacts.touch([recent.id], NOW + timedelta(hours=2))
+        unit.contacts.touch([fresh.id, recent.id], NOW + timedelta(hours=1))
+        unit.commit()
+
+    assert services.contacts.get(account, fresh.id).last_message_at == NOW + timedelta(hours=1)
+    assert services.contacts.get(account, recent.id).last_message_at == NOW + timedelta(hours=2)
+    assert services.contacts.get(account, fresh.id).updated_at == fresh.updated_at

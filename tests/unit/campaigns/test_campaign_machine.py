@@ -7,5 +7,5 @@ from hypothesis import settings
 
 from engage_testing.machines.campaigns import CampaignMachine
 
-CampaignMachine.TestCase.settings = settings(max_examples=60, stateful_step_count=40, deadline=None)
+CampaignMachine.TestCase.settings = settings(max_examples=150, stateful_step_count=40, deadline=None)
 TestCampaignMachine = CampaignMachine.TestCase
