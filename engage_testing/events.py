@@ -216,7 +216,10 @@ def _booking(world: EventWorld, draw: st.DrawFn) -> int:
 
 def _booking_updated(world: EventWorld, draw: st.DrawFn) -> None:
     booking = _booking(world, draw)
-    world.services.bookings.update(world.account, booking, BookingPatch(notes=draw(texts(1000))))
+    current = world.services.bookings.get(world.account, booking).notes
+    # Notes that change: blank ones are stored as none, and equal ones are no update.
+    notes = draw(texts(1000).filter(lambda text: bool(text.strip()) and text.strip() != current))
+    world.services.bookings.update(world.account, booking, BookingPatch(notes=notes))
 
 
 def _booking_completed(world: EventWorld, draw: st.DrawFn) -> None:
