@@ -248,6 +248,14 @@ class InMemoryRecipientRepository(_Repo):
         self._t.campaign_recipients[recipient_id] = (self._account, moved)
         return current.status
 
+    def mark_sent(self, sent: Sequence[tuple[int, int, datetime]], now: datetime) -> Sequence[int]:
+        """In memory, as :meth:`.RecipientRepository.mark_sent`."""
+        return [
+            recipient_id
+            for recipient_id, message_id, sent_at in sent
+            if self.move(recipient_id, "sent", now, message_id=message_id, sent_at=sent_at) == "sending"
+        ]
+
     def move_all(self, campaign_id: int, old: str, to: str, now: datetime, *, reason: str) -> Sequence[Recipient]:
         """In memory, as :meth:`.RecipientRepository.move_all`."""
         found = [r for r in self._mine(campaign_id) if r.status == old and can_move(old, to)]

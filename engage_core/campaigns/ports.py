@@ -102,6 +102,11 @@ class RecipientRepository(Protocol):
         None when it did not move. `reason`, `error`, `message_id` and `sent_at` are stored when
         given; a move to `sending` counts an attempt."""
 
+    def mark_sent(self, sent: Sequence[tuple[int, int, datetime]], now: datetime) -> Sequence[int]:
+        """Move each recipient of `sent` (`(recipient_id, message_id, sent_at)`) from `sending` to
+        `sent` with its message and time, in one round trip: the ids that moved (one a run that
+        took over settled meanwhile is left)."""
+
     def move_all(self, campaign_id: int, old: str, to: str, now: datetime, *, reason: str) -> Sequence[Recipient]:
         """Move every recipient of the campaign in status `old` to `to` with `reason`, in one
         statement: the recipients as they were before."""

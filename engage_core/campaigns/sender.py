@@ -311,14 +311,8 @@ class CampaignSendJob:
         recipients (none when 0), in one transaction."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
-            sent = 0
-            for outcome in done:
-                sent += _settle(uow, campaign_id, outcome, now)
-            if sent:
-                uow.campaigns.adjust(campaign_id, Counters(sent=sent))
-            reached = [outcome.claim.contact_id for outcome in done if outcome.status == "sent"]
-            if reached:
-                uow.contacts.touch(reached, now)
+            if done:
+                _settle(uow, campaign_id, done, now)
             given_back = [claim.recipient_id for claim in unsent if claim.follow_up_id is None]
             if given_back:
                 give_back_claims(uow, campaign_id, "pending", now, recipient_ids=given_back)
@@ -526,46 +520,57 @@ def _move(
     return True
 
 
-def _settle(uow: WorkspaceUnitOfWork, campaign_id: int, outcome: _Outcome, now: datetime) -> int:
-    """Record the gateway's answer to a claim (a claim settled meanwhile, by a run that took over, is
-    left): 1 when a recipient moved to `sent`, for the caller to count, else 0."""
-    claim = outcome.claim
-    if claim.follow_up_id is not None:
-        _settle_follow_up(uow, campaign_id, outcome, now)
-        return 0
-    if outcome.status == "sent":
-        assert outcome.sent is not None
-        sent_at = outcome.sent.sent_at
-        draft = MessageDraft(
-            claim.contact_id,
-            "outbound",
-            claim.channel,
-            claim.content,
-            "sent",
-            sent_at=sent_at,
-            provider_message_id=outcome.sent.provider_message_id,
-            campaign_id=campaign_id,
-        )
-        message = uow.messages.add(draft, now)  # the contact's `last_message_at`: once for the batch
-        uow.emit(DomainEvent("message.sent", message.event_payload(), now))
-        moved = uow.campaign_recipients.move(claim.recipient_id, "sent", now, message_id=message.id, sent_at=sent_at)
-        if moved is None:
-            return 0
-        if claim.next_step is not None:
+def _settle(uow: WorkspaceUnitOfWork, campaign_id: int, done: list[_Outcome], now: datetime) -> None:
+    """Record the gateway's answers to a batch of claims: the messages sent stored with their
+    events, their recipients moved in one round trip and counted once, their contacts touched in
+    one statement; the others one by one. A claim settled meanwhile, by a run that took over, is left."""
+    sent: list[tuple[_Claim, int, datetime]] = []
+    for outcome in done:
+        claim = outcome.claim
+        if claim.follow_up_id is not None:
+            _settle_follow_up(uow, campaign_id, outcome, now)
+        elif outcome.sent is not None:
+            draft = MessageDraft(
+                claim.contact_id,
+                "outbound",
+                claim.channel,
+                claim.content,
+                "sent",
+                sent_at=outcome.sent.sent_at,
+                provider_message_id=outcome.sent.provider_message_id,
+                campaign_id=campaign_id,
+            )
+            message = uow.messages.add(draft, now)
+            uow.emit(DomainEvent("message.sent", message.event_payload(), now))
+            sent.append((claim, message.id, outcome.sent.sent_at))
+        else:
+            _settle_failure(uow, campaign_id, outcome, now)
+    if not sent:
+        return
+    moved = set(uow.campaign_recipients.mark_sent([(c.recipient_id, m, at) for c, m, at in sent], now))
+    if moved:
+        uow.campaigns.adjust(campaign_id, Counters(sent=len(moved)))
+    uow.contacts.touch([claim.contact_id for claim, _, _ in sent], now)
+    for claim, _, sent_at in sent:
+        if claim.recipient_id in moved and claim.next_step is not None:
             step, wait_days = claim.next_step
             due = sent_at + timedelta(days=wait_days)
             uow.linkedin_campaigns.schedule(campaign_id, claim.recipient_id, claim.contact_id, step, due, now)
-        return 1
+
+
+def _settle_failure(uow: WorkspaceUnitOfWork, campaign_id: int, outcome: _Outcome, now: datetime) -> None:
+    """A claim the provider refused, or could not take (an outage): given back for a later attempt,
+    or failed with its message after the last."""
+    claim = outcome.claim
     error = outcome.error or "The message could not be sent."
     if outcome.status == "unavailable" and claim.attempts + 1 < MAX_UNAVAILABLE:
         if _move(uow, campaign_id, claim.recipient_id, "pending", now, error=error):
             uow.campaign_send_counts.add(claim.channel, now.date(), -1)  # not sent: give it back
-        return 0
+        return
     draft = MessageDraft(claim.contact_id, "outbound", claim.channel, claim.content, "failed", error=error[:1000])
     message = uow.messages.add(attrs.evolve(draft, campaign_id=campaign_id), now)
     reason = UNAVAILABLE if outcome.status == "unavailable" else REJECTED
     _move(uow, campaign_id, claim.recipient_id, "failed", now, reason=reason, error=error, message_id=message.id)
-    return 0
 
 
 def _settle_follow_up(uow: WorkspaceUnitOfWork, campaign_id: int, outcome: _Outcome, now: datetime) -> None:

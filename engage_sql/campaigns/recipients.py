@@ -91,6 +91,16 @@ _HAND = (
     )
 )
 """One statement per message, the sender's hottest: built once."""
+_MARK_SENT = (
+    update(campaign_recipients)
+    .where(_R.account_id == bindparam("account"), _R.id == bindparam("recipient"), _R.status == "sending")
+    .values(
+        status="sent",
+        message_id=bindparam("message", type_=_R.message_id.type),
+        sent_at=bindparam("sent", type_=_R.sent_at.type),
+        updated_at=bindparam("at", type_=_R.updated_at.type),
+    )
+)
 
 
 def recipient_from_row(row: AnyRow) -> Recipient:
@@ -251,6 +261,26 @@ class SqlRecipientRepository(WorkspaceRepository):
             .values(**values)
         )
         return old if moved.rowcount else None
+
+    def mark_sent(self, sent: Sequence[tuple[int, int, datetime]], now: datetime) -> Sequence[int]:
+        if not sent:
+            return []
+        rows = [
+            {"account": self._account_id, "recipient": recipient_id, "message": message_id, "sent": at, "at": now}
+            for recipient_id, message_id, at in sent
+        ]
+        moved = self._conn.execute(_MARK_SENT, rows).rowcount  # psycopg pipelines the rows: one round trip
+        if moved == len(sent):
+            return [recipient_id for recipient_id, _, _ in sent]
+        # Some had moved on: the rows now holding this settle's messages are the ones it moved.
+        found = self._conn.execute(
+            select(_R.id).where(
+                self.owned(campaign_recipients),
+                _R.status == "sent",
+                _R.message_id.in_([message_id for _, message_id, _ in sent]),
+            )
+        )
+        return list(found.scalars())
 
     def move_all(self, campaign_id: int, old: str, to: str, now: datetime, *, reason: str) -> Sequence[Recipient]:
         if not can_move(old, to):

@@ -527,3 +527,21 @@ def test_a_crash_mid_batch_leaves_unknown_only_what_the_gateway_was_handed(
     assert {r.reason for r in unknown} == {"unknown_outcome"}
     assert {r.phone for r in unknown} == {s.recipient for s in sent[:2]}
     assert assert_counters_true(services, uow, account, campaign) == Counters(total=7, sent=3, failed=2, skipped=2)
+
+
+def test_mark_sent_moves_only_the_claims_still_in_flight(
+    services: Services, uow: UnitOfWorkFactory, account: int, provider: str, audience: dict[str, Any], clock: FakeClock
+) -> None:
+    """Of two claims marked sent, the one a takeover already failed is left; the other moves with its message."""
+    campaign = services.campaigns.start(account, create(services, account, audience).id)
+    with uow.workspace(account) as unit:
+        first, second = unit.campaign_recipients.claim(campaign.id, 2, clock.now())
+        unit.campaign_recipients.move(first.id, "failed", clock.now(), reason="unknown_outcome")
+        moved = unit.campaign_recipients.mark_sent(
+            [(first.id, 901, clock.now()), (second.id, 902, clock.now())], clock.now()
+        )
+        stored = unit.campaign_recipients.get(second.id)
+        unit.commit()
+
+    assert list(moved) == [second.id]
+    assert stored is not None and (stored.status, stored.message_id, stored.sent_at) == ("sent", 902, clock.now())
