@@ -46,7 +46,7 @@ import psycopg
 from sqlalchemy.engine import make_url
 
 from bench import conversations, webhooks
-from bench.harness import ENGAGE, free_port, process, wait_until_up
+from bench.harness import ENGAGE, PYTHON, free_port, process, wait_until_up
 from bench.orders import CATALOG_CSV
 from bench.wire import Counts, WireCounter
 from engage_core.contacts.model import ContactInput
@@ -66,6 +66,8 @@ SECRET_KEY = "bench-secret-key-of-the-postgresql-benchmark"  # noqa: S105 - a th
 COUNTED_WARMUP = 50
 COUNTED_REQUESTS = 200
 PATHS = ("get_contacts", "post_contacts", "get_conversations", "send_message", "post_order")
+PEER_PATHS = ("get_contacts", "post_contacts")
+"""What the FastAPI + ORM peer (`bench.peer_app`) serves."""
 
 
 @attrs.frozen
@@ -243,6 +245,18 @@ def serve(
         yield Server(engine, proc.pid, base, seeded.key, contact.json()["data"]["id"], seeded.product_ids, database)
 
 
+@contextlib.contextmanager
+def serve_peer(url: str, seeded: Seeded, database: str) -> Iterator[Server]:
+    """The FastAPI + SQLAlchemy ORM peer (`bench.peer_app`, one uvicorn worker) on the PostgreSQL
+    database `url`, answering for the seeded account's key."""
+    port = free_port()
+    args = [PYTHON, "-m", "uvicorn", "bench.peer_app:app_factory", "--factory", "--port", str(port)]
+    with process([*args, "--log-level", "warning", "--no-access-log"], {"BENCH_PEER_DATABASE": url}) as proc:
+        base = f"http://127.0.0.1:{port}/api/v1"
+        wait_until_up(base.removesuffix("/api/v1") + "/openapi.json", timeout=120)
+        yield Server("peer", proc.pid, base, seeded.key, 0, seeded.product_ids, database)
+
+
 def disconnect(server: Server) -> None:
     """Disconnect the server's sandbox WhatsApp."""
     httpx.post(server.base + "/channels/whatsapp/disconnect", headers=server.headers).raise_for_status()
@@ -294,11 +308,12 @@ def measure_paths(
     """Per path and engine, the medians of `rounds` runs; both engines back to back in each round."""
     results: dict[str, dict[str, Measure]] = {}
     for path in paths:
-        for server in servers:
+        serving = [s for s in servers if s.engine != "peer" or path in PEER_PATHS]
+        for server in serving:
             load(server, path, 2, connections)  # warm-up
-        runs: dict[str, list[Measure]] = {s.engine: [] for s in servers}
+        runs: dict[str, list[Measure]] = {s.engine: [] for s in serving}
         for _ in range(rounds):
-            for server in servers:
+            for server in serving:
                 runs[server.engine].append(load(server, path, seconds, connections))
         results[path] = {
             engine: Measure(
@@ -385,6 +400,7 @@ def main() -> None:
     parser.add_argument("--statements", action="store_true", help="print each path's statements per request")
     parser.add_argument("--counts-only", action="store_true", help="count round trips, measure no throughput")
     parser.add_argument("--server-code", help="serve the code of this checkout instead (the run before a change)")
+    parser.add_argument("--no-peer", action="store_true", help="leave out the FastAPI + ORM peer on PostgreSQL")
     args = parser.parse_args()
     if args.server_code:
         SERVER_CODE["PYTHONPATH"] = str(Path(args.server_code).resolve())
@@ -428,7 +444,10 @@ def main() -> None:
                 pg = stack.enter_context(
                     serve("postgresql", pg_url, seeded["postgresql"], args.workers, name, channel=sending)
                 )
-                results = measure_paths([lite, pg], paths, args.seconds, args.rounds, args.connections)
+                servers = [lite, pg]
+                if not args.no_peer and set(paths) & set(PEER_PATHS):
+                    servers.append(stack.enter_context(serve_peer(pg_url, seeded["postgresql"], name)))
+                results = measure_paths(servers, paths, args.seconds, args.rounds, args.connections)
             for path in paths:
                 report["paths"][path] = {e: attrs.asdict(m) for e, m in results[path].items()}
         if "webhooks" in args.paths.split(","):
@@ -454,15 +473,18 @@ def main() -> None:
 
     print()
     print(
-        "| path | SQLite rps | PostgreSQL rps | PG / SQLite | engage CPU per request SQLite / PG"
-        " | PostgreSQL CPU per request | PG statements / round trips per request |"
+        "| path | SQLite rps | PostgreSQL rps | PG / SQLite | FastAPI + ORM peer on PG rps | PG / peer"
+        " | engage CPU per request SQLite / PG | PostgreSQL CPU per request | PG statements / round trips per request |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for path in paths:
         lite_m, pg_m = report["paths"][path]["sqlite"], report["paths"][path]["postgresql"]
+        peer_m = report["paths"][path].get("peer")
+        peer = ("", "") if peer_m is None else (f"{peer_m['rps']:,.0f}", f"**{pg_m['rps'] / peer_m['rps']:.1f}x**")
         counts: Counts = report["counts"][path]
         print(
             f"| {path} | {lite_m['rps']:,.0f} | {pg_m['rps']:,.0f} | **{pg_m['rps'] / max(lite_m['rps'], 1e-9):.2f}** "
+            f"| {peer[0]} | {peer[1]} "
             f"| {lite_m['engage_us']:.0f} / {pg_m['engage_us']:.0f} µs | {pg_m['postgres_us']:.0f} µs "
             f"| {counts.executed:g} / {counts.round_trips:g} |"
         )
