@@ -184,9 +184,12 @@ class SqlRecipientRepository(WorkspaceRepository):
             chosen = query.with_for_update(skip_locked=True).cte("chosen").prefix_with("MATERIALIZED")
         else:
             chosen = query.cte("chosen")
+        # Joined by id alone (`UPDATE ... FROM chosen`; the rows are locked and checked in `chosen`):
+        # right after a snapshot the planner's statistics still see no recipients, and with the
+        # campaign and status here too it scanned every pending recipient for each chosen one.
         rows = self._conn.execute(
             update(campaign_recipients)
-            .where(*mine, _R.id.in_(select(chosen.c.id)))
+            .where(self.owned(campaign_recipients), _R.id == chosen.c.id)
             .values(status="sending", handed_at=None, updated_at=now)
             .returning(*_COLUMNS)
         )
