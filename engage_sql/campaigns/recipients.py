@@ -180,7 +180,7 @@ class SqlRecipientRepository(WorkspaceRepository):
     def claim(self, campaign_id: int, limit: int, now: datetime) -> Sequence[Recipient]:
         mine = (self.owned(campaign_recipients), _R.campaign_id == campaign_id, _R.status == "pending")
         query = select(_R.id).where(*mine).order_by(_R.id).limit(limit)
-        if self._postgres:  # materialised: a subquery under `IN` may run again per row, past the limit
+        if self._postgres:  # materialised: run once, so the limit holds (inlined, it may run per row)
             chosen = query.with_for_update(skip_locked=True).cte("chosen").prefix_with("MATERIALIZED")
         else:
             chosen = query.cte("chosen")
