@@ -352,15 +352,13 @@ class CampaignSendJob:
         claims = []
         for recipient in recipients:
             contact = uow.contacts.get(recipient.contact_id)
-            skipped = _skip_reason(uow, contact, campaign.channel)
+            skipped, address = _reach(uow, contact, campaign.channel)
             if skipped is None and contact is not None and sequence is not None and not sequence.invites:
                 skipped = steps.replied(uow, contact.id, campaign.created_at)  # wrote back since the launch
             if skipped is not None:
                 _move(uow, campaign_id, recipient.id, "skipped", now, reason=skipped)
                 continue
-            assert contact is not None
-            address = _address(uow, contact, campaign.channel)
-            assert address is not None
+            assert contact is not None and address is not None
             content = render(campaign.message, contact) if inviting is None else steps.invitation_text(inviting)
             claims.append(
                 _Claim(
@@ -402,16 +400,14 @@ class CampaignSendJob:
             return self._finish(uow, campaign, now)
         contact = uow.contacts.get(follow_up.contact_id)
         recipient = uow.campaign_recipients.get(follow_up.recipient_id)
-        skipped = _skip_reason(uow, contact, campaign.channel)
+        skipped, address = _reach(uow, contact, campaign.channel)
         if skipped is None and contact is not None:
             since = (recipient.sent_at if recipient is not None else None) or follow_up.updated_at
             skipped = steps.replied(uow, contact.id, since)
         if skipped is not None:
             uow.linkedin_campaigns.move(follow_up.id, "skipped", now, reason=skipped)
             return _AGAIN
-        assert contact is not None
-        address = _address(uow, contact, campaign.channel)
-        assert address is not None
+        assert contact is not None and address is not None
         batch.room -= 1
         text = render(sequence.steps[follow_up.step].text, contact)
         draft = MessageDraft(contact.id, "outbound", campaign.channel, text, "pending", campaign_id=campaign.id)
@@ -625,17 +621,19 @@ def _content(uow: WorkspaceUnitOfWork, campaign: Campaign, contact: Contact) -> 
     return render(campaign.message, contact)
 
 
-def _skip_reason(uow: WorkspaceUnitOfWork, contact: Contact | None, channel: str) -> str | None:
-    """Why a recipient is skipped at its send (its contact changed since the snapshot), if it is."""
+def _reach(uow: WorkspaceUnitOfWork, contact: Contact | None, channel: str) -> tuple[str | None, str | None]:
+    """Why a recipient is skipped at its send (its contact changed since the snapshot), or None; and
+    where the channel reaches the contact (None when it is skipped): its handle is read once."""
     if contact is None:
-        return CONTACT_DELETED
+        return CONTACT_DELETED, None
     if contact.blacklisted:
-        return BLACKLISTED
+        return BLACKLISTED, None
+    address = _address(uow, contact, channel)
     if contact.type != channel:
-        return OTHER_CHANNEL
-    if _address(uow, contact, channel) is None:
-        return NO_ADDRESS
-    return None
+        return OTHER_CHANNEL, None
+    if address is None:
+        return NO_ADDRESS, None
+    return None, address
 
 
 def _address(uow: WorkspaceUnitOfWork, contact: Contact, channel: str) -> str | None:
