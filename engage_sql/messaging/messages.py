@@ -221,38 +221,27 @@ _MOVE_UNREAD = (
 )
 
 
-def _insert_summaries(insert: Any) -> Insert:
-    statement: Insert = insert(conversations).on_conflict_do_nothing(
-        index_elements=["account_id", "contact_id", "scope"]
-    )
-    return statement.returning(conversations.c.scope)
-
-
-def _raise_totals(insert: Any) -> Insert:
-    statement = insert(conversation_totals)
-    raised: Insert = statement.on_conflict_do_update(
-        index_elements=["account_id", "scope"],
-        set_={"conversations": conversation_totals.c.conversations + statement.excluded.conversations},
-    )
-    return raised
-
-
-_INSERT_SUMMARY = {"sqlite": _insert_summaries(sqlite.insert), "postgresql": _insert_summaries(postgresql.insert)}
+# SQLite's summary statements; PostgreSQL stores a message and its summary in `_ADD_SUMMARISED`.
+_INSERT_SUMMARY = sqlite.insert(conversations)
 _SUMMARY_ROW = ("account_id", "contact_id", "scope", "last_message_id", "last_message_at", "unread_count")
 
 
 @functools.cache
-def _insert_summary_rows(dialect: str, count: int) -> DriverStatement:
+def _insert_summary_rows(count: int) -> DriverStatement:
     """`_INSERT_SUMMARY` of `count` rows, its values bound by name (`scope_0`, ...), compiled once:
     SQLAlchemy has no cache key for a multi-row insert, so it would compile it for every message."""
     rows = [
         {name: bindparam(f"{name}_{n}", type_=conversations.c[name].type) for name in _SUMMARY_ROW}
         for n in range(count)
     ]
-    return DriverStatement(_INSERT_SUMMARY[dialect].values(rows))
+    return DriverStatement(_INSERT_SUMMARY.values(rows))
 
 
-_RAISE_TOTAL = {"sqlite": _raise_totals(sqlite.insert), "postgresql": _raise_totals(postgresql.insert)}
+_NEW_TOTAL = sqlite.insert(conversation_totals)
+_RAISE_TOTAL = _NEW_TOTAL.on_conflict_do_update(
+    index_elements=["account_id", "scope"],
+    set_={"conversations": conversation_totals.c.conversations + _NEW_TOTAL.excluded.conversations},
+)
 
 _LOWER_TOTALS = (
     update(conversation_totals)
@@ -591,7 +580,8 @@ class SqlMessageRepository(WorkspaceRepository):
 
     def _summarise(self, message: Message) -> None:
         """Count a new message in the contact's summary rows (`*` and its channel), creating those
-        it has none of yet."""
+        it has none of yet: SQLite's, where one writer at a time means no other transaction creates
+        them meanwhile (PostgreSQL's `add` is `_ADD_SUMMARISED`)."""
         scopes = [ALL_CHANNELS, message.channel]
         params = {
             "account": self._account_id,
@@ -604,18 +594,13 @@ class SqlMessageRepository(WorkspaceRepository):
         missing = [scope for scope in scopes if scope not in found]
         if not missing:
             return
-        dialect = self._conn.dialect.name
         values: dict[str, Any] = {}
         for n, scope in enumerate(missing):
             row = (self._account_id, message.contact_id, scope, message.id, message.created_at, params["unread"])
             values.update((f"{name}_{n}", value) for name, value in zip(_SUMMARY_ROW, row, strict=True))
-        created = {row[0] for row in _insert_summary_rows(dialect, len(missing)).rows(self._conn, values)}
-        if created:
-            totals = [{"account_id": self._account_id, "scope": s, "conversations": 1} for s in missing if s in created]
-            self._conn.execute(_RAISE_TOTAL[dialect], totals)
-        raced = [scope for scope in missing if scope not in created]
-        if raced:  # another transaction created these rows meanwhile (PostgreSQL): count in theirs
-            self._conn.execute(_SUMMARISE, {**params, "scopes": raced})
+        _insert_summary_rows(len(missing)).execute(self._conn, values)
+        totals = [{"account_id": self._account_id, "scope": scope, "conversations": 1} for scope in missing]
+        self._conn.execute(_RAISE_TOTAL, totals)
 
     def _move_unread(self, contact_id: int, by_channel: Mapping[str, int]) -> None:
         """Move the contact's unread counts: each channel's row by its delta, `*` by their sum.
