@@ -199,7 +199,6 @@ class InMemoryRecipientRepository(_Repo):
         *,
         recipient_ids: Sequence[int] | None = None,
         reason: str | None = None,
-        error: str | None = None,
     ) -> int:
         """In memory, as :meth:`.RecipientRepository.release`."""
         chosen = None if recipient_ids is None else set(recipient_ids)
@@ -213,7 +212,6 @@ class InMemoryRecipientRepository(_Repo):
                 recipient,
                 status=to,
                 reason=recipient.reason if reason is None else reason,
-                error=recipient.error if error is None else error,
                 updated_at=now,
             )
             self._t.campaign_recipients[recipient.id] = (self._account, moved)

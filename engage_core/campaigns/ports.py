@@ -81,11 +81,10 @@ class RecipientRepository(Protocol):
         *,
         recipient_ids: Sequence[int] | None = None,
         reason: str | None = None,
-        error: str | None = None,
     ) -> int:
         """Move the campaign's claims not yet handed (`sending` with no `handed_at`; all of them, or
-        those of `recipient_ids`) to `to` (`pending` or `skipped`), with `reason` and `error` when
-        given, in one statement: how many moved."""
+        those of `recipient_ids`) to `to` (`pending` or `skipped`), with `reason` when given, in one
+        statement: how many moved."""
 
     def move(
         self,

@@ -301,8 +301,8 @@ def give_back_claims(
     to `to`, and take them off the channel's send count they were counted in at the claim: how
     many. The caller counts a move to `skipped` on the campaign."""
     released = uow.campaign_recipients.release(campaign_id, to, now, recipient_ids=recipient_ids, reason=reason)
-    campaign = uow.campaigns.get(campaign_id)
-    if released and campaign is not None:
+    campaign = uow.campaigns.get(campaign_id) if released else None
+    if campaign is not None:
         uow.campaign_send_counts.add(campaign.channel, now.date(), -released)
     return released
 

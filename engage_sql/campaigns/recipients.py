@@ -207,7 +207,6 @@ class SqlRecipientRepository(WorkspaceRepository):
         *,
         recipient_ids: Sequence[int] | None = None,
         reason: str | None = None,
-        error: str | None = None,
     ) -> int:
         if not can_move("sending", to):
             return 0
@@ -224,8 +223,6 @@ class SqlRecipientRepository(WorkspaceRepository):
         values: dict[str, Any] = {"status": to, "updated_at": now}
         if reason is not None:
             values["reason"] = reason
-        if error is not None:
-            values["error"] = error[:1000]
         return int(self._conn.execute(update(campaign_recipients).where(*where).values(**values)).rowcount)
 
     def move(
