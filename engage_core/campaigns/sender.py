@@ -350,8 +350,9 @@ class CampaignSendJob:
         inviting = sequence if sequence is not None and sequence.invites else None
         following = None if sequence is None else steps.following(sequence, 0)
         claims = []
+        contacts = uow.contacts.get_many([recipient.contact_id for recipient in recipients])
         for recipient in recipients:
-            contact = uow.contacts.get(recipient.contact_id)
+            contact = contacts.get(recipient.contact_id)
             skipped, address = _reach(uow, contact, campaign.channel)
             if skipped is None and contact is not None and sequence is not None and not sequence.invites:
                 skipped = steps.replied(uow, contact.id, campaign.created_at)  # wrote back since the launch

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 
 import attrs
@@ -107,6 +107,11 @@ class InMemoryContactRepository(_Repo):
         if row is None or row[0] != self._account:
             return None
         return self._with_tags(row[1])
+
+    def get_many(self, contact_ids: Collection[int]) -> Mapping[int, Contact]:
+        """In memory, as :meth:`.ContactRepository.get_many`."""
+        found = (self.get(contact_id) for contact_id in set(contact_ids))
+        return {contact.id: contact for contact in found if contact is not None}
 
     def by_phone(self, type: str, phone: str) -> Contact | None:
         """In memory, as :meth:`.ContactRepository.by_phone`."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -25,6 +25,10 @@ class ContactRepository(Protocol):
 
     def get(self, contact_id: int) -> Contact | None:
         """The contact `contact_id` with its tags, or None."""
+
+    def get_many(self, contact_ids: Collection[int]) -> Mapping[int, Contact]:
+        """The account's contacts among `contact_ids`, with their tags, by id (one read for a batch;
+        an id of no contact of the account is left out)."""
 
     def find(self, filters: ContactFilter, page: PageRequest) -> Page[Contact]:
         """Newest first (`created_at`, then `id`, descending)."""

@@ -11,7 +11,7 @@ SQLAlchemy's execution of them cost more than SQLite's.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -129,6 +129,9 @@ _COUNT = select(func.count()).select_from(contacts).where(contacts.c.account_id 
 
 _BY_ID = DriverStatement(
     select(*COLUMNS, _TITLES).where(contacts.c.account_id == _ACCOUNT, contacts.c.id == bindparam("id", type_=Id))
+)
+_BY_IDS = select(*COLUMNS, _TITLES).where(
+    contacts.c.account_id == _ACCOUNT, contacts.c.id.in_(bindparam("ids", expanding=True))
 )
 _BY_PHONE = select(*COLUMNS, _TITLES).where(
     contacts.c.account_id == _ACCOUNT, contacts.c.type == bindparam("type"), contacts.c.phone == bindparam("phone")
@@ -298,6 +301,12 @@ class SqlContactRepository(WorkspaceRepository):
     def get(self, contact_id: int) -> Contact | None:
         row = _BY_ID.first(self._conn, {"account": self._account_id, "id": contact_id})
         return None if row is None else _contact_with_titles(row)
+
+    def get_many(self, contact_ids: Collection[int]) -> Mapping[int, Contact]:
+        if not contact_ids:
+            return {}
+        rows = self._conn.execute(_BY_IDS, {"account": self._account_id, "ids": sorted(set(contact_ids))})
+        return {contact.id: contact for contact in map(_contact_with_titles, rows)}
 
     def by_phone(self, type: str, phone: str) -> Contact | None:
         params = {"account": self._account_id, "type": type, "phone": phone}

@@ -1245,3 +1245,25 @@ def test_touch_moves_last_message_at_forward_only(
     assert services.contacts.get(account, fresh.id).last_message_at == NOW + timedelta(hours=1)
     assert services.contacts.get(account, recent.id).last_message_at == NOW + timedelta(hours=2)
     assert services.contacts.get(account, fresh.id).updated_at == fresh.updated_at
+
+
+def test_get_many_reads_the_accounts_contacts_with_their_tags(
+    services: Services, uow: UnitOfWorkFactory, account: int, other: int, make_contact: MakeContact
+) -> None:
+    """`get_many` returns the account's contacts among the ids, tagged, and leaves out others and unknown ids."""
+    tagged, plain = make_contact(name="Tagged"), make_contact(name="Plain")
+    tag = services.tags.create(account, "VIP")
+    with uow.workspace(account) as unit:
+        unit.tags.attach(tagged.id, tag.id)
+        unit.commit()
+    theirs = _theirs(uow, other)
+
+    with uow.workspace(account, readonly=True) as unit:
+        found = unit.contacts.get_many([tagged.id, plain.id, theirs.id, 999_999, tagged.id])
+        assert unit.contacts.get_many([]) == {}
+
+    assert found == {
+        tagged.id: services.contacts.get(account, tagged.id),
+        plain.id: services.contacts.get(account, plain.id),
+    }
+    assert found[tagged.id].tags == ("VIP",)
