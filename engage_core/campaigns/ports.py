@@ -71,7 +71,9 @@ class RecipientRepository(Protocol):
     def hand(self, recipient_id: int, now: datetime) -> bool:
         """Record that the claimed recipient is being handed to the gateway (`handed_at`, one more
         attempt), if it is still claimed and not yet handed: whether it may be sent. False when a
-        pause, a cancel or another sender took the claim back."""
+        pause, a cancel or another sender took the claim back. Its unit of work does nothing else
+        and commits at once (the hand-off must be durable before the send): an adapter may commit
+        it by itself."""
 
     def release(
         self,

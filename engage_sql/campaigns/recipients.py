@@ -45,6 +45,7 @@ from engage_core.campaigns.model import (
 from engage_core.contacts.segments import SegmentRules
 from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.messaging.message_service import PHONE_ADDRESSED
+from engage_sql.alone import execute_alone
 from engage_sql.campaigns.tables import campaign_recipients, campaign_send_counts, campaigns
 from engage_sql.contacts.segment_sql import contacts_with_overrides, membership
 from engage_sql.contacts.segments import segment_from_row
@@ -196,7 +197,8 @@ class SqlRecipientRepository(WorkspaceRepository):
         return sorted((recipient_from_row(row) for row in rows), key=lambda r: r.id)
 
     def hand(self, recipient_id: int, now: datetime) -> bool:
-        handed = self._conn.execute(_HAND, {"account": self._account_id, "recipient": recipient_id, "at": now})
+        params = {"account": self._account_id, "recipient": recipient_id, "at": now}
+        handed = execute_alone(self._conn, _HAND, params)  # the sender commits it alone, at once
         return bool(handed.rowcount)
 
     def release(

@@ -10,7 +10,10 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from bench.wire import WireCounter
+from engage_core.campaigns.service import CampaignInput
 from engage_core.contacts.model import ContactInput
+from engage_core.kernel.clock import SystemClock
+from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
 from engage_sql import Database, engines
 
@@ -78,3 +81,32 @@ def test_creating_a_contact_sends_no_transaction_chatter(relay: tuple[WireCounte
         "BEGIN", "SELECT", "WITH", "WITH", "COMMIT",
     ]  # fmt: skip
     assert counts.round_trips == counts.executed == 5
+
+
+def test_a_campaign_hand_off_is_one_round_trip(relay: tuple[WireCounter, Database]) -> None:
+    """The sender's hand-off, alone in its unit of work, is its UPDATE in autocommit: no BEGIN, no COMMIT."""
+    counter, database = relay
+    sandbox = SandboxGateway(SystemClock())
+    services = Services.build(database.uow, gateway=sandbox)
+    sandbox.attach(services.inbox)
+    account = services.accounts.create("Acme").account.id
+    sandbox.scan(services.channels.connect_qr(account, "whatsapp").channel.provider_account_id or "")
+    contact = services.contacts.create(account, ContactInput(name="Ada", type="whatsapp", phone="+14155550100"))
+    draft = services.campaigns.create(account, CampaignInput("Hello", "whatsapp", "Hi", (contact.id,), (), ()))
+    campaign = services.campaigns.start(account, draft.id)
+    now = SystemClock().now()
+    with database.uow.workspace(account) as unit:
+        [claimed] = unit.campaign_recipients.claim(campaign.id, 1, now)
+        unit.commit()
+    counter.reset()
+
+    with database.uow.workspace(account) as unit:
+        handed = unit.campaign_recipients.hand(claimed.id, now)
+        unit.commit()
+
+    counts = counter.snapshot()
+    assert handed
+    assert ([sql.split()[0] for sql in counts.statements.elements()], counts.round_trips) == (["UPDATE"], 1)
+    with database.uow.workspace(account, readonly=True) as unit:
+        stored = unit.campaign_recipients.get(claimed.id)
+    assert stored is not None and stored.handed_at is not None
