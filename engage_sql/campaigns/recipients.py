@@ -45,11 +45,12 @@ from engage_core.campaigns.model import (
 from engage_core.contacts.segments import SegmentRules
 from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.messaging.message_service import PHONE_ADDRESSED
-from engage_sql.alone import execute_alone
+from engage_sql.alone import alone
 from engage_sql.campaigns.tables import campaign_recipients, campaign_send_counts, campaigns
 from engage_sql.contacts.segment_sql import contacts_with_overrides, membership
 from engage_sql.contacts.segments import segment_from_row
 from engage_sql.contacts.tables import contacts, list_members, segments
+from engage_sql.driver import DriverStatement
 from engage_sql.messaging.tables import contact_handles
 from engage_sql.repository import WorkspaceRepository
 from engage_sql.types import AnyRow, Id
@@ -77,7 +78,7 @@ _COLUMNS = (
 )
 
 
-_HAND = (
+_HAND = DriverStatement(
     update(campaign_recipients)
     .where(
         _R.account_id == bindparam("account"),
@@ -198,8 +199,8 @@ class SqlRecipientRepository(WorkspaceRepository):
 
     def hand(self, recipient_id: int, now: datetime) -> bool:
         params = {"account": self._account_id, "recipient": recipient_id, "at": now}
-        handed = execute_alone(self._conn, _HAND, params)  # the sender commits it alone, at once
-        return bool(handed.rowcount)
+        with alone(self._conn):  # the sender commits it alone, at once
+            return _HAND.execute(self._conn, params) == 1
 
     def release(
         self,
