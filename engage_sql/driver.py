@@ -36,7 +36,7 @@ from typing import Any
 import attrs
 from sqlalchemy import Connection, Dialect
 from sqlalchemy.exc import DBAPIError, StatementError
-from sqlalchemy.sql.expression import Delete, Insert, Select, Update
+from sqlalchemy.sql.expression import Delete, Insert, Select, TextualSelect, Update
 
 Row = tuple[Any, ...]
 
@@ -67,12 +67,12 @@ class _Compiled:
 class DriverStatement:
     """Runs `statement` on the driver's cursor; see the module docstring. Thread-safe."""
 
-    def __init__(self, statement: Select[Any] | Insert | Update | Delete) -> None:
+    def __init__(self, statement: Select[Any] | TextualSelect | Insert | Update | Delete) -> None:
         self._statement = statement
         self._compiled: dict[str, _Compiled] = {}
 
     @property
-    def statement(self) -> Select[Any] | Insert | Update | Delete:
+    def statement(self) -> Select[Any] | TextualSelect | Insert | Update | Delete:
         """The SQLAlchemy statement it runs."""
         return self._statement
 

@@ -109,8 +109,9 @@ def _insert_message(insert: Any) -> Insert:
 
 
 _INSERT = {"sqlite": _insert_message(sqlite.insert), "postgresql": _insert_message(postgresql.insert)}
-_ADD_SUMMARISED = text(
-    """
+_ADD_SUMMARISED = DriverStatement(
+    text(
+        """
     WITH contact AS MATERIALIZED (
         SELECT id FROM contacts WHERE account_id = :account_id AND id = :contact_id FOR KEY SHARE
     ), inserted AS (
@@ -143,11 +144,14 @@ _ADD_SUMMARISED = text(
     )
     SELECT id FROM inserted
     """
-).bindparams(
-    *(bindparam(name, type_=messages.c[name].type) for name in ("sent_at", "created_at", "updated_at")),
-    bindparam("account_id", type_=Id),
-    bindparam("contact_id", type_=Id),
-    bindparam("campaign_id", type_=Id),
+    )
+    .bindparams(
+        *(bindparam(name, type_=messages.c[name].type) for name in ("sent_at", "created_at", "updated_at")),
+        bindparam("account_id", type_=Id),
+        bindparam("contact_id", type_=Id),
+        bindparam("campaign_id", type_=Id),
+    )
+    .columns(id=Id)
 )
 """PostgreSQL's whole `add` in one round trip instead of two to four: the contact key-share locked
 first (as the message's foreign key would, but before any summary row: a foreign-key check runs at
@@ -470,7 +474,8 @@ class SqlMessageRepository(WorkspaceRepository):
         }
         if self._postgres:
             unread = _unread(draft.direction, draft.status)
-            message_id = self._conn.execute(_ADD_SUMMARISED, {**params, "unread": unread}).scalar()
+            added = _ADD_SUMMARISED.first(self._conn, {**params, "unread": unread})
+            message_id = None if added is None else added[0]
         else:
             message_id = self._conn.execute(_INSERT[self._conn.dialect.name], params).scalar()
         if message_id is None:
