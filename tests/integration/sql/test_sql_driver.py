@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection, Insert, bindparam, event, insert, select, update
+from sqlalchemy import Connection, Insert, bindparam, event, insert, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError, StatementError
 
@@ -107,6 +107,21 @@ def test_select_rows_equal_those_of_connection_execute(database: Database, accou
         rows = DriverStatement(statement).rows(uow.connection, {})
 
     assert rows == expected
+
+
+def test_a_textual_select_binds_and_converts_through_its_declared_types(database: Database, account: int) -> None:
+    """SQL text with typed binds and declared columns gives the rows `Connection.execute` gives."""
+    statement = (
+        text("SELECT created_at, :at AS bound FROM accounts WHERE id = :account")
+        .bindparams(bindparam("at", type_=UTCDateTime()), bindparam("account", type_=Id))
+        .columns(created_at=UTCDateTime(), bound=UTCDateTime())
+    )
+    params = {"at": MOMENT, "account": account}
+    with database.uow.admin(readonly=True) as uow:
+        expected = [tuple(row) for row in uow.connection.execute(statement, params).all()]
+        rows = DriverStatement(statement).rows(uow.connection, params)
+
+    assert rows == expected and rows[0][1] == MOMENT and rows[0][1].tzinfo == UTC
 
 
 def test_a_value_written_into_the_statement_gives_way_to_a_parameter(database: Database, make_account: Any) -> None:
