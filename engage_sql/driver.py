@@ -112,27 +112,33 @@ class DriverStatement:
         arguments = [compiled.driver_arguments(one) for one in params]
         self._on_cursor(connection, compiled, arguments, many=True, fetch=False)
 
+    def rows_many(self, connection: Connection, params: Sequence[Params]) -> list[list[Row]]:
+        """Run the statement once per set of parameters; the rows of each run, in order. On
+        PostgreSQL in one round trip (psycopg's executemany pipelines the runs and keeps each
+        run's rows); on SQLite, whose driver keeps no rows of an executemany, one run at a time."""
+        if not params:
+            return []
+        if connection.dialect.name != "postgresql":
+            return [self.rows(connection, one) for one in params]
+        compiled = self._compiled.get(connection.dialect.name) or self._compile(connection.dialect)
+        arguments = [compiled.driver_arguments(one) for one in params]
+        runs, _, _ = self._on_cursor(connection, compiled, arguments, many=True, fetch=True)
+        return [_converted(compiled, rows) for rows in runs]
+
     def _run(self, connection: Connection, params: Params, *, fetch: bool) -> tuple[list[Row], int]:
         compiled = self._compiled.get(connection.dialect.name) or self._compile(connection.dialect)
         rows, rowcount, _ = self._on_cursor(
             connection, compiled, compiled.driver_arguments(params), many=False, fetch=fetch
         )
-        if not compiled.results:
-            return rows, rowcount
-        converted = []
-        for row in rows:
-            columns = list(row)
-            for index, process in compiled.results:
-                columns[index] = process(columns[index])
-            converted.append(tuple(columns))
-        return converted, rowcount
+        return _converted(compiled, rows), rowcount
 
     @staticmethod
     def _on_cursor(
         connection: Connection, compiled: _Compiled, arguments: Any, *, many: bool, fetch: bool, last_id: bool = False
-    ) -> tuple[list[Row], int, int | None]:
+    ) -> tuple[list[Any], int, int | None]:
         """Execute on a cursor of the connection's DBAPI connection, around the cursor events; the
-        fetched rows (driver values), the row count and, with `last_id`, the cursor's `lastrowid`."""
+        fetched rows (driver values; with `many`, a list of them per run, psycopg's only), the row
+        count and, with `last_id`, the cursor's `lastrowid`."""
         dialect = connection.dialect
         if not connection.in_transaction():
             # As `Connection.execute` autobegins: a statement after a commit opens the connection's
@@ -158,11 +164,18 @@ class DriverStatement:
             if events:
                 for listener in connection.dispatch.before_cursor_execute:
                     sql, arguments = listener(connection, cursor, sql, arguments, context, many)
-            if many:
+            rows: list[Any]
+            if many and fetch:
+                cursor.executemany(sql, arguments, returning=True)
+                rows = [cursor.fetchall()]
+                while cursor.nextset():
+                    rows.append(cursor.fetchall())
+            elif many:
                 cursor.executemany(sql, arguments)
+                rows = []
             else:
                 cursor.execute(sql, arguments)
-            rows: list[Row] = cursor.fetchall() if fetch else []
+                rows = cursor.fetchall() if fetch else []
             rowcount: int = cursor.rowcount
             inserted: int | None = cursor.lastrowid if last_id else None
             if events:
@@ -206,6 +219,19 @@ class DriverStatement:
         )
         self._compiled[dialect.name] = result
         return result
+
+
+def _converted(compiled: _Compiled, rows: list[Row]) -> list[Row]:
+    """`rows` as the driver gave them, through the result processors of their columns' types."""
+    if not compiled.results:
+        return rows
+    converted = []
+    for row in rows:
+        columns = list(row)
+        for index, process in compiled.results:
+            columns[index] = process(columns[index])
+        converted.append(tuple(columns))
+    return converted
 
 
 def _arguments(

@@ -518,10 +518,11 @@ def _move(
 
 
 def _settle(uow: WorkspaceUnitOfWork, campaign_id: int, done: list[_Outcome], now: datetime) -> None:
-    """Record the gateway's answers to a batch of claims: the messages sent stored with their
-    events, their recipients moved in one round trip and counted once, their contacts touched in
-    one statement; the others one by one. A claim settled meanwhile, by a run that took over, is left."""
-    sent: list[tuple[_Claim, int, datetime]] = []
+    """Record the gateway's answers to a batch of claims: the others one by one, then the messages
+    sent stored together (`add_many`) with their events, their recipients moved in one round trip
+    and counted once, their contacts touched in one statement. A claim settled meanwhile, by a run
+    that took over, is left."""
+    went: list[tuple[_Claim, MessageDraft]] = []
     for outcome in done:
         claim = outcome.claim
         if claim.follow_up_id is not None:
@@ -537,13 +538,16 @@ def _settle(uow: WorkspaceUnitOfWork, campaign_id: int, done: list[_Outcome], no
                 provider_message_id=outcome.sent.provider_message_id,
                 campaign_id=campaign_id,
             )
-            message = uow.messages.add(draft, now)
-            uow.emit(DomainEvent("message.sent", message.event_payload(), now))
-            sent.append((claim, message.id, outcome.sent.sent_at))
+            went.append((claim, draft))
         else:
             _settle_failure(uow, campaign_id, outcome, now)
-    if not sent:
+    if not went:
         return
+    sent: list[tuple[_Claim, int, datetime]] = []
+    for (claim, _), message in zip(went, uow.messages.add_many([draft for _, draft in went], now), strict=True):
+        uow.emit(DomainEvent("message.sent", message.event_payload(), now))
+        assert message.sent_at is not None
+        sent.append((claim, message.id, message.sent_at))
     moved = set(uow.campaign_recipients.mark_sent([(c.recipient_id, m, at) for c, m, at in sent], now))
     if moved:
         uow.campaigns.adjust(campaign_id, Counters(sent=len(moved)))

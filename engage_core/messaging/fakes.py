@@ -139,6 +139,10 @@ class InMemoryMessageRepository(_Repo):
     def _mine(self) -> list[Message]:
         return [m for (a, m) in self._t.messages.values() if a == self._account]
 
+    def add_many(self, drafts: Sequence[MessageDraft], now: datetime) -> Sequence[Message]:
+        """In memory, as :meth:`.MessageRepository.add_many`."""
+        return [self.add(draft, now) for draft in drafts]
+
     def add(self, draft: MessageDraft, now: datetime) -> Message:
         """In memory, as :meth:`.MessageRepository.add`."""
         if draft.provider_message_id is not None and self.by_provider_id(draft.channel, draft.provider_message_id):

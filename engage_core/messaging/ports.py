@@ -86,6 +86,11 @@ class MessageRepository(Protocol):
     def add(self, draft: MessageDraft, now: datetime) -> Message:
         """Store the message; `created_at` = `updated_at` = `now`."""
 
+    def add_many(self, drafts: Sequence[MessageDraft], now: datetime) -> Sequence[Message]:
+        """Store the messages in order, each as `add` stores it (a batch's messages in one round
+        trip where the storage can); raises as `add` does, the unit of work then to be left
+        uncommitted."""
+
     def get(self, message_id: int) -> Message | None:
         """The message `message_id`, or None."""
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -448,6 +448,27 @@ def forget_conversations(connection: Connection, account_id: int, contact_id: in
     connection.execute(_LOWER_TOTALS, params)
 
 
+def _stored(draft: MessageDraft, now: datetime, message_id: int | None) -> Message:
+    """The message `draft` stored as `message_id`; ValueError when the insert stored nothing (its
+    provider message id was taken)."""
+    if message_id is None:
+        raise ValueError("a message with this provider message id is already stored")
+    return Message(
+        id=message_id,
+        contact_id=draft.contact_id,
+        direction=draft.direction,
+        channel=draft.channel,
+        content=draft.content,
+        status=draft.status,
+        sent_at=draft.sent_at,
+        created_at=now,
+        updated_at=now,
+        error=draft.error,
+        provider_message_id=draft.provider_message_id,
+        campaign_id=draft.campaign_id,
+    )
+
+
 class SqlMessageRepository(WorkspaceRepository):
     def __init__(self, connection: Connection, account_id: int, *, lock_reads: bool) -> None:
         """`lock_reads`: the unit of work writes, so reads lock the message they find (PostgreSQL)."""
@@ -458,6 +479,25 @@ class SqlMessageRepository(WorkspaceRepository):
     def add(self, draft: MessageDraft, now: datetime) -> Message:
         """Raises ValueError when the account has a message of the channel with the same provider
         message id (like the fake; the services look it up first)."""
+        params = self._params(draft, now)
+        if self._postgres:
+            added = _ADD_SUMMARISED.first(self._conn, params)
+            message_id = None if added is None else added[0]
+        else:
+            message_id = self._conn.execute(_INSERT[self._conn.dialect.name], params).scalar()
+        message = _stored(draft, now, message_id)
+        if not self._postgres:
+            self._summarise(message)
+        return message
+
+    def add_many(self, drafts: Sequence[MessageDraft], now: datetime) -> Sequence[Message]:
+        """On PostgreSQL every `_ADD_SUMMARISED` of the batch in one round trip (pipelined)."""
+        if not self._postgres:
+            return [self.add(draft, now) for draft in drafts]
+        runs = _ADD_SUMMARISED.rows_many(self._conn, [self._params(draft, now) for draft in drafts])
+        return [_stored(draft, now, rows[0][0] if rows else None) for draft, rows in zip(drafts, runs, strict=True)]
+
+    def _params(self, draft: MessageDraft, now: datetime) -> dict[str, Any]:
         params = {
             "account_id": self._account_id,
             "contact_id": draft.contact_id,
@@ -473,30 +513,8 @@ class SqlMessageRepository(WorkspaceRepository):
             "updated_at": now,
         }
         if self._postgres:
-            unread = _unread(draft.direction, draft.status)
-            added = _ADD_SUMMARISED.first(self._conn, {**params, "unread": unread})
-            message_id = None if added is None else added[0]
-        else:
-            message_id = self._conn.execute(_INSERT[self._conn.dialect.name], params).scalar()
-        if message_id is None:
-            raise ValueError("a message with this provider message id is already stored")
-        message = Message(
-            id=message_id,
-            contact_id=draft.contact_id,
-            direction=draft.direction,
-            channel=draft.channel,
-            content=draft.content,
-            status=draft.status,
-            sent_at=draft.sent_at,
-            created_at=now,
-            updated_at=now,
-            error=draft.error,
-            provider_message_id=draft.provider_message_id,
-            campaign_id=draft.campaign_id,
-        )
-        if not self._postgres:
-            self._summarise(message)
-        return message
+            params["unread"] = _unread(draft.direction, draft.status)
+        return params
 
     def get(self, message_id: int) -> Message | None:
         return self._first(_BY_ID, {"id": message_id})

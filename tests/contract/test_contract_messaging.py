@@ -300,6 +300,31 @@ def test_a_provider_id_is_stored_once_per_channel(
         assert unit.messages.for_contact(contact.id, None, PageRequest()).total == 2
 
 
+def test_add_many_stores_each_message_as_add_does(
+    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
+) -> None:
+    """`add_many` stores the drafts in order, each readable and summarised in its conversation."""
+    ada, bob = make_contact(name="Ada"), make_contact(name="Bob")
+    drafts = [_draft(ada, content="First"), _draft(bob, content="Second", provider_message_id="p-2")]
+    with uow.workspace(account) as unit:
+        added = unit.messages.add_many(drafts, NOW)
+        unit.commit()
+
+    assert [(m.contact_id, m.content, m.created_at) for m in added] == [(ada.id, "First", NOW), (bob.id, "Second", NOW)]
+    assert [_get(uow, account, m.id) for m in added] == list(added)
+    assert sorted((name, last) for name, _, last, _ in _rows(_list(uow, account))) == [
+        ("Ada", "First"), ("Bob", "Second"),
+    ]  # fmt: skip
+
+
+def test_add_many_refuses_a_taken_provider_id(uow: UnitOfWorkFactory, account: int, make_contact: MakeContact) -> None:
+    """A draft of `add_many` with a provider id already stored raises as `add` does."""
+    contact = make_contact()
+    _add(uow, account, _draft(contact, provider_message_id="p-1"))
+    with uow.workspace(account) as unit, pytest.raises(ValueError, match="provider message id"):
+        unit.messages.add_many([_draft(contact, content="New"), _draft(contact, provider_message_id="p-1")], NOW)
+
+
 def test_update_stores_the_changing_fields_only(
     uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
 ) -> None:

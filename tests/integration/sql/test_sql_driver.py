@@ -154,6 +154,19 @@ def test_execute_many_runs_once_per_set_of_parameters(database: Database) -> Non
     assert [tuple(row) for row in rows] == [(f"Renamed {ids[0]}", later), (f"Renamed {ids[1]}", later), ("Zoë", MOMENT)]
 
 
+def test_rows_many_gives_each_runs_own_rows_in_order(database: Database, make_account: Any) -> None:
+    """`rows_many` runs once per set of parameters and returns each run's converted rows, empty ones kept."""
+    first, second = make_account(), make_account()
+    statement = DriverStatement(
+        select(accounts.c.id, accounts.c.created_at).where(accounts.c.id == bindparam("account", type_=Id))
+    )
+    with database.uow.admin(readonly=True) as uow:
+        runs = statement.rows_many(uow.connection, [{"account": second}, {"account": 0}, {"account": first}])
+        expected = [statement.rows(uow.connection, {"account": account}) for account in (second, 0, first)]
+
+    assert runs == expected and [len(rows) for rows in runs] == [1, 0, 1] and runs[0][0][1].tzinfo == UTC
+
+
 def test_value_refused_by_its_type_raises_statement_error(database: Database, account: int) -> None:
     """A naive timestamp is refused before anything reaches the database, as `Connection.execute` refuses it."""
     with database.uow.workspace(account) as uow, pytest.raises(StatementError, match="naive datetime"):
