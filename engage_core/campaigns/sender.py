@@ -490,13 +490,20 @@ class CampaignSendJob:
         return _Outcome(claim, "sent", sent=sent)
 
     def _give_up(self, account_id: int, campaign_id: int, exc: Exception) -> None:
-        """End the campaign `failed` after its job's last allowed run raised."""
+        """End the campaign `failed` after its job's last allowed run raised. That run still holds
+        the job, so whatever is in flight is its own: the claims it had not handed are skipped with
+        the pending, and those it handed without recording the answer end `unknown_outcome`."""
         now = self._clock.now()
         with self._uow.workspace(account_id) as uow:
             campaign = uow.campaigns.get(campaign_id)
             if campaign is None or campaign.status != "running":
                 return
             skip_pending(uow, campaign_id, CAMPAIGN_FAILED, now)
+            every = now + timedelta(seconds=1)  # `stale_sending` takes rows updated before it: all
+            for recipient in uow.campaign_recipients.stale_sending(campaign_id, every):
+                _settle_unknown(uow, campaign, recipient, now)
+            for follow_up in uow.linkedin_campaigns.stale_sending(campaign_id, every):
+                steps.settle_unknown(uow, follow_up, now)
             move(uow, campaign, "failed", now, error=f"Sending failed: {type(exc).__name__}: {exc}")
             uow.commit()
 

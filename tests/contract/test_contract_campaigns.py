@@ -12,7 +12,7 @@ import pytest
 
 from engage_core.campaigns.model import Campaign, Counters, RecipientFilter, RecipientView
 from engage_core.campaigns.quotas import Quotas
-from engage_core.campaigns.service import CampaignInput
+from engage_core.campaigns.service import SEND_JOB_ATTEMPTS, CampaignInput
 from engage_core.contacts.model import Contact
 from engage_core.jobs.ports import JobQueue
 from engage_core.jobs.runner import JobRunner
@@ -47,6 +47,7 @@ class CrashingGateway:
     def __init__(self, sandbox: SandboxGateway) -> None:
         self.sandbox = sandbox
         self.crash_on: int | None = None
+        self.crash_always = False
         self.sends = 0
 
     def __getattr__(self, name: str) -> Any:
@@ -55,7 +56,7 @@ class CrashingGateway:
     def send(self, provider_account_id: str, recipient: str, text: str) -> SentMessage:
         sent = self.sandbox.send(provider_account_id, recipient, text)
         self.sends += 1
-        if self.sends == self.crash_on:
+        if self.sends == self.crash_on or self.crash_always:
             raise Crash("killed between the gateway call and the record")
         return sent
 
@@ -527,6 +528,34 @@ def test_a_crash_mid_batch_leaves_unknown_only_what_the_gateway_was_handed(
     assert {r.reason for r in unknown} == {"unknown_outcome"}
     assert {r.phone for r in unknown} == {s.recipient for s in sent[:2]}
     assert assert_counters_true(services, uow, account, campaign) == Counters(total=7, sent=3, failed=2, skipped=2)
+
+
+def test_a_campaign_failed_by_its_last_run_leaves_nobody_in_flight(
+    services: Services,
+    uow: UnitOfWorkFactory,
+    account: int,
+    provider: str,
+    audience: dict[str, Any],
+    runner: JobRunner,
+    job_queue: JobQueue,
+    clock: FakeClock,
+    gateway: CrashingGateway,
+    make_contact: Callable[..., Contact],
+) -> None:
+    """When every run dies after a send, the campaign fails and the last run's hand-off ends
+    `unknown_outcome` with the others: no recipient stays `sending`, the counters add up."""
+    for n in range(SEND_JOB_ATTEMPTS):  # more recipients than the job has runs
+        services.contacts.add_to_list(account, make_contact(name=f"More {n}").id, audience["list"])
+    gateway.crash_always = True
+    campaign = services.campaigns.start(account, create(services, account, audience, send_rate=60_000).id)
+
+    drain(runner, job_queue, clock, until=lambda: services.campaigns.get(account, campaign.id).status == "failed")
+
+    assert services.campaigns.get(account, campaign.id).error.startswith("Sending failed")
+    assert statuses(uow, account, campaign.id).get("sending", 0) == 0
+    assert {r.reason for r in recipients(services, account, campaign.id, status="failed")} == {"unknown_outcome"}
+    counters = assert_counters_true(services, uow, account, campaign)
+    assert counters.failed == gateway.sends and counters.failed + counters.skipped == counters.total
 
 
 def test_mark_sent_moves_only_the_claims_still_in_flight(
