@@ -34,4 +34,7 @@ def alone(connection: Connection) -> Iterator[None]:
     try:
         yield
     finally:
-        driver.autocommit = False  # type: ignore[union-attr]
+        if driver.info.transaction_status == TransactionStatus.IDLE:  # type: ignore[union-attr]
+            driver.autocommit = False  # type: ignore[union-attr]
+        else:  # lost mid-statement: the block's error stands, and no pool reuses it in autocommit
+            driver.close()  # type: ignore[union-attr]
