@@ -316,6 +316,9 @@ class CampaignSendJob:
             given_back = [claim.recipient_id for claim in unsent if claim.follow_up_id is None]
             if given_back:
                 give_back_claims(uow, campaign_id, "pending", now, recipient_ids=given_back)
+            for claim in unsent:  # a follow-up claimed but never sent waits for the next run
+                if claim.follow_up_id is not None:
+                    steps.give_back(uow, claim.follow_up_id, claim.channel, now)
             step = self._next(uow, campaign_id, plan, batch, size, now) if size else None
             uow.commit()
         return step
@@ -410,9 +413,12 @@ class CampaignSendJob:
             return _AGAIN
         assert contact is not None and address is not None
         batch.room -= 1
-        text = render(sequence.steps[follow_up.step].text, contact)
-        draft = MessageDraft(contact.id, "outbound", campaign.channel, text, "pending", campaign_id=campaign.id)
-        message = uow.messages.add(draft, now)
+        message = steps.unsent_message(uow, follow_up)  # of a claim given back: stored once, sent as stored
+        if message is None:
+            text = render(sequence.steps[follow_up.step].text, contact)
+            draft = MessageDraft(contact.id, "outbound", campaign.channel, text, "pending", campaign_id=campaign.id)
+            message = uow.messages.add(draft, now)
+        text = message.content
         uow.linkedin_campaigns.move(follow_up.id, "sending", now, message_id=message.id)
         uow.campaign_send_counts.add(campaign.channel, now.date(), 1)
         claim = _Claim(

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from engage_core.campaigns.model import REJECTED, UNKNOWN_OUTCOME, Campaign
 from engage_core.linkedin.model import REPLIED, FollowUp, LinkedInPlan
-from engage_core.messaging.messages import mark_failed
+from engage_core.messaging.messages import Message, mark_failed
 from engage_core.unit_of_work import WorkspaceUnitOfWork
 
 INVITATION_WITHOUT_NOTE = "(LinkedIn invitation without a note)"
@@ -49,6 +49,19 @@ def settle_failure(
             uow.campaign_send_counts.add(channel, now.date(), -1)
         return
     uow.linkedin_campaigns.move(follow_up_id, "failed", now, reason=REJECTED, error=error)
+
+
+def give_back(uow: WorkspaceUnitOfWork, follow_up_id: int, channel: str, now: datetime) -> None:
+    """A follow-up claimed but never handed to the gateway (the worker stopped first): `pending`
+    again, its quota count given back; its `pending` message waits for the next claim."""
+    if uow.linkedin_campaigns.move(follow_up_id, "pending", now) is not None:
+        uow.campaign_send_counts.add(channel, now.date(), -1)
+
+
+def unsent_message(uow: WorkspaceUnitOfWork, follow_up: FollowUp) -> Message | None:
+    """The `pending` message an earlier claim of the follow-up stored and never sent, if any."""
+    message = None if follow_up.message_id is None else uow.messages.get(follow_up.message_id)
+    return message if message is not None and message.status == "pending" else None
 
 
 def settle_unknown(uow: WorkspaceUnitOfWork, follow_up: FollowUp, now: datetime) -> None:

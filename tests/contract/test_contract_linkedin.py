@@ -4,6 +4,7 @@ pause and resume in the middle of a sequence, cancelling, and the repository's o
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -11,8 +12,10 @@ from typing import Any
 import pytest
 
 from engage_core.campaigns.model import Counters
+from engage_core.campaigns.service import SEND_JOB
 from engage_core.jobs.ports import JobQueue
-from engage_core.jobs.runner import JobRunner
+from engage_core.jobs.runner import JobContext, JobRunner
+from engage_core.kernel.pagination import PageRequest
 from engage_core.linkedin.model import LinkedInPlan, SequenceStep
 from engage_core.linkedin.service import Launched, LaunchInput
 from engage_core.messaging.channel_service import CredentialsInput
@@ -247,6 +250,51 @@ def test_pausing_mid_sequence_holds_the_follow_ups_and_resuming_sends_them_once(
     assert held == 2
     assert [s.text for s in sandbox.account(linkedin).sent].count("Two") == 2
     assert follow_ups(uow, account, campaign_id) == {"sent": 2}
+
+
+class StopsAfter(threading.Event):
+    """Reads as set from its `calls + 1`-th look on: a worker asked to stop in the middle of a run."""
+
+    def __init__(self, calls: int) -> None:
+        super().__init__()
+        self.calls = calls
+
+    def is_set(self) -> bool:
+        self.calls -= 1
+        return self.calls < 0
+
+
+def test_a_follow_up_claimed_by_a_stopping_worker_goes_later_once(
+    services: Services,
+    uow: UnitOfWorkFactory,
+    sandbox: SandboxGateway,
+    runner: JobRunner,
+    job_queue: JobQueue,
+    clock: FakeClock,
+    account: int,
+    linkedin: str,
+) -> None:
+    """A worker told to stop between a follow-up's claim and its send gives it back: the next run
+    sends it once, with the one message stored for it, never `unknown_outcome`."""
+    [member] = members(services, account, 1)
+    launched = launch(services, account, (member,), SequenceStep("One"), SequenceStep("Two", 1))
+    campaign_id = launched.campaign.id
+    drain(runner, job_queue, clock, until=lambda: follow_ups(uow, account, campaign_id) == {"pending": 1})
+    clock.advance(days=2)
+    send = services.job_handlers()[SEND_JOB]
+    stopping = JobRunner(job_queue, {SEND_JOB: lambda context: send(JobContext(context.claim, StopsAfter(1)))}, clock)
+
+    stopping.run_once()
+    given_back = follow_ups(uow, account, campaign_id)
+    drain(runner, job_queue, clock)
+
+    assert given_back == {"pending": 1}
+    assert [s.text for s in sandbox.account(linkedin).sent] == ["One", "Two"]
+    assert follow_ups(uow, account, campaign_id) == {"sent": 1}
+    with uow.workspace(account, readonly=True) as unit:
+        [follow_up] = unit.linkedin_campaigns.of_campaign(campaign_id)
+        stored = unit.messages.for_contact(follow_up.contact_id, None, PageRequest()).items
+    assert sorted((m.content, m.status) for m in stored) == [("One", "sent"), ("Two", "sent")]
 
 
 def test_cancelling_mid_sequence_skips_the_follow_ups(
