@@ -53,8 +53,12 @@ STOP_CHECK_SECONDS = 0.1
 RECORD_MARGIN_SECONDS = 5.0
 """Of a lease, what is kept (at most half of what the timeout leaves) for recording an attempt."""
 AHEAD_PER_SLOT = 2
-"""Attempts `run_until` may claim ahead per send slot: enough that the slots rarely run dry while
-the loop commits, and larger batches per commit (fewer transactions per attempt)."""
+"""Attempts `run_until` may claim ahead per send slot, at least: enough that the slots rarely run
+dry while the loop commits, and larger batches per commit (fewer transactions per attempt)."""
+AHEAD_PER_SLOT_MOST = 8
+"""...and at most, when receivers answer fast (`ahead_per_slot`)."""
+AHEAD_SECONDS = 0.05
+"""Claimed ahead per slot: what it sends in this long, at the pace of its recent sends."""
 SECRET_CACHE_SIZE = 1024
 """Decrypted secrets a worker keeps (by ciphertext); the cache is emptied when it is full."""
 
@@ -63,6 +67,16 @@ NOT_IN_PLAN = "Not sent: the workspace's plan does not include webhooks."
 _NOT_SENT = NextStep("failed", None)
 
 log = logging.getLogger("engage.delivery")
+
+
+def ahead_per_slot(send_seconds: float | None) -> int:
+    """Attempts to claim ahead per send slot when a send takes `send_seconds` (None: not known yet):
+    what a slot sends in `AHEAD_SECONDS`, from `AHEAD_PER_SLOT` to `AHEAD_PER_SLOT_MOST`. Fast
+    receivers get bigger batches per commit (the commit is then most of an attempt's cost); slow
+    ones no more than before, so that one worker does not hold attempts that another could send."""
+    if send_seconds is None or send_seconds <= 0:
+        return AHEAD_PER_SLOT if send_seconds is None else AHEAD_PER_SLOT_MOST
+    return max(AHEAD_PER_SLOT, min(AHEAD_PER_SLOT_MOST, int(AHEAD_SECONDS / send_seconds)))
 
 
 def render(claim: Claim, secret: str, unix_time: int, iso_time: str) -> tuple[dict[str, str], bytes]:
@@ -214,18 +228,19 @@ class DeliveryWorker:
         many attempts: whenever at least half of the `concurrency` sends could start, or be
         claimed ahead, and at the latest `RECORD_WITHIN_SECONDS` after a send ended.
 
-        Claiming ahead never lets a lease run out under a send: up to `AHEAD_PER_SLOT` times
-        `concurrency` attempts wait for a free send slot, and only while their lease still leaves
-        room for a whole send and its record (`timeout_seconds` and a margin); one that waited
-        longer is not sent but released, for the next claim to take. Without a known `timeout_seconds` nothing is
-        claimed ahead. On stop, what was claimed ahead is released too.
+        Claiming ahead never lets a lease run out under a send: up to `ahead_per_slot` (from 2 to
+        8, by how fast the recent sends went) times `concurrency` attempts wait for a free send
+        slot, and only while their lease still leaves room for a whole send and its record
+        (`timeout_seconds` and a margin); one that waited longer is not sent but released, for the
+        next claim to take. Without a known `timeout_seconds` nothing is claimed ahead. On stop,
+        what was claimed ahead is released too.
 
         With nothing due, the loop asks again after `idle_seconds`. A failing queue (database
         restarting, lock timeout) is logged and retried with a growing pause: the worker outlives
         the outage instead of dying with it (what could not be recorded is sent again when its
         lease ends)."""
         claims_ahead = self._executor is not None and self._hold > 0
-        pipe = _Pipeline(self._batch, stop, ahead=AHEAD_PER_SLOT * self._batch if claims_ahead else 0)
+        pipe = _Pipeline(self._batch, stop, claims_ahead=claims_ahead)
         refill = max(1, self._batch // 2)
         backoff = idle_seconds
         claim_at = 0.0  # time.monotonic() before which the queue is not asked (it was empty, or failed)
@@ -315,13 +330,16 @@ class _Sent:
 
 class _Pipeline:
     """The send slots of a worker (`capacity` sends at once), the attempts claimed ahead for them
-    (at most `ahead`, each usable until a moment of `time.monotonic()`), and the attempts sent but
-    not recorded yet. Shared by the loop and the send threads."""
+    (with `claims_ahead`, `ahead_per_slot` of the recent sends' pace per slot, each usable until a
+    moment of `time.monotonic()`), and the attempts sent but not recorded yet. Shared by the loop
+    and the send threads."""
 
-    def __init__(self, capacity: int, stop: threading.Event, *, ahead: int) -> None:
+    def __init__(self, capacity: int, stop: threading.Event, *, claims_ahead: bool) -> None:
         self._capacity = capacity
         self._stop = stop  # once set, a slot that frees up starts nothing more
-        self._ahead_max = ahead
+        self._claims_ahead = claims_ahead
+        self._ahead_max = ahead_per_slot(None) * capacity if claims_ahead else 0
+        self._send_seconds: float | None = None  # a moving average of the sends' durations
         self.free = capacity  # send slots idle
         self._ahead: collections.deque[tuple[Claim, float]] = collections.deque()
         self._sent: list[_Sent] = []
@@ -352,6 +370,7 @@ class _Pipeline:
                 if first:
                     self._first_sent_at = time.monotonic()
                 self._sent.append(sent)
+                self._paced(sent.elapsed)
             following = self._next_ahead()
             if following is None:
                 self.free += 1
@@ -359,6 +378,13 @@ class _Pipeline:
             if first or self.room == self._wanted or self.free == self._capacity:
                 self._changed.notify_all()
             return following
+
+    def _paced(self, elapsed: float) -> None:
+        """Count a send's duration in the pace, and size the claims ahead to it."""
+        average = self._send_seconds
+        self._send_seconds = average = elapsed if average is None else average + (elapsed - average) / 8
+        if self._claims_ahead:
+            self._ahead_max = ahead_per_slot(average) * self._capacity
 
     def idle(self) -> None:
         """A slot taken by `dispatch` was never used."""

@@ -24,7 +24,15 @@ from engage_core.testing import (
     InMemoryUnitOfWorkFactory,
     SentRequest,
 )
-from engage_core.webhooks.delivery import NOT_IN_PLAN, USER_AGENT, DeliveryWorker, render
+from engage_core.webhooks.delivery import (
+    AHEAD_PER_SLOT,
+    AHEAD_PER_SLOT_MOST,
+    NOT_IN_PLAN,
+    USER_AGENT,
+    DeliveryWorker,
+    ahead_per_slot,
+    render,
+)
 from engage_core.webhooks.fakes import WebhooksTables
 from engage_core.webhooks.model import Attempt, Claim, Completion, Outcome
 from engage_core.webhooks.signatures import generate_secret, sign_body, standard_signature
@@ -449,6 +457,7 @@ class RecordingQueue(InMemoryDeliveryQueue):
         super().__init__(store)
         self.batches: list[int] = []
         self.released: list[str] = []  # delivery ids of the claims released, never sent
+        self.limits: list[int] = []  # how many attempts each call asked to claim
         self._fail_records = fail_records
 
     def complete_and_claim(
@@ -460,6 +469,7 @@ class RecordingQueue(InMemoryDeliveryQueue):
         *,
         release: Sequence[Claim] = (),
     ) -> tuple[Sequence[bool], Sequence[Claim]]:
+        self.limits.append(limit)
         if completions and self._fail_records:
             self._fail_records -= 1
             raise ConnectionError("database unavailable")
@@ -597,6 +607,28 @@ def test_run_until_claims_ahead_while_every_slot_is_busy(make_world: Callable[..
 
     _run_in_thread(world, two_sending_and_four_ahead)
     assert (max(leased), len(world.sender.sent)) == (6, 2)
+
+
+@pytest.mark.parametrize(
+    ("send_seconds", "per_slot"),
+    [(None, AHEAD_PER_SLOT), (0.0, AHEAD_PER_SLOT_MOST), (0.001, AHEAD_PER_SLOT_MOST), (0.01, 5), (0.5, 2)],
+)
+def test_the_claims_ahead_follow_the_pace_of_the_sends(send_seconds: float | None, per_slot: int) -> None:
+    """A slot gets what it sends in `AHEAD_SECONDS`: never fewer than with no known pace, never more than the most."""
+    assert ahead_per_slot(send_seconds) == per_slot
+
+
+def test_fast_sends_let_the_worker_claim_more_ahead(make_world: Callable[..., World]) -> None:
+    """The first claim fills two slots and two ahead each; once the sends prove fast, more ahead, eight each at most."""
+    world = make_world()
+    queue = RecordingQueue(world.store)
+    _with_queue(world, queue, concurrency=2, timeout_seconds=1.0)
+    world.emit(80)
+    _run_in_thread(world, lambda: [a.status for a in world.attempts()] == ["delivered"] * 80)
+    world.worker.close()
+    claims = [limit for limit in queue.limits if limit]
+    assert claims[0] == 2 * (1 + AHEAD_PER_SLOT)
+    assert 2 * (1 + AHEAD_PER_SLOT) < max(claims) <= 2 * (1 + AHEAD_PER_SLOT_MOST)
 
 
 def test_without_a_known_timeout_nothing_is_claimed_ahead(make_world: Callable[..., World]) -> None:
