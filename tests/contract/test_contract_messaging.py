@@ -1,5 +1,5 @@
-"""Messaging: channel settings, the channel directory, messages, conversations and contact handles,
-and the channel and message services over them with the sandbox gateway, on every adapter."""
+"""Messages and contact handles, and the message service over them with the sandbox gateway
+(sends, inbound messages, receipts), on every adapter."""
 
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ import attrs
 import pytest
 from support import NOW, MakeContact
 
-from engage_core.contacts.model import Contact, ContactPatch
+from engage_core.contacts.model import Contact
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.messaging.channel_service import CredentialsInput
-from engage_core.messaging.channels import ChannelAccount, ChannelDraft
 from engage_core.messaging.conversations import ConversationFilter, ConversationSummary
 from engage_core.messaging.message_service import SendInput
 from engage_core.messaging.messages import Message, MessageDraft
@@ -33,22 +32,6 @@ Events = Callable[..., list[DomainEvent]]
 @pytest.fixture
 def other(make_account: Callable[..., int]) -> int:
     return make_account("Other")
-
-
-def _add_channel(uow: UnitOfWorkFactory, account: int, draft: ChannelDraft) -> ChannelAccount:
-    with uow.workspace(account) as unit:
-        channel = unit.channels.add(draft, NOW)
-        unit.commit()
-    return channel
-
-
-def _by_type(uow: UnitOfWorkFactory, account: int, type: str) -> ChannelAccount | None:
-    with uow.workspace(account, readonly=True) as unit:
-        return unit.channels.by_type(type)
-
-
-def _event_names(outbox_events: Events, account: int) -> list[str]:
-    return [e.name for e in outbox_events(account) if e.name.startswith("channel.")]
 
 
 def _events(outbox_events: Events, account: int, name: str) -> list[DomainEvent]:
@@ -96,161 +79,6 @@ def _connect_whatsapp(services: Services, sandbox: SandboxGateway, account: int)
     pid = started.channel.provider_account_id or ""
     sandbox.scan(pid)
     return pid
-
-
-def test_a_new_setting_is_pending_and_reads_back(uow: UnitOfWorkFactory, account: int) -> None:
-    """add stores phase pending (CONNECTING, not connected) with the draft's fields."""
-    added = _add_channel(uow, account, ChannelDraft("instagram", "acc-1", "acme.shop", "2FA"))
-    assert _by_type(uow, account, "instagram") == added
-    assert (added.sync_status, added.is_connected, added.checkpoint_type, added.created_at) == (
-        "CONNECTING",
-        False,
-        "2FA",
-        NOW,
-    )
-
-
-def test_update_stores_every_field_but_type_and_created_at(uow: UnitOfWorkFactory, account: int) -> None:
-    """Every lifecycle field round-trips; type and created_at stay as stored."""
-    added = _add_channel(uow, account, ChannelDraft("whatsapp", "acc-1"))
-    later = NOW + timedelta(hours=1)
-    changed = attrs.evolve(
-        added,
-        type="telegram",
-        provider_account_id="acc-2",
-        username="+966501234567",
-        sync_status="OK",
-        is_connected=True,
-        last_synced_at=later,
-        created_at=later,
-        updated_at=later,
-        checkpoint_type="OTP",
-        error="was down",
-        connected_at=later,
-    )
-    with uow.workspace(account) as unit:
-        unit.channels.update(changed)
-        unit.commit()
-    assert _by_type(uow, account, "whatsapp") == attrs.evolve(changed, type="whatsapp", created_at=NOW)
-
-
-def test_list_is_ascending_id_and_the_accounts_own(uow: UnitOfWorkFactory, account: int, other: int) -> None:
-    """Only the account's settings, oldest first."""
-    _add_channel(uow, other, ChannelDraft("whatsapp", "theirs"))
-    first = _add_channel(uow, account, ChannelDraft("telegram", "acc-1"))
-    second = _add_channel(uow, account, ChannelDraft("whatsapp", "acc-2"))
-    with uow.workspace(account, readonly=True) as unit:
-        assert list(unit.channels.list()) == [first, second]
-
-
-def test_by_provider_account_finds_only_the_accounts_own(uow: UnitOfWorkFactory, account: int, other: int) -> None:
-    """Another account's provider account is not found through this account."""
-    mine = _add_channel(uow, account, ChannelDraft("whatsapp", "acc-1"))
-    _add_channel(uow, other, ChannelDraft("whatsapp", "acc-2"))
-    with uow.workspace(account, readonly=True) as unit:
-        assert (unit.channels.by_provider_account("acc-1"), unit.channels.by_provider_account("acc-2")) == (mine, None)
-
-
-def test_delete_removes_only_the_accounts_setting(uow: UnitOfWorkFactory, account: int, other: int) -> None:
-    """Deleting another account's id changes nothing; deleting one's own removes it."""
-    mine = _add_channel(uow, account, ChannelDraft("whatsapp", "acc-1"))
-    theirs = _add_channel(uow, other, ChannelDraft("whatsapp", "acc-2"))
-    with uow.workspace(account) as unit:
-        unit.channels.delete(theirs.id)
-        unit.channels.delete(mine.id)
-        unit.commit()
-    assert (_by_type(uow, account, "whatsapp"), _by_type(uow, other, "whatsapp")) == (None, theirs)
-
-
-def test_refused_logins_without_a_provider_account_do_not_collide(
-    uow: UnitOfWorkFactory, account: int, other: int
-) -> None:
-    """Two settings without a provider account id are both stored."""
-    _add_channel(uow, account, ChannelDraft("instagram", None, "a"))
-    _add_channel(uow, other, ChannelDraft("instagram", None, "b"))
-    assert [_by_type(uow, a, "instagram") is not None for a in (account, other)] == [True, True]
-
-
-def test_the_directory_names_the_owner_of_a_provider_account(uow: UnitOfWorkFactory, account: int, other: int) -> None:
-    """owner_of answers across accounts; an unknown id is None."""
-    _add_channel(uow, account, ChannelDraft("whatsapp", "acc-1"))
-    _add_channel(uow, other, ChannelDraft("whatsapp", "acc-2"))
-    with uow.admin(readonly=True) as admin:
-        owners = [admin.channel_directory.owner_of(pid) for pid in ("acc-1", "acc-2", "acc-3")]
-    assert owners == [account, other, None]
-
-
-def test_connecting_whatsapp_emits_channel_connected_with_the_setting(
-    uow: UnitOfWorkFactory,
-    account: int,
-    services: Services,
-    sandbox: SandboxGateway,
-    outbox_events: Callable[..., list[DomainEvent]],
-) -> None:
-    """Scanning the QR: the stored setting is OK and connected; channel.connected is in the outbox."""
-    pid = services.channels.connect_qr(account, "whatsapp").channel.provider_account_id or ""
-    sandbox.scan(pid, "+966501234567")
-    stored = _by_type(uow, account, "whatsapp")
-    assert stored is not None and (stored.sync_status, stored.is_connected, stored.username) == (
-        "OK",
-        True,
-        "+966501234567",
-    )
-    connected = [e.payload for e in outbox_events(account) if e.name == "channel.connected"]
-    assert [(p["channel_id"], p["status"]) for p in connected] == [(stored.id, "CREATION_SUCCESS")]
-
-
-def test_a_provider_status_callback_reaches_the_owning_account(
-    uow: UnitOfWorkFactory,
-    account: int,
-    other: int,
-    services: Services,
-    sandbox: SandboxGateway,
-    outbox_events: Callable[..., list[DomainEvent]],
-) -> None:
-    """CREDENTIALS from the provider: the owner's setting moves and channel.disconnected is emitted."""
-    services.channels.connect_qr(other, "whatsapp")
-    pid = services.channels.connect_qr(account, "whatsapp").channel.provider_account_id or ""
-    sandbox.scan(pid)
-    sandbox.set_status(pid, "CREDENTIALS", "Password changed")
-    stored = _by_type(uow, account, "whatsapp")
-    assert stored is not None and (stored.sync_status, stored.error) == ("CREDENTIALS", "Password changed")
-    assert (_event_names(outbox_events, account), _event_names(outbox_events, other)) == (
-        ["channel.connected", "channel.disconnected"],
-        [],
-    )
-
-
-def test_disconnecting_deletes_the_setting_and_emits_channel_disconnected(
-    uow: UnitOfWorkFactory,
-    account: int,
-    services: Services,
-    sandbox: SandboxGateway,
-    outbox_events: Callable[..., list[DomainEvent]],
-) -> None:
-    """The local setting is gone, and with it the directory's entry."""
-    pid = services.channels.connect_qr(account, "telegram").channel.provider_account_id or ""
-    sandbox.scan(pid)
-    services.channels.disconnect(account, "telegram")
-    with uow.admin(readonly=True) as admin:
-        owner = admin.channel_directory.owner_of(pid)
-    assert (_by_type(uow, account, "telegram"), owner) == (None, None)
-    assert _event_names(outbox_events, account) == ["channel.connected", "channel.disconnected"]
-
-
-def test_a_failed_qr_attempt_emits_channel_error(
-    uow: UnitOfWorkFactory,
-    account: int,
-    services: Services,
-    sandbox: SandboxGateway,
-    outbox_events: Callable[..., list[DomainEvent]],
-) -> None:
-    """The phone refuses the code: CREATION_FAIL stored with the error, channel.error emitted."""
-    pid = services.channels.connect_qr(account, "whatsapp").channel.provider_account_id or ""
-    sandbox.fail(pid, "Refused")
-    stored = _by_type(uow, account, "whatsapp")
-    assert stored is not None and (stored.sync_status, stored.error) == ("CREATION_FAIL", "Refused")
-    assert _event_names(outbox_events, account) == ["channel.error"]
 
 
 def test_a_message_round_trips(uow: UnitOfWorkFactory, account: int, make_contact: MakeContact) -> None:
@@ -599,165 +427,6 @@ def test_receipts_never_move_a_message_backwards(
     assert stored is not None and stored.status == "read"
 
 
-def test_one_summary_per_contact_newest_first(uow: UnitOfWorkFactory, account: int, make_contact: MakeContact) -> None:
-    """Each contact's newest message decides its place; equal instants put the later insert first."""
-    ada, bob, cy = make_contact(name="Ada"), make_contact(name="Bob"), make_contact(name="Cy")
-    _add(uow, account, _draft_to(ada.id, content="a1"), NOW + timedelta(minutes=1))
-    _add(uow, account, _draft_to(bob.id, content="b1"))
-    _add(uow, account, _draft_to(cy.id, content="c1"))
-    _add(uow, account, _draft_to(ada.id, content="a0"), NOW - timedelta(minutes=1))  # older: not last
-    assert _rows(_list(uow, account)) == [
-        ("Ada", "whatsapp", "a1", 2),
-        ("Cy", "whatsapp", "c1", 1),
-        ("Bob", "whatsapp", "b1", 1),
-    ]
-
-
-def test_only_unread_inbound_messages_are_counted(
-    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
-) -> None:
-    """Outbound messages and read inbound ones do not count."""
-    contact = make_contact()
-    _add(uow, account, _draft_to(contact.id))
-    _add(uow, account, _draft_to(contact.id, status="read"))
-    _add(uow, account, _draft_to(contact.id, direction="outbound", status="sent"))
-    summary = _list(uow, account).items[0]
-    assert (summary.unread_count, summary.last_message) == (1, "Hello")
-
-
-def test_marking_read_clears_the_count_and_a_new_message_counts_again(
-    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
-) -> None:
-    """mark_read zeroes every scope's count; the next inbound message counts 1."""
-    contact = make_contact()
-    _add(uow, account, _draft_to(contact.id))
-    _add(uow, account, _draft_to(contact.id, channel="telegram"))
-    with uow.workspace(account) as unit:
-        unit.messages.mark_read(contact.id, NOW)
-        unit.commit()
-    cleared = [_list(uow, account, channel=c).items[0].unread_count for c in (None, "whatsapp", "telegram")]
-    _add(uow, account, _draft_to(contact.id))
-    assert (cleared, _list(uow, account).items[0].unread_count) == ([0, 0, 0], 1)
-
-
-def test_updating_an_inbound_message_moves_the_count(
-    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
-) -> None:
-    """An inbound message set to read stops counting; set back, it counts again."""
-    contact = make_contact()
-    _add(uow, account, _draft_to(contact.id))
-    with uow.workspace(account) as unit:
-        message = unit.messages.for_contact(contact.id, None, ALL).items[0]
-        unit.messages.update(attrs.evolve(message, status="read"))
-        read = unit.messages.conversations(ConversationFilter(), ALL).items[0].unread_count
-        unit.messages.update(attrs.evolve(message, status="delivered"))
-        unit.commit()
-    assert (read, _list(uow, account).items[0].unread_count) == (0, 1)
-
-
-def test_the_channel_filter_sums_up_that_channels_messages_only(
-    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
-) -> None:
-    """Last message and unread count of the channel; contacts without any are left out."""
-    ada, bob = make_contact(name="Ada"), make_contact(name="Bob")
-    _add(uow, account, _draft_to(ada.id, channel="telegram", content="tg"))
-    _add(uow, account, _draft_to(ada.id, content="wa"), NOW + timedelta(minutes=1))
-    _add(uow, account, _draft_to(bob.id, content="bob"))
-    page = _list(uow, account, channel="telegram")
-    assert (page.total, _rows(page)) == (1, [("Ada", "telegram", "tg", 1)])
-
-
-def test_the_contact_filter_gives_that_contact_only(
-    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
-) -> None:
-    """One summary, total 1; its second page is empty with the same total."""
-    ada, bob = make_contact(name="Ada"), make_contact(name="Bob")
-    _add(uow, account, _draft_to(ada.id))
-    _add(uow, account, _draft_to(bob.id))
-    first = _list(uow, account, contact_id=ada.id)
-    second = _list(uow, account, PageRequest(page=2), contact_id=ada.id)
-    assert [(p.total, [s.contact_id for s in p.items]) for p in (first, second)] == [(1, [ada.id]), (1, [])]
-
-
-def test_pages_carry_the_total(uow: UnitOfWorkFactory, account: int, make_contact: MakeContact) -> None:
-    """Five conversations in pages of two: the third page has one; a page past the end none."""
-    for n in range(5):
-        _add(uow, account, _draft_to(make_contact(name=f"C{n}").id), NOW + timedelta(minutes=n))
-    pages = [_list(uow, account, PageRequest(page=p, per_page=2)) for p in (1, 3, 4)]
-    assert [(p.total, [s.contact_name for s in p.items]) for p in pages] == [
-        (5, ["C4", "C3"]),
-        (5, ["C0"]),
-        (5, []),
-    ]
-
-
-def test_conversations_are_the_accounts_own(
-    uow: UnitOfWorkFactory, account: int, other: int, make_contact: MakeContact
-) -> None:
-    """Another account sees neither the summaries nor their total."""
-    _add(uow, account, _draft_to(make_contact().id))
-    page = _list(uow, other)
-    assert (page.total, list(page.items)) == (0, [])
-
-
-def test_the_contact_name_is_the_current_one(
-    uow: UnitOfWorkFactory, account: int, services: Services, make_contact: MakeContact
-) -> None:
-    """A renamed contact shows its new name."""
-    contact = make_contact(name="Ada")
-    _add(uow, account, _draft_to(contact.id))
-    services.contacts.update(account, contact.id, ContactPatch(name="Ada Lovelace"))
-    assert _list(uow, account).items[0].contact_name == "Ada Lovelace"
-
-
-def test_deleting_a_contact_removes_its_conversation_from_the_total(
-    uow: UnitOfWorkFactory, account: int, services: Services, make_contact: MakeContact
-) -> None:
-    """The summary rows go with the contact, and every scope's total drops."""
-    ada, bob = make_contact(name="Ada"), make_contact(name="Bob")
-    _add(uow, account, _draft_to(ada.id))
-    _add(uow, account, _draft_to(ada.id, channel="telegram"))
-    _add(uow, account, _draft_to(bob.id))
-    services.contacts.delete(account, ada.id)
-    pages = [_list(uow, account, channel=c) for c in (None, "whatsapp", "telegram")]
-    assert [(p.total, [s.contact_name for s in p.items]) for p in pages] == [(1, ["Bob"]), (1, ["Bob"]), (0, [])]
-
-
-def test_a_new_setting_has_no_sync_error_or_connection_yet(uow: UnitOfWorkFactory, account: int) -> None:
-    """add() leaves `last_synced_at`, `error` and `connected_at` None and sets `updated_at` to `now`."""
-    added = _add_channel(uow, account, ChannelDraft("whatsapp", "acc-1"))
-
-    assert (added.last_synced_at, added.error, added.connected_at, added.updated_at) == (None, None, None, NOW)
-
-
-def test_by_type_sees_only_the_accounts_own(uow: UnitOfWorkFactory, account: int, other: int) -> None:
-    """Another account's setting of a type is not this account's."""
-    _add_channel(uow, other, ChannelDraft("whatsapp", "acc-1"))
-
-    assert _by_type(uow, account, "whatsapp") is None
-
-
-def test_updating_another_accounts_setting_changes_nothing(uow: UnitOfWorkFactory, account: int, other: int) -> None:
-    """update() with another account's setting id leaves it as stored."""
-    theirs = _add_channel(uow, other, ChannelDraft("whatsapp", "acc-1"))
-    with uow.workspace(account) as unit:
-        unit.channels.update(attrs.evolve(theirs, sync_status="OK", is_connected=True))
-        unit.commit()
-
-    assert _by_type(uow, other, "whatsapp") == theirs
-
-
-def test_deleting_a_setting_keeps_its_messages(uow: UnitOfWorkFactory, account: int, make_contact: MakeContact) -> None:
-    """The messages of a deleted channel setting stay: they belong to the contacts."""
-    channel = _add_channel(uow, account, ChannelDraft("whatsapp", "acc-1"))
-    message = _add(uow, account, _draft(make_contact()))
-    with uow.workspace(account) as unit:
-        unit.channels.delete(channel.id)
-        unit.commit()
-
-    assert _get(uow, account, message.id) == message
-
-
 def test_a_contact_without_a_handle_has_none(uow: UnitOfWorkFactory, account: int, make_contact: MakeContact) -> None:
     """handle_of() a contact never linked on the channel is None, and so is contact_for() an unknown handle."""
     contact = make_contact(type="instagram", phone=None)
@@ -808,26 +477,3 @@ def test_for_contact_of_another_account_is_empty(
         page = unit.messages.for_contact(added.contact_id, None, PageRequest())
 
     assert (page.total, list(page.items)) == (0, [])
-
-
-def test_mark_read_of_a_read_conversation_counts_nothing(
-    uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
-) -> None:
-    """A second mark_read() finds nothing unread."""
-    contact = make_contact()
-    _add(uow, account, _draft(contact))
-    with uow.workspace(account) as unit:
-        counts = [unit.messages.mark_read(contact.id, NOW) for _ in range(2)]
-
-    assert counts == [1, 0]
-
-
-def test_the_directory_forgets_a_deleted_setting(uow: UnitOfWorkFactory, account: int) -> None:
-    """owner_of() a provider account whose setting was deleted is None."""
-    channel = _add_channel(uow, account, ChannelDraft("whatsapp", "acc-1"))
-    with uow.workspace(account) as unit:
-        unit.channels.delete(channel.id)
-        unit.commit()
-
-    with uow.admin(readonly=True) as admin:
-        assert admin.channel_directory.owner_of("acc-1") is None
