@@ -28,7 +28,7 @@ from engage_http.messaging.callbacks import CallbackReader, callback_route
 from engage_http.openapi import build_document, document_endpoint
 from engage_http.rate_limit import RequestRateLimiter
 from engage_http.request_id import RequestIdMiddleware
-from engage_http.routing import API_PREFIX, ShortRead, WriteLane, build_routes
+from engage_http.routing import API_PREFIX, LoopReads, ShortRead, WriteLane, build_routes
 from engage_http.webchat.live import LiveHub
 from engage_http.webchat.visitor import routes as web_chat_routes
 
@@ -59,6 +59,7 @@ def create_app(
     sandbox: SandboxControls | None = None,
     provider_callbacks: CallbackReader | None = None,
     short_reads: Mapping[type, ShortRead] | None = None,
+    loop_reads: LoopReads | None = None,
     rate_limiter: RequestRateLimiter | None = None,
     sessions: SessionCookies | None = None,
     write_lane: WriteLane | None = None,
@@ -78,7 +79,8 @@ def create_app(
     `services`. With `sandbox` (the sandbox gateway is in use) the sandbox routes are served and
     documented; with `provider_callbacks` (a hosted messaging provider) its callback route is served.
     `short_reads`: the reads the storage answers without blocking, by the core filter type they
-    take, which then run on the event loop (`routing.py`); with a `write_lane` (SQLite's), the short
+    take, which then run on the event loop (`routing.py`), through `loop_reads` where the storage's
+    reads wait for the network (PostgreSQL's, `engage_sql.loop_reads`); with a `write_lane` (SQLite's), the short
     writes that may run there do. `rate_limiter` limits each workspace and partner key's
     requests (`rate_limit.py`); None serves them unlimited (tests that make many requests). The
     partner API (`/api/v1/partner/...`) is always served; with `sessions`, so is the dashboard
@@ -108,6 +110,7 @@ def create_app(
             prefix=API_PREFIX,
             debug=debug,
             short_reads=short_reads,
+            loop_reads=loop_reads,
             rate_limiter=rate_limiter,
             write_lane=write_lane,
             storage_errors=storage_errors,

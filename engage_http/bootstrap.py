@@ -623,11 +623,13 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         )
         sandbox = channels.attach(services, database)
         limiter = rate_limiter(settings)
-        # SQLite in WAL mode: a read takes no lock a writer holds and waits for no fsync, so short
-        # reads (authentication among them) may run on the event loop, and short writes on the write
-        # lane. Not with a PostgreSQL read (a network round trip), nor when the rate limiter asks Redis.
-        on_loop = database.engine.dialect.name == "sqlite" and not isinstance(limiter.limiter, RedisRateLimiter)
+        # Short reads (authentication among them) run on the event loop: on SQLite in WAL mode a
+        # read takes no lock a writer holds and waits for no fsync; PostgreSQL's wait for the server
+        # without blocking the loop (`loop_reads`). Short writes run on SQLite's write lane. Neither
+        # when the rate limiter asks Redis, which would block the loop.
+        on_loop = not isinstance(limiter.limiter, RedisRateLimiter)
         lane = database.write_lane() if on_loop else None
+        loop_reads = database.loop_reads() if on_loop else None
         head = database.head_revision()  # read the scripts once, not at every readiness probe
         job_handlers = services.job_handlers()
     except BaseException:
@@ -648,7 +650,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         state.started = True
         if listener is not None:
             listener.start()
-        if on_loop:  # the event loop's short reads keep one connection (this runs on the loop's thread)
+        if on_loop and loop_reads is None:  # SQLite's short reads keep one connection (this is the loop's thread)
             database.uow.pin_reader()
         try:
             if settings.run_worker:
@@ -681,6 +683,8 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
                 await run_in_threadpool(listener.stop)
             state.started = False
             database.uow.unpin_reader()
+            if loop_reads is not None:
+                loop_reads.close()
             _close_store(store)
             if embeddings is not None:
                 embeddings.close()
@@ -712,6 +716,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         sandbox=sandbox,
         provider_callbacks=channels.callbacks,
         short_reads=database.short_reads() if on_loop else None,
+        loop_reads=loop_reads,
         sessions=SessionCookies(cipher, SystemClock()),
         rate_limiter=limiter,
         write_lane=lane,

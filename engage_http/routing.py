@@ -16,10 +16,12 @@ their time waiting (for SQLite's write turn, for a group commit), and the more o
 the more share one fsync.
 
 Short reads run with no hop at all where the storage says a read is always short (`short_reads`,
-given by the composition root: SQLite in WAL mode, where a read takes no lock a writer holds and
-waits for no fsync, says so of the first pages of `GET /contacts` without filters). The storage
+given by the composition root: the first pages of `GET /contacts` without filters). The storage
 names them by the core filter type the read takes; an operation whose query structures into that
-type asks it, request by request. A hop costs more than such a read, mostly in GIL hand-offs.
+type asks it, request by request. A hop costs more than such a read, mostly in GIL hand-offs. On
+SQLite in WAL mode, where a read takes no lock a writer holds and waits for no fsync, the handler
+runs on the loop as it is; where the storage's reads wait for the network, it runs through the
+storage's `loop_reads` runner, which lets the loop serve other requests while it waits.
 
 Where the storage has a write lane (`WriteLane`: SQLite's, `engage_sql.write_lane`), the operations
 that declare `write_lane` run there instead of in a worker thread each: one thread that handles the
@@ -126,6 +128,13 @@ class WriteLane(Protocol):
     async def run(self, fn: Callable[[], R], *, key: Hashable = None) -> R: ...
 
 
+class LoopReads(Protocol):
+    """Runs a short read's handler on the event loop where the storage's reads wait for the
+    network: its waits let the loop run (`engage_sql.loop_reads.LoopReads`)."""
+
+    async def run(self, fn: Callable[..., R], *args: Any) -> R: ...
+
+
 _CREDENTIALS = (auth.API_KEY_HEADER.encode(), b"authorization", partner_auth.PARTNER_KEY_HEADER.encode())
 
 
@@ -207,6 +216,7 @@ class BoundOperation:
         services: Services,
         *,
         short_reads: Mapping[type, ShortRead] | None = None,
+        loop_reads: LoopReads | None = None,
         rate_limiter: RequestRateLimiter | None = None,
         write_lane: WriteLane | None = None,
     ) -> None:
@@ -217,6 +227,7 @@ class BoundOperation:
         self.errors = openai_format.engage_error_response if self.openai else engage_error_response
         query_type = core_type(operation.query)
         self.inline = None if short_reads is None or query_type is None else short_reads.get(query_type)
+        self.loop_reads = loop_reads
         self.lane = write_lane if operation.write_lane else None
         self.streams = operation.streamed
         self.reads_body = operation.body is not None and not operation.streamed
@@ -535,6 +546,8 @@ class _Dispatcher:
                 # Too large, or its workspace's last write held the lane too long: a worker thread.
                 return await in_worker_thread(target.respond, request, raw)
             if target.runs_inline(request):
+                if target.loop_reads is not None:
+                    return await target.loop_reads.run(target.respond, request, raw)
                 return target.respond(request, raw)
             return await in_worker_thread(target.respond, request, raw, read=method in READ_METHODS)
         except (EngageError, HTTPException, ClientDisconnect):
@@ -585,6 +598,7 @@ def build_routes(
     prefix: str = API_PREFIX,
     debug: bool = False,
     short_reads: Mapping[type, ShortRead] | None = None,
+    loop_reads: LoopReads | None = None,
     rate_limiter: RequestRateLimiter | None = None,
     write_lane: WriteLane | None = None,
     storage_errors: StorageErrors | None = None,
@@ -592,7 +606,8 @@ def build_routes(
 ) -> list[Route]:
     """One route per path, in the order paths first appear in the table. With `debug`, unexpected
     exceptions propagate (to Starlette's traceback page) instead of becoming a generic 500. With
-    `short_reads`, the reads the storage says are always short run on the event loop (see the module docstring);
+    `short_reads`, the reads the storage says are always short run on the event loop (see the module docstring),
+    through `loop_reads` where the storage's reads wait for the network;
     with `write_lane`, the operations that may run their writes on the lane do.
     With `rate_limiter`, each key's requests are limited (`engage_http.rate_limit`). With
     `storage_errors`, the storage failures it names become their domain errors (503) instead of 500.
@@ -603,7 +618,12 @@ def build_routes(
         if operation.method in methods:
             raise ValueError(f"Duplicate operation {operation.method} {operation.path}")
         methods[operation.method] = BoundOperation(
-            operation, services, short_reads=short_reads, rate_limiter=rate_limiter, write_lane=write_lane
+            operation,
+            services,
+            short_reads=short_reads,
+            loop_reads=loop_reads,
+            rate_limiter=rate_limiter,
+            write_lane=write_lane,
         )
     routes = []
     for path, bound in by_path.items():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from sqlalchemy import Engine, exists, func, select
 
@@ -23,7 +23,13 @@ from engage_sql.webhooks.delivery_queue import SqlDeliveryQueue
 from engage_sql.webhooks.tables import webhook_attempts, webhooks
 from engage_sql.write_lane import WriteLane, outbound_guard
 
+if TYPE_CHECKING:
+    from engage_sql.loop_reads import LoopReads
+
 P = TypeVar("P")
+
+LOOP_READS = 8
+"""How many short reads run on the event loop at once on PostgreSQL (`Database.loop_reads`)."""
 
 
 class Database:
@@ -31,6 +37,7 @@ class Database:
 
     def __init__(self, engine: Engine, clock: Clock | None = None, *, read_only_guard: bool = True) -> None:
         self.engine = engine
+        self.read_only_guard = read_only_guard
         self.read_engine = create_read_engine(engine, read_only_guard=read_only_guard)
         """PostgreSQL's engine of read-only units of work (`engines.create_read_engine`); None on SQLite."""
         self.uow = SqlUnitOfWorkFactory(engine, clock, read_engine=self.read_engine)
@@ -109,11 +116,30 @@ class Database:
         return None if groups is None else WriteLane(groups)
 
     def short_reads(self) -> Mapping[type, ShortRead]:
-        """The reads that may run on the event loop, by the core filter type they take: on SQLite
-        in WAL mode a read takes no lock a writer holds and waits for no fsync, so a read that is
-        always a few indexed rows costs less there than the hand-off to a worker thread. None on
-        PostgreSQL, where every read is a network round trip."""
-        return SHORT_READS if self.engine.dialect.name == "sqlite" else {}
+        """The reads that may run on the event loop, by the core filter type they take: a read that
+        is always a few indexed rows costs less there than the hand-off to a worker thread. On
+        SQLite in WAL mode such a read takes no lock a writer holds and waits for no fsync; on
+        PostgreSQL it runs through `loop_reads`, which waits for the server without blocking the loop."""
+        return SHORT_READS
+
+    def loop_reads(self, size: int = LOOP_READS) -> LoopReads | None:
+        """On PostgreSQL, a new runner of the short reads on the event loop (`engage_sql.loop_reads`),
+        at most `size` at once; None on SQLite, whose short reads run as they are (on a pinned
+        reader, `SqlUnitOfWorkFactory.pin_reader`). Close it before disposing of the database."""
+        if self.engine.dialect.name != "postgresql":
+            return None
+        from engage_sql.loop_reads import CooperativeConnection, LoopReads, current_reader  # needs greenlet
+
+        engine = create_read_engine(
+            self.engine,
+            read_only_guard=self.read_only_guard,
+            pool_size=size,
+            max_overflow=0,
+            connect=CooperativeConnection.connect,
+        )
+        assert engine is not None
+        self.uow.read_in_calls(current_reader)
+        return LoopReads(engine, self.uow, size=size)
 
     def outbound_guard(self) -> Callable[[P, str], P]:
         """What the composition root wraps every outbound port in: on SQLite, a call made in the

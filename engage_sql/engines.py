@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -140,7 +141,14 @@ def _ping_after_idle(dbapi_connection: Any, record: ConnectionPoolEntry, _proxy:
         raise DisconnectionError("the pooled connection did not answer a ping")
 
 
-def create_read_engine(engine: Engine, *, read_only_guard: bool = True) -> Engine | None:
+def create_read_engine(
+    engine: Engine,
+    *,
+    read_only_guard: bool = True,
+    pool_size: int = POSTGRES_POOL_SIZE,
+    max_overflow: int = THREADPOOL_SIZE - POSTGRES_POOL_SIZE,
+    connect: Callable[..., Any] | None = None,
+) -> Engine | None:
     """For PostgreSQL, the engine of read-only units of work; None for SQLite (they use `engine`).
 
     Its connections are in autocommit: a unit of work of one read is then that one statement, not
@@ -164,14 +172,14 @@ def create_read_engine(engine: Engine, *, read_only_guard: bool = True) -> Engin
     if read_only_guard:
         cparams["options"] = " ".join(filter(None, (cparams.get("options"), "-c default_transaction_read_only=on")))
 
-    def connect() -> Any:
-        return dialect.connect(*cargs, **cparams)
+    def connect_read() -> Any:
+        return dialect.connect(*cargs, **cparams) if connect is None else connect(*cargs, **cparams)
 
     reads = _ReadEngine(engine, {})
     reads.pool = QueuePool(
-        connect,
-        pool_size=POSTGRES_POOL_SIZE,
-        max_overflow=THREADPOOL_SIZE - POSTGRES_POOL_SIZE,
+        connect_read,
+        pool_size=pool_size,
+        max_overflow=max_overflow,
         use_lifo=True,
         dialect=dialect,
     )

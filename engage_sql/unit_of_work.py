@@ -12,7 +12,7 @@ and the lane answers for it after.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from types import TracebackType
 from typing import Any, ClassVar, Generic, Self, TypeVar
@@ -255,6 +255,7 @@ class SqlUnitOfWorkFactory:
         self._clock = clock or SystemClock()
         self._groups = WriteGroups(engine) if engine.dialect.name == "sqlite" else None
         self._pinned = threading.local()
+        self._call_reader: Callable[[object], Connection | None] | None = None
 
     @property
     def write_groups(self) -> WriteGroups | None:
@@ -278,8 +279,20 @@ class SqlUnitOfWorkFactory:
         if connection is not None:
             connection.close()
 
+    def read_in_calls(self, reader: Callable[[object], Connection | None]) -> None:
+        """Give read-only units of work `reader(self)`, when it is not None, before the thread's
+        pinned reader: the connection of the event loop's call running now (`engage_sql.loop_reads`)."""
+        self._call_reader = reader
+
     def _reader(self, readonly: bool) -> Connection | None:
-        return getattr(self._pinned, "connection", None) if readonly else None
+        if not readonly:
+            return None
+        call_reader = self._call_reader
+        if call_reader is not None:
+            reader = call_reader(self)
+            if reader is not None:
+                return reader
+        return getattr(self._pinned, "connection", None)
 
     def _engine_for(self, readonly: bool) -> Engine:
         return self._reads if readonly else self._engine

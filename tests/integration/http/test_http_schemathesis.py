@@ -158,10 +158,12 @@ def seeded(test_databases: TestDatabases) -> Iterator[Seeded]:
     api_key = seed_workspace(services, database, clock)
     partner_key = seed_partner(services)
     lane = database.write_lane()
+    loop_reads = database.loop_reads()
     yield Seeded(
         create_app(
             services,
             short_reads=database.short_reads(),
+            loop_reads=loop_reads,
             write_lane=lane,
             idempotency=IdempotentRequests(database.idempotency_store(), clock),
         ),
@@ -171,6 +173,8 @@ def seeded(test_databases: TestDatabases) -> Iterator[Seeded]:
     )
     if lane is not None:
         lane.close()
+    if loop_reads is not None:
+        loop_reads.close()
     database.dispose()
     test_databases.drop(url)
 

@@ -1,0 +1,177 @@
+"""`engage_sql.loop_reads`: PostgreSQL's short reads run on the event loop without blocking it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
+
+from engage_core.contacts.model import Contact, ContactFilter
+from engage_core.kernel.pagination import PageRequest
+from engage_core.services import Services
+from engage_sql import Database, loop_reads
+from engage_sql.loop_reads import CooperativeConnection, LoopReads
+
+REQUEST = contextvars.ContextVar[str]("REQUEST")
+
+
+@pytest.fixture
+def reads(database: Database, backend: str) -> Iterator[LoopReads]:
+    if backend != "postgres":
+        pytest.skip("SQLite's short reads run as they are")
+    runner = database.loop_reads(size=2)
+    assert runner is not None
+    yield runner
+    runner.close()
+
+
+def _backend_pid(database: Database) -> int:
+    with database.uow.admin(readonly=True) as uow:
+        return int(uow.connection.execute(text("SELECT pg_backend_pid()")).scalar_one())
+
+
+def _sleep(database: Database, seconds: float) -> int:
+    """Wait `seconds` on the server in a read-only unit of work; its backend's pid."""
+    with database.uow.admin(readonly=True) as uow:
+        return int(
+            uow.connection.execute(text("SELECT pg_backend_pid() FROM pg_sleep(:s)"), {"s": seconds}).scalar_one()
+        )
+
+
+def _run(reads: LoopReads, fn: Callable[..., Any], *args: Any) -> Any:
+    async def call() -> Any:
+        return await reads.run(fn, *args)
+
+    return asyncio.run(call())
+
+
+def test_sqlite_has_no_loop_reads(database: Database, backend: str) -> None:
+    """On SQLite there is no runner: its short reads run on the loop as they are."""
+    if backend != "sqlite":
+        pytest.skip("the SQLite case")
+    assert database.loop_reads() is None
+
+
+def test_a_call_reads_what_a_worker_thread_reads(
+    database: Database, services: Services, account: int, make_contact: Callable[..., Contact], reads: LoopReads
+) -> None:
+    """A page read in a call is the page read anywhere else."""
+    for _ in range(3):
+        make_contact()
+
+    def page() -> list[str]:
+        return [contact.name for contact in services.contacts.find(account, ContactFilter(), PageRequest()).items]
+
+    assert _run(reads, page) == page()
+
+
+def test_a_call_keeps_one_connection_for_its_reads(database: Database, reads: LoopReads) -> None:
+    """Every read-only unit of work of a call, and of the next call, uses the same kept connection."""
+
+    def pids() -> set[int]:
+        return {_backend_pid(database) for _ in range(3)}
+
+    first, second = _run(reads, pids), _run(reads, pids)
+
+    assert len(first) == 1 and first == second and first != {_backend_pid(database)}
+
+
+def test_the_event_loop_runs_while_a_call_waits_for_the_server(database: Database, reads: LoopReads) -> None:
+    """Another task runs to its end while the call waits on the server: the loop is not blocked."""
+
+    async def both() -> tuple[bool, bool]:
+        call = asyncio.ensure_future(reads.run(_sleep, database, 0.5))
+        await asyncio.sleep(0)  # the call sends its statement and waits
+        await asyncio.sleep(0.01)
+        other_finished_first = not call.done()
+        await call
+        return other_finished_first, call.done()
+
+    assert asyncio.run(both()) == (True, True)
+
+
+def test_at_most_size_calls_run_at_once(database: Database, reads: LoopReads) -> None:
+    """With a size of two, four calls waiting on the server use two connections between them."""
+
+    async def four() -> list[int]:
+        return await asyncio.gather(*(reads.run(_sleep, database, 0.05) for _ in range(4)))
+
+    assert len(set(asyncio.run(four()))) == 2
+
+
+def test_a_cancelled_caller_lets_the_statement_finish(database: Database, reads: LoopReads) -> None:
+    """Cancelling the caller mid-statement raises once the statement is done; its connection is kept."""
+
+    async def cancel_then_read() -> tuple[int, bool, int]:
+        before = await reads.run(_backend_pid, database)
+        call = asyncio.ensure_future(reads.run(_sleep, database, 0.2))
+        await asyncio.sleep(0.05)
+        call.cancel()
+        try:
+            await call
+            cancelled = False
+        except asyncio.CancelledError:
+            cancelled = True
+        return before, cancelled, await reads.run(_backend_pid, database)
+
+    before, cancelled, after = asyncio.run(cancel_then_read())
+
+    assert cancelled and before == after
+
+
+def test_a_statement_error_reaches_the_caller(database: Database, reads: LoopReads) -> None:
+    """A failing statement raises SQLAlchemy's error in the caller, and the next call still reads."""
+
+    def divide() -> Any:
+        with database.uow.admin(readonly=True) as uow:
+            return uow.connection.execute(text("SELECT 1 / 0")).scalar_one()
+
+    with pytest.raises(DBAPIError):
+        _run(reads, divide)
+    assert _run(reads, _backend_pid, database) > 0
+
+
+def test_a_kept_connection_the_server_dropped_is_replaced(
+    database: Database, reads: LoopReads, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a kept connection's backend is terminated, the next call pings it and opens another."""
+    monkeypatch.setattr(loop_reads, "PING_AFTER_IDLE_SECONDS", 0.0)
+    dropped = _run(reads, _backend_pid, database)
+    with database.engine.connect() as admin:
+        admin.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": dropped})
+        admin.commit()
+
+    assert _run(reads, _backend_pid, database) not in (dropped, 0)
+
+
+def test_a_call_sees_the_callers_context_variables(reads: LoopReads) -> None:
+    """The call runs in its caller's context (request ids, tracing spans)."""
+
+    async def call() -> str:
+        REQUEST.set("request-7")
+        return await reads.run(REQUEST.get)
+
+    assert asyncio.run(call()) == "request-7"
+
+
+def test_a_unit_of_work_that_writes_commits_from_a_call(
+    database: Database, services: Services, account: int, reads: LoopReads
+) -> None:
+    """A write in a call takes a connection of the usual pool and commits."""
+    created = _run(reads, lambda: services.lists.create(account, "From the loop"))
+
+    assert [item.name for item in services.lists.list(account)] == [created.name]
+
+
+def test_a_cooperative_connection_outside_a_call_blocks_as_usual(database: Database, backend: str) -> None:
+    """Used by plain synchronous code, the connection is a psycopg connection like any other."""
+    if backend != "postgres":
+        pytest.skip("a psycopg connection")
+    url = database.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    with CooperativeConnection.connect(url) as connection:
+        assert connection.execute("SELECT 41 + 1").fetchone() == (42,)
