@@ -31,6 +31,11 @@ class Settings:
     `default_transaction_read_only=on`, so that a write slipped into it fails; `off` behind a pooler
     in transaction mode (PgBouncer), which does not pass startup options on."""
 
+    database_admission_cache: bool = True
+    """`ENGAGE_DATABASE_ADMISSION_CACHE`: on PostgreSQL, keep each key's admission between requests,
+    forgotten by every process as soon as a change to what it reads is notified (LISTEN/NOTIFY);
+    `off` behind a pooler in transaction mode (PgBouncer), where LISTEN hears nothing."""
+
     secret_key: str | None = attrs.field(default=None, repr=False)
     """`ENGAGE_SECRET_KEY`: derives the keys that encrypt stored secrets. Required in production."""
 
@@ -249,6 +254,7 @@ class Settings:
         return cls(
             database_url=env.get("ENGAGE_DATABASE_URL") or DEFAULT_DATABASE_URL,
             database_read_only_guard=_switch(env, "ENGAGE_DATABASE_READ_ONLY_GUARD", default=True),
+            database_admission_cache=_switch(env, "ENGAGE_DATABASE_ADMISSION_CACHE", default=True),
             secret_key=env.get("ENGAGE_SECRET_KEY") or None,
             log_level=(env.get("ENGAGE_LOG_LEVEL") or "info").lower(),
             log_format=(env.get("ENGAGE_LOG_FORMAT") or "text").strip().lower(),

@@ -630,6 +630,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         on_loop = not isinstance(limiter.limiter, RedisRateLimiter)
         lane = database.write_lane() if on_loop else None
         loop_reads = database.loop_reads() if on_loop else None
+        admissions = database.admission_listener() if settings.database_admission_cache else None
         head = database.head_revision()  # read the scripts once, not at every readiness probe
         job_handlers = services.job_handlers()
     except BaseException:
@@ -650,6 +651,8 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         state.started = True
         if listener is not None:
             listener.start()
+        if admissions is not None:
+            admissions.start()
         if on_loop and loop_reads is None:  # SQLite's short reads keep one connection (this is the loop's thread)
             database.uow.pin_reader()
         try:
@@ -681,6 +684,8 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
                 await run_in_threadpool(lane.close)
             if listener is not None:
                 await run_in_threadpool(listener.stop)
+            if admissions is not None:
+                await run_in_threadpool(admissions.stop)
             state.started = False
             database.uow.unpin_reader()
             if loop_reads is not None:

@@ -11,6 +11,7 @@ from sqlalchemy import Engine, exists, func, select
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.events import DomainEvent
 from engage_sql import migrate
+from engage_sql.accounts.admissions import AdmissionCache, AdmissionListener
 from engage_sql.accounts.tables import accounts
 from engage_sql.areas import SHORT_READS
 from engage_sql.engines import create_engine, create_read_engine, readonly_options
@@ -40,7 +41,10 @@ class Database:
         self.read_only_guard = read_only_guard
         self.read_engine = create_read_engine(engine, read_only_guard=read_only_guard)
         """PostgreSQL's engine of read-only units of work (`engines.create_read_engine`); None on SQLite."""
-        self.uow = SqlUnitOfWorkFactory(engine, clock, read_engine=self.read_engine)
+        self.admissions = AdmissionCache() if engine.dialect.name == "postgresql" else None
+        """PostgreSQL's kept admissions (`engage_sql.accounts.admissions`): used once a listener hears
+        every change (`admission_listener`); None on SQLite."""
+        self.uow = SqlUnitOfWorkFactory(engine, clock, read_engine=self.read_engine, admissions=self.admissions)
 
     @classmethod
     def connect(cls, url: str, clock: Clock | None = None, *, read_only_guard: bool = True) -> Database:
@@ -121,6 +125,14 @@ class Database:
         SQLite in WAL mode such a read takes no lock a writer holds and waits for no fsync; on
         PostgreSQL it runs through `loop_reads`, which waits for the server without blocking the loop."""
         return SHORT_READS
+
+    def admission_listener(self) -> AdmissionListener | None:
+        """On PostgreSQL, a new listener for the changes of what admission reads: while it runs, the
+        admissions this process reads are kept between requests (`engage_sql.accounts.admissions`).
+        None on SQLite. Start it, and stop it before disposing of the database."""
+        if self.admissions is None:
+            return None
+        return AdmissionListener(self.engine, self.admissions)
 
     def loop_reads(self, size: int = LOOP_READS) -> LoopReads | None:
         """On PostgreSQL, a new runner of the short reads on the event loop (`engage_sql.loop_reads`),

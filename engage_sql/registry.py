@@ -9,12 +9,15 @@ the core's unit-of-work protocols, `engage_core.unit_of_work`), each made from t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from sqlalchemy import Connection
 
 from engage_core.kernel.pagination import PageRequest
+
+if TYPE_CHECKING:
+    from engage_sql.accounts.admissions import AdmissionCache
 
 
 @attrs.frozen
@@ -26,6 +29,8 @@ class Scope:
     connection: Connection
     account_id: int = 0
     writes: bool = False
+    admissions: AdmissionCache | None = None
+    """The process's kept admissions (PostgreSQL, `engage_sql.accounts.admissions`), if any."""
 
 
 RepositoryFactory = Callable[[Scope], object]

@@ -22,6 +22,7 @@ from sqlalchemy import Connection, Engine
 from engage_core.kernel.clock import Clock, SystemClock
 from engage_core.kernel.events import DomainEvent
 from engage_sql import areas
+from engage_sql.accounts.admissions import AdmissionCache
 from engage_sql.engines import readonly_options
 from engage_sql.group_commit import Member, WriteGroups
 from engage_sql.partners import outbox as partner_outbox
@@ -43,11 +44,13 @@ class _SqlUnitOfWork:
         readonly: bool,
         groups: WriteGroups | None = None,
         reader: Connection | None = None,
+        admissions: AdmissionCache | None = None,
     ) -> None:
         self._engine = engine
         self._readonly = readonly
         self._groups = groups
         self._reader = reader if readonly else None
+        self._admissions = admissions
         self._conn: Connection | None = None
         self._member: Member | None = None
         self._inside = False
@@ -74,7 +77,8 @@ class _SqlUnitOfWork:
 
     def _repository(self, name: str, connection: Connection) -> Any:
         """A new repository `name` (one of `_REPOSITORIES`) over `connection`."""
-        return self._REPOSITORIES[name](Scope(connection, self._account_id(), writes=not self._readonly))
+        scope = Scope(connection, self._account_id(), writes=not self._readonly, admissions=self._admissions)
+        return self._REPOSITORIES[name](scope)
 
     def _account_id(self) -> int:
         return 0
@@ -108,6 +112,9 @@ class _SqlUnitOfWork:
         member = self._member
         if member is None:
             self.connection.commit()
+            if self._admissions is not None and self._WRITES_ADMISSION and not self._readonly:
+                # This process refuses a revoked key at once, before the change's notice arrives.
+                self._admissions.forget()
             return
         # The group's connection is no longer this unit of work's: whatever it does next (rarely
         # anything) joins a later group, when it next uses a repository or the connection.
@@ -170,8 +177,9 @@ class _OutboxUnitOfWork(_SqlUnitOfWork, Generic[P]):
         readonly: bool,
         groups: WriteGroups | None = None,
         reader: Connection | None = None,
+        admissions: AdmissionCache | None = None,
     ) -> None:
-        super().__init__(engine, readonly=readonly, groups=groups, reader=reader)
+        super().__init__(engine, readonly=readonly, groups=groups, reader=reader, admissions=admissions)
         self._clock = clock
         self._pending: list[P] = []
 
@@ -249,8 +257,16 @@ class SqlUnitOfWorkFactory:
     """`engage_core.unit_of_work.UnitOfWorkFactory` over one engine. Thread-safe: each unit of work checks
     out a connection of its own, except a pinned reader's (`pin_reader`), which is its thread's."""
 
-    def __init__(self, engine: Engine, clock: Clock | None = None, *, read_engine: Engine | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        clock: Clock | None = None,
+        *,
+        read_engine: Engine | None = None,
+        admissions: AdmissionCache | None = None,
+    ) -> None:
         self._engine = engine
+        self._admissions = admissions
         self._reads = read_engine or engine  # `engines.create_read_engine`: PostgreSQL's autocommit reads
         self._clock = clock or SystemClock()
         self._groups = WriteGroups(engine) if engine.dialect.name == "sqlite" else None
@@ -309,7 +325,11 @@ class SqlUnitOfWorkFactory:
 
     def admin(self, *, readonly: bool = False) -> SqlAdminUnitOfWork:
         return SqlAdminUnitOfWork(
-            self._engine_for(readonly), readonly=readonly, groups=self._groups, reader=self._reader(readonly)
+            self._engine_for(readonly),
+            readonly=readonly,
+            groups=self._groups,
+            reader=self._reader(readonly),
+            admissions=self._admissions,
         )
 
     def partners(self, *, readonly: bool = False) -> SqlPartnerUnitOfWork:
@@ -319,4 +339,5 @@ class SqlUnitOfWorkFactory:
             readonly=readonly,
             groups=self._groups,
             reader=self._reader(readonly),
+            admissions=self._admissions,
         )

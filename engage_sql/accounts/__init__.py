@@ -7,7 +7,8 @@ from engage_sql.registry import SqlArea
 
 AREA = SqlArea(
     admin={
-        "accounts": lambda s: SqlAccountRepository(s.connection),
+        # Kept admissions for read-only work only: a transaction that writes reads its own changes.
+        "accounts": lambda s: SqlAccountRepository(s.connection, None if s.writes else s.admissions),
     },
     partners={
         "accounts": lambda s: SqlAccountRepository(s.connection),

@@ -12,6 +12,7 @@ from sqlalchemy import Connection, String, Text, bindparam, case, cast, func, in
 
 from engage_core.accounts.model import DEFAULT_LOCALE, Account, Admission
 from engage_core.plans.model import Plan
+from engage_sql.accounts.admissions import AdmissionCache
 from engage_sql.accounts.tables import account_counters, accounts
 from engage_sql.driver import DriverStatement
 from engage_sql.partners.tables import partner_clients
@@ -89,8 +90,12 @@ def account_from_row(row: AnyRow | tuple[Any, ...]) -> Account:
 
 
 class SqlAccountRepository:
-    def __init__(self, connection: Connection) -> None:
+    """Accounts over `connection`; with `admissions` (read-only work on PostgreSQL), admissions are
+    kept between transactions (`engage_sql.accounts.admissions`)."""
+
+    def __init__(self, connection: Connection, admissions: AdmissionCache | None = None) -> None:
         self._conn = connection
+        self._admissions = admissions
 
     def add(self, name: str, key_digest: str, key_hint: str, now: datetime) -> Account:
         row = self._conn.execute(
@@ -126,9 +131,25 @@ class SqlAccountRepository:
         memoised = memo(self._conn)
         found: tuple[Admission, str] | None = memoised.get(memo_key)
         if found is None or not found[0].holds_at(now):
-            found = self._read_admission(key_digest, now, default_plan)
+            found = self._kept_or_read(memo_key, key_digest, now, default_plan)
             if found is not None:
                 memoised[memo_key] = found
+        return found
+
+    def _kept_or_read(
+        self, cache_key: tuple[str, str, str], key_digest: str, now: datetime, default_plan: str
+    ) -> tuple[Admission, str] | None:
+        """The admission the process keeps, while it still holds; else read (and kept)."""
+        cache = self._admissions
+        if cache is None:
+            return self._read_admission(key_digest, now, default_plan)
+        found = cache.get(cache_key)
+        if found is not None and found[0].holds_at(now):
+            return found
+        generation = cache.generation  # before the read: a change heard meanwhile voids it
+        found = self._read_admission(key_digest, now, default_plan)
+        if found is not None:
+            cache.put(cache_key, found, generation)
         return found
 
     def _read_admission(self, key_digest: str, now: datetime, default_plan: str) -> tuple[Admission, str] | None:

@@ -1,8 +1,9 @@
-"""PostgreSQL's short reads on the event loop (`create_app(loop_reads=...)`), over a real database."""
+"""PostgreSQL's hot path through the composition root: short reads on the event loop, kept admissions."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -78,20 +79,51 @@ def test_a_search_keeps_its_worker_thread(inline: Api, statements: list[tuple[st
     assert statements and all(name.startswith("engage-read") and not loop for name, loop in statements)
 
 
+def _settings(database: Database, **more: str) -> Settings:
+    url = database.engine.url.render_as_string(hide_password=False)
+    env = {"ENGAGE_DATABASE_URL": url, "ENGAGE_RUN_WORKER": "0", "ENGAGE_SECRET_KEY": "loop-reads-test-secret-key"}
+    return Settings.from_env(env | more)
+
+
 def test_the_composition_root_reads_on_the_loop(
     database: Database, workspace: tuple[Services, str], statements: list[tuple[str, bool]]
 ) -> None:
     """`build_app` on PostgreSQL wires the loop's reads: the first page is read there."""
     _, key = workspace
-    url = database.engine.url.render_as_string(hide_password=False)
-    settings = Settings.from_env(
-        {"ENGAGE_DATABASE_URL": url, "ENGAGE_RUN_WORKER": "0", "ENGAGE_SECRET_KEY": "loop-reads-test-secret-key"}
-    )
-    with TestClient(build_app(settings)) as client:
+    with TestClient(build_app(_settings(database))) as client:
         statements.clear()  # the start-up's own
         response = client.get("/api/v1/contacts", headers={"X-Api-Key": key})
 
     assert response.status_code == 200 and _on_the_loop(statements)
+
+
+def _page_statements(client: TestClient, key: str, statements: list[tuple[str, bool]]) -> int:
+    statements.clear()
+    assert client.get("/api/v1/contacts", headers={"X-Api-Key": key}).status_code == 200
+    return len(statements)
+
+
+def test_the_composition_root_keeps_admissions(
+    database: Database, workspace: tuple[Services, str], statements: list[tuple[str, bool]]
+) -> None:
+    """Once its listener hears changes, a key's next page is one statement: the admission is kept."""
+    _, key = workspace
+    with TestClient(build_app(_settings(database))) as client:
+        deadline = time.monotonic() + 30  # the listener connects in a thread of its own
+        while _page_statements(client, key, statements) != 1:
+            assert time.monotonic() < deadline, "admissions were never kept"
+            time.sleep(0.01)
+
+
+def test_admissions_are_read_each_time_with_the_cache_off(
+    database: Database, workspace: tuple[Services, str], statements: list[tuple[str, bool]]
+) -> None:
+    """`ENGAGE_DATABASE_ADMISSION_CACHE=off` (behind a pooler): every page reads its admission."""
+    _, key = workspace
+    with TestClient(build_app(_settings(database, ENGAGE_DATABASE_ADMISSION_CACHE="off"))) as client:
+        counts = [_page_statements(client, key, statements) for _ in range(3)]
+
+    assert counts == [2, 2, 2]
 
 
 @pytest.mark.parametrize(

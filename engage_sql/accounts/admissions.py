@@ -1,0 +1,147 @@
+"""Admissions kept between requests on PostgreSQL, forgotten by every process when they may change.
+
+Every workspace request begins with its admission: the key's account, its workspace's suspension
+and the plan in force, one statement (`SqlAccountRepository.admission`). On PostgreSQL that
+statement is a round trip, the first of two for a page of contacts. `AdmissionCache` keeps the
+admissions a process has read, by key digest, and hands them to the next requests of the key:
+
+- **Every process forgets on any change.** A trigger on each table admission reads (`accounts`,
+  `partner_clients`, `plans`, migration `0042`) sends `NOTIFY engage_admission` with every statement
+  that changes one of them, whoever runs it (engage, another process, an operator in psql); the
+  notice is sent when that transaction commits. `AdmissionListener` holds one listening connection
+  per process and empties the cache at each notice. A process's own admin and partner units of work
+  empty it themselves as they commit, so that a revoked key is refused by the very next request on
+  that process, before its notice arrives.
+- **Nothing read before a change is kept after it.** The cache has a generation, moved on by every
+  emptying; a read records the generation before its statement and keeps its admission only if
+  the generation has not moved (`put`). A read that began before a change committed and ends after
+  its notice arrived is used by its own request (as it would be without the cache) but not kept.
+- **No listener, no cache.** Until the listener has sent `LISTEN`, and from the moment its
+  connection fails until it listens again, the cache keeps and hands out nothing: a notice could
+  have been missed. Each (re)connection empties it.
+- **Bounded.** At most `MAX_ENTRIES` admissions (the oldest dropped first), each for at most
+  `MAX_AGE_SECONDS`, a bound on staleness should a notice be lost some way not foreseen here.
+  A scheduled plan change is honoured as the memo does (`Admission.holds_at`). An unknown key is
+  never kept.
+
+SQLite has no cache: its admission is an in-process read of a few microseconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Any
+
+from sqlalchemy import Engine
+
+from engage_core.accounts.model import Admission
+
+logger = logging.getLogger(__name__)
+
+CHANNEL = "engage_admission"
+"""The NOTIFY channel of the admission triggers (migration 0042)."""
+
+MAX_ENTRIES = 10_000
+MAX_AGE_SECONDS = 60.0
+RECONNECT_SECONDS = 2.0
+
+Kept = tuple[Admission, str]
+"""An admission and its account's key digest, as `SqlAccountRepository.admission` returns them."""
+
+
+class AdmissionCache:
+    """Admissions by key, shared by a process's threads and its event loop (module docstring)."""
+
+    def __init__(self, *, max_entries: int = MAX_ENTRIES, max_age: float = MAX_AGE_SECONDS) -> None:
+        self._entries: OrderedDict[Hashable, tuple[float, Kept]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._generation = 0
+        self._listening = False
+        self._max_entries = max_entries
+        self._max_age = max_age
+
+    @property
+    def generation(self) -> int:
+        """Take it before reading what `put` will keep."""
+        return self._generation
+
+    def get(self, key: Hashable) -> Kept | None:
+        """The admission kept for `key`, if any and not too old."""
+        entry = self._entries.get(key)
+        if entry is None or time.monotonic() - entry[0] > self._max_age:
+            return None
+        return entry[1]
+
+    def put(self, key: Hashable, value: Kept, generation: int) -> None:
+        """Keep `value`, read after `generation` was taken, unless the cache was emptied since."""
+        with self._lock:
+            if not self._listening or generation != self._generation:
+                return
+            self._entries[key] = (time.monotonic(), value)
+            self._entries.move_to_end(key)
+            if len(self._entries) > self._max_entries:
+                self._entries.popitem(last=False)
+
+    def forget(self) -> None:
+        """Empty the cache: something admission reads has changed, or may have."""
+        with self._lock:
+            self._generation += 1
+            self._entries.clear()
+
+    def listening(self, on: bool) -> None:
+        """Whether every change is being heard; either way, what is kept may be stale: empty it."""
+        with self._lock:
+            self._listening = on
+            self._generation += 1
+            self._entries.clear()
+
+
+class AdmissionListener:
+    """The thread that LISTENs for admission changes and empties the cache at each notice."""
+
+    def __init__(self, engine: Engine, cache: AdmissionCache) -> None:
+        self._engine = engine
+        self._cache = cache
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start listening in a daemon thread; the cache keeps nothing until it listens."""
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._listen_forever, name="engage-admission-listen", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        self._cache.listening(False)
+
+    def _listen_forever(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._listen()
+            except Exception:
+                logger.warning("The admission listener lost its connection; reconnecting", exc_info=True)
+            finally:
+                self._cache.listening(False)
+            self._stop.wait(RECONNECT_SECONDS)
+
+    def _listen(self) -> None:
+        raw = self._engine.raw_connection()
+        try:
+            driver: Any = raw.driver_connection
+            driver.autocommit = True
+            driver.execute(f"LISTEN {CHANNEL}")
+            self._cache.listening(True)
+            while not self._stop.is_set():
+                # Wait at most a second at a time, so that `stop` is noticed soon.
+                for _ in driver.notifies(timeout=1.0):
+                    self._cache.forget()
+        finally:
+            raw.invalidate()  # never hand a LISTENing connection back to the pool
