@@ -104,6 +104,8 @@ if TYPE_CHECKING:  # imported where used: optional extras, and adapters slow to 
     from engage_connectors.media_probe import PillowAvMediaProber
     from engage_http.metrics import Metrics
     from engage_http.tracing import Tracing
+    from engage_sql.loop_calls import LoopWriteLane
+    from engage_sql.write_lane import WriteLane as SqliteWriteLane
 
 logger = logging.getLogger("engage.bootstrap")
 
@@ -592,7 +594,8 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         if migrate:
             database.upgrade()
         # Every outbound port goes through the storage's guard: on SQLite, a call from a write-lane
-        # batch (whose changes are not durable yet) raises rather than acting on them.
+        # batch (whose changes are not durable yet) raises rather than acting on them; on
+        # PostgreSQL, so does a call from a short request on the event loop, which it would stall.
         outbound = database.outbound_guard()
         # Web chat's live streams wake through this process's hub; on PostgreSQL every process's
         # notices reach every hub (LISTEN/NOTIFY), so several `engage serve` deliver live together.
@@ -625,11 +628,13 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         limiter = rate_limiter(settings)
         # Short reads (authentication among them) run on the event loop: on SQLite in WAL mode a
         # read takes no lock a writer holds and waits for no fsync; PostgreSQL's wait for the server
-        # without blocking the loop (`loop_reads`). Short writes run on SQLite's write lane. Neither
-        # when the rate limiter asks Redis, which would block the loop.
+        # without blocking the loop (`loop_calls`). Short writes run on SQLite's write lane, and on
+        # the loop too on PostgreSQL. Neither when the rate limiter asks Redis, which would block.
         on_loop = not isinstance(limiter.limiter, RedisRateLimiter)
-        lane = database.write_lane() if on_loop else None
-        loop_reads = database.loop_reads() if on_loop else None
+        loop_calls = database.loop_calls() if on_loop else None
+        lane: SqliteWriteLane | LoopWriteLane | None = None
+        if on_loop:
+            lane = database.write_lane() if loop_calls is None else loop_calls.write_lane()
         admissions = database.admission_listener() if settings.database_admission_cache else None
         head = database.head_revision()  # read the scripts once, not at every readiness probe
         job_handlers = services.job_handlers()
@@ -653,7 +658,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
             listener.start()
         if admissions is not None:
             admissions.start()
-        if on_loop and loop_reads is None:  # SQLite's short reads keep one connection (this is the loop's thread)
+        if on_loop and loop_calls is None:  # SQLite's short reads keep one connection (this is the loop's thread)
             database.uow.pin_reader()
         try:
             if settings.run_worker:
@@ -688,8 +693,8 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
                 await run_in_threadpool(admissions.stop)
             state.started = False
             database.uow.unpin_reader()
-            if loop_reads is not None:
-                loop_reads.close()
+            if loop_calls is not None:
+                loop_calls.close()
             _close_store(store)
             if embeddings is not None:
                 embeddings.close()
@@ -721,7 +726,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         sandbox=sandbox,
         provider_callbacks=channels.callbacks,
         short_reads=database.short_reads() if on_loop else None,
-        loop_reads=loop_reads,
+        loop_reads=loop_calls,
         sessions=SessionCookies(cipher, SystemClock()),
         rate_limiter=limiter,
         write_lane=lane,

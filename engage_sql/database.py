@@ -14,7 +14,7 @@ from engage_sql import migrate
 from engage_sql.accounts.admissions import AdmissionCache, AdmissionListener
 from engage_sql.accounts.tables import accounts
 from engage_sql.areas import SHORT_READS
-from engage_sql.engines import create_engine, create_read_engine, readonly_options
+from engage_sql.engines import create_engine, create_pool_engine, create_read_engine, readonly_options
 from engage_sql.idempotency.store import SqlIdempotencyStore
 from engage_sql.jobs.queue import SqlJobQueue
 from engage_sql.registry import ShortRead
@@ -22,15 +22,16 @@ from engage_sql.unit_of_work import SqlUnitOfWorkFactory
 from engage_sql.webhooks import outbox
 from engage_sql.webhooks.delivery_queue import SqlDeliveryQueue
 from engage_sql.webhooks.tables import webhook_attempts, webhooks
-from engage_sql.write_lane import WriteLane, outbound_guard
+from engage_sql.write_lane import WriteLane, loop_outbound_guard, outbound_guard
 
 if TYPE_CHECKING:
-    from engage_sql.loop_reads import LoopReads
+    from engage_sql.loop_calls import LoopCalls
 
 P = TypeVar("P")
 
-LOOP_READS = 8
-"""How many short reads run on the event loop at once on PostgreSQL (`Database.loop_reads`)."""
+LOOP_CALLS = 8
+"""How many short reads, and how many short writes, run on the event loop at once on PostgreSQL
+(`Database.loop_calls`)."""
 
 
 class Database:
@@ -123,7 +124,7 @@ class Database:
         """The reads that may run on the event loop, by the core filter type they take: a read that
         is always a few indexed rows costs less there than the hand-off to a worker thread. On
         SQLite in WAL mode such a read takes no lock a writer holds and waits for no fsync; on
-        PostgreSQL it runs through `loop_reads`, which waits for the server without blocking the loop."""
+        PostgreSQL it runs through `loop_calls`, which waits for the server without blocking the loop."""
         return SHORT_READS
 
     def admission_listener(self) -> AdmissionListener | None:
@@ -134,32 +135,36 @@ class Database:
             return None
         return AdmissionListener(self.engine, self.admissions)
 
-    def loop_reads(self, size: int = LOOP_READS) -> LoopReads | None:
-        """On PostgreSQL, a new runner of the short reads on the event loop (`engage_sql.loop_reads`),
-        at most `size` at once; None on SQLite, whose short reads run as they are (on a pinned
-        reader, `SqlUnitOfWorkFactory.pin_reader`). Close it before disposing of the database."""
+    def loop_calls(self, size: int = LOOP_CALLS) -> LoopCalls | None:
+        """On PostgreSQL, a new runner of short requests on the event loop (`engage_sql.loop_calls`):
+        the short reads, and the short writes through `LoopWriteLane(calls)`, at most `size` of each
+        at once; None on SQLite, whose short reads run as they are (on a pinned reader,
+        `SqlUnitOfWorkFactory.pin_reader`) and whose writes have their own lane (`write_lane`).
+        Close it before disposing of the database."""
         if self.engine.dialect.name != "postgresql":
             return None
-        from engage_sql.loop_reads import CooperativeConnection, LoopReads, current_reader  # needs greenlet
+        from engage_sql.loop_calls import CooperativeConnection, LoopCalls, call_connection  # needs greenlet
 
-        engine = create_read_engine(
-            self.engine,
-            read_only_guard=self.read_only_guard,
-            pool_size=size,
-            max_overflow=0,
-            connect=CooperativeConnection.connect,
+        connect = CooperativeConnection.connect
+        reads = create_read_engine(
+            self.engine, read_only_guard=self.read_only_guard, pool_size=2 * size, max_overflow=0, connect=connect
         )
-        assert engine is not None
-        self.uow.read_in_calls(current_reader)
-        return LoopReads(engine, self.uow, size=size)
+        assert reads is not None
+        writes = create_pool_engine(self.engine, connect, pool_size=size, max_overflow=0)
+        self.uow.use_call_connections(call_connection)
+        return LoopCalls(reads, writes, self.uow, size=size)
 
     def outbound_guard(self) -> Callable[[P, str], P]:
         """What the composition root wraps every outbound port in: on SQLite, a call made in the
         middle of a write-lane batch (whose changes are not durable yet) raises
-        `write_lane.OutboundCallInBatch` at once; on PostgreSQL, which has no batches, the port
-        itself."""
+        `write_lane.OutboundCallInBatch` at once; on PostgreSQL, a call made by a short request
+        running on the event loop (`loop_calls`) raises `write_lane.OutboundCallOnLoop`."""
         groups = self.uow.write_groups
-        return _unguarded if groups is None else outbound_guard(groups)
+        if groups is not None:
+            return outbound_guard(groups)
+        from engage_sql.loop_calls import in_loop_call  # needs greenlet, which PostgreSQL's extra brings
+
+        return loop_outbound_guard(in_loop_call)
 
     def dispose(self) -> None:
         """Close every pooled connection."""
@@ -171,7 +176,3 @@ class Database:
 
     def __repr__(self) -> str:
         return f"Database({self.engine.url.render_as_string(hide_password=True)!r})"
-
-
-def _unguarded(port: P, name: str) -> P:
-    return port

@@ -158,26 +158,46 @@ def create_read_engine(
     `default_transaction_read_only=on` when `read_only_guard` is set (the default), so that a write
     slipped into a read-only unit of work still fails loudly. A connection pooler in transaction
     mode (PgBouncer's `pool_mode = transaction`) refuses or drops such startup options: turn the
-    guard off there (`ENGAGE_DATABASE_READ_ONLY_GUARD=false`).
+    guard off there (`ENGAGE_DATABASE_READ_ONLY_GUARD=false`). `connect` opens the connections
+    instead of the dialect's driver (`loop_calls.CooperativeConnection.connect`).
 
     It shares `engine`'s dialect and event listeners (statement listeners, tracing) and its pool's
     listeners (the ping after idle)."""
     if engine.dialect.name != "postgresql":
         return None
+    options = "-c default_transaction_read_only=on" if read_only_guard else None
+    return create_pool_engine(
+        engine, connect, pool_size=pool_size, max_overflow=max_overflow, autocommit=True, options=options
+    )
+
+
+def create_pool_engine(
+    engine: Engine,
+    connect: Callable[..., Any] | None,
+    *,
+    pool_size: int,
+    max_overflow: int,
+    autocommit: bool = False,
+    options: str | None = None,
+) -> Engine:
+    """A PostgreSQL engine sharing `engine`'s dialect, compiled cache and event listeners, with a pool
+    of its own whose connections `connect` opens (the driver's own when None), in `autocommit` or
+    not, with the server `options` added to the URL's."""
     dialect = engine.dialect
     cargs, cparams = dialect.create_connect_args(engine.url)
     if "connect_timeout" not in cparams:
         cparams["connect_timeout"] = POSTGRES_CONNECT_TIMEOUT_SECONDS
-    cparams["autocommit"] = True
-    if read_only_guard:
-        cparams["options"] = " ".join(filter(None, (cparams.get("options"), "-c default_transaction_read_only=on")))
+    if autocommit:
+        cparams["autocommit"] = True
+    if options:
+        cparams["options"] = " ".join(filter(None, (cparams.get("options"), options)))
 
-    def connect_read() -> Any:
+    def open_connection() -> Any:
         return dialect.connect(*cargs, **cparams) if connect is None else connect(*cargs, **cparams)
 
-    reads = _ReadEngine(engine, {})
-    reads.pool = QueuePool(
-        connect_read,
+    side = _ReadEngine(engine, {})
+    side.pool = QueuePool(
+        open_connection,
         pool_size=pool_size,
         max_overflow=max_overflow,
         use_lifo=True,
@@ -185,8 +205,8 @@ def create_read_engine(
     )
     # The same pool event dispatch, not a copy: listeners added to `engine` or its pool later (tests,
     # metrics) see this pool's checkouts too.
-    reads.pool.dispatch = engine.pool.dispatch
-    return reads
+    side.pool.dispatch = engine.pool.dispatch
+    return side
 
 
 class _ReadEngine(OptionEngine):

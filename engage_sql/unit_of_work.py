@@ -43,13 +43,13 @@ class _SqlUnitOfWork:
         *,
         readonly: bool,
         groups: WriteGroups | None = None,
-        reader: Connection | None = None,
+        own: Connection | None = None,
         admissions: AdmissionCache | None = None,
     ) -> None:
         self._engine = engine
         self._readonly = readonly
         self._groups = groups
-        self._reader = reader if readonly else None
+        self._own = own  # borrowed, not checked out: a pinned reader's, or a loop call's
         self._admissions = admissions
         self._conn: Connection | None = None
         self._member: Member | None = None
@@ -84,10 +84,10 @@ class _SqlUnitOfWork:
         return 0
 
     def _begin(self) -> Connection:
-        reader = self._reader
-        if reader is not None and not reader.in_transaction():  # the thread's own (`pin_reader`)
-            reader.begin()
-            return reader
+        own = self._own
+        if own is not None and not own.in_transaction():  # `pin_reader`'s, or a loop call's
+            own.begin()
+            return own
         connection = self._engine.connect()
         try:
             if self._readonly:
@@ -161,7 +161,7 @@ class _SqlUnitOfWork:
             if connection.in_transaction():
                 connection.rollback()
         finally:
-            if connection is not self._reader:
+            if connection is not self._own:
                 connection.close()
 
 
@@ -176,10 +176,10 @@ class _OutboxUnitOfWork(_SqlUnitOfWork, Generic[P]):
         *,
         readonly: bool,
         groups: WriteGroups | None = None,
-        reader: Connection | None = None,
+        own: Connection | None = None,
         admissions: AdmissionCache | None = None,
     ) -> None:
-        super().__init__(engine, readonly=readonly, groups=groups, reader=reader, admissions=admissions)
+        super().__init__(engine, readonly=readonly, groups=groups, own=own, admissions=admissions)
         self._clock = clock
         self._pending: list[P] = []
 
@@ -217,10 +217,10 @@ class SqlWorkspaceUnitOfWork(_OutboxUnitOfWork[DomainEvent]):
         *,
         readonly: bool,
         groups: WriteGroups | None = None,
-        reader: Connection | None = None,
+        own: Connection | None = None,
     ) -> None:
         self.account_id = account_id
-        super().__init__(engine, clock, readonly=readonly, groups=groups, reader=reader)
+        super().__init__(engine, clock, readonly=readonly, groups=groups, own=own)
 
     def _account_id(self) -> int:
         return self.account_id
@@ -271,7 +271,7 @@ class SqlUnitOfWorkFactory:
         self._clock = clock or SystemClock()
         self._groups = WriteGroups(engine) if engine.dialect.name == "sqlite" else None
         self._pinned = threading.local()
-        self._call_reader: Callable[[object], Connection | None] | None = None
+        self._call_connection: Callable[[object, bool], Connection | None] | None = None
 
     @property
     def write_groups(self) -> WriteGroups | None:
@@ -295,20 +295,20 @@ class SqlUnitOfWorkFactory:
         if connection is not None:
             connection.close()
 
-    def read_in_calls(self, reader: Callable[[object], Connection | None]) -> None:
-        """Give read-only units of work `reader(self)`, when it is not None, before the thread's
-        pinned reader: the connection of the event loop's call running now (`engage_sql.loop_reads`)."""
-        self._call_reader = reader
+    def use_call_connections(self, lookup: Callable[[object, bool], Connection | None]) -> None:
+        """Give units of work `lookup(self, readonly)`, when it is not None, instead of a pool
+        checkout (and before the thread's pinned reader): the reader or writer of the event loop's
+        call running now (`engage_sql.loop_calls.call_connection`)."""
+        self._call_connection = lookup
 
-    def _reader(self, readonly: bool) -> Connection | None:
-        if not readonly:
-            return None
-        call_reader = self._call_reader
-        if call_reader is not None:
-            reader = call_reader(self)
-            if reader is not None:
-                return reader
-        return getattr(self._pinned, "connection", None)
+    def _own(self, readonly: bool) -> Connection | None:
+        """The connection a new unit of work borrows, if any (else it checks one out)."""
+        lookup = self._call_connection
+        if lookup is not None:
+            found = lookup(self, readonly)
+            if found is not None:
+                return found
+        return getattr(self._pinned, "connection", None) if readonly else None
 
     def _engine_for(self, readonly: bool) -> Engine:
         return self._reads if readonly else self._engine
@@ -320,7 +320,7 @@ class SqlUnitOfWorkFactory:
             self._clock,
             readonly=readonly,
             groups=self._groups,
-            reader=self._reader(readonly),
+            own=self._own(readonly),
         )
 
     def admin(self, *, readonly: bool = False) -> SqlAdminUnitOfWork:
@@ -328,7 +328,7 @@ class SqlUnitOfWorkFactory:
             self._engine_for(readonly),
             readonly=readonly,
             groups=self._groups,
-            reader=self._reader(readonly),
+            own=self._own(readonly),
             admissions=self._admissions,
         )
 
@@ -338,6 +338,6 @@ class SqlUnitOfWorkFactory:
             self._clock,
             readonly=readonly,
             groups=self._groups,
-            reader=self._reader(readonly),
+            own=self._own(readonly),
             admissions=self._admissions,
         )

@@ -287,27 +287,34 @@ class OutboundCallInBatch(RuntimeError):
     batch, whose changes are not durable yet: the job must do it after its request is answered."""
 
 
+class OutboundCallOnLoop(RuntimeError):
+    """An outbound port was called by a short request that PostgreSQL's storage runs on the event loop
+    (`loop_calls`), where its wait would stall every request of the process."""
+
+
 class _OutboundPort:
-    """`port`, with every method refused on a thread in the middle of a batch of `groups`."""
+    """`port`, with every method refused while `refused()` says so (raising `error(message)`)."""
 
-    __slots__ = ("_groups", "_name", "_port")
+    __slots__ = ("_error", "_name", "_port", "_refused", "_where")
 
-    def __init__(self, port: object, groups: WriteGroups, name: str) -> None:
+    def __init__(
+        self, port: object, name: str, refused: Callable[[], bool], error: type[RuntimeError], where: str
+    ) -> None:
         self._port = port
-        self._groups = groups
         self._name = name
+        self._refused = refused
+        self._error = error
+        self._where = where
 
     def __getattr__(self, attribute: str) -> Any:
         found = getattr(self._port, attribute)
         if not callable(found):
             return found
-        groups, name = self._groups, self._name
+        refused, name, error, where = self._refused, self._name, self._error, self._where
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            if groups.batching:
-                raise OutboundCallInBatch(
-                    f"{name}.{attribute}() was called in a write-lane batch, before its changes are durable"
-                )
+            if refused():
+                raise error(f"{name}.{attribute}() was called {where}")
             return found(*args, **kwargs)
 
         return call
@@ -323,6 +330,18 @@ def outbound_guard(groups: WriteGroups) -> Callable[[P, str], P]:
     `OutboundCallInBatch` at once (`port`, and a name for the message)."""
 
     def guard(port: P, name: str) -> P:
-        return cast(P, _OutboundPort(port, groups, name))
+        where = "in a write-lane batch, before its changes are durable"
+        return cast(P, _OutboundPort(port, name, lambda: groups.batching, OutboundCallInBatch, where))
+
+    return guard
+
+
+def loop_outbound_guard(in_loop_call: Callable[[], bool]) -> Callable[[P, str], P]:
+    """A function that wraps an outbound port so that calling it while `in_loop_call()` (a short
+    request PostgreSQL's storage runs on the event loop) raises `OutboundCallOnLoop` at once."""
+
+    def guard(port: P, name: str) -> P:
+        where = "on the event loop, where it would stall every request"
+        return cast(P, _OutboundPort(port, name, in_loop_call, OutboundCallOnLoop, where))
 
     return guard

@@ -157,13 +157,13 @@ def seeded(test_databases: TestDatabases) -> Iterator[Seeded]:
     services = offline_services(database.uow, clock)
     api_key = seed_workspace(services, database, clock)
     partner_key = seed_partner(services)
-    lane = database.write_lane()
-    loop_reads = database.loop_reads()
+    loop_calls = database.loop_calls()
+    lane = database.write_lane() if loop_calls is None else loop_calls.write_lane()
     yield Seeded(
         create_app(
             services,
             short_reads=database.short_reads(),
-            loop_reads=loop_reads,
+            loop_reads=loop_calls,
             write_lane=lane,
             idempotency=IdempotentRequests(database.idempotency_store(), clock),
         ),
@@ -173,8 +173,8 @@ def seeded(test_databases: TestDatabases) -> Iterator[Seeded]:
     )
     if lane is not None:
         lane.close()
-    if loop_reads is not None:
-        loop_reads.close()
+    if loop_calls is not None:
+        loop_calls.close()
     database.dispose()
     test_databases.drop(url)
 

@@ -1,12 +1,15 @@
 """The write lane's rule, checked: an outbound port called in the middle of a batch raises at once.
 
 A job of a write-lane batch must do nothing outside the database before its batch commits (its
-request is answered only then; `engage_sql.write_lane`). Every outbound port the composition root
-hands out is wrapped by `Database.outbound_guard()`; these tests hold each kind of port to it.
+request is answered only then; `engage_sql.write_lane`), and on PostgreSQL a short request run on
+the event loop must not wait on anything but the database (`engage_sql.loop_calls`). Every outbound
+port the composition root hands out is wrapped by `Database.outbound_guard()`; these tests hold
+each kind of port to it.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -18,7 +21,7 @@ from engage_core.kernel.mail import MailMessage
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.testing import AllowAllTargets, FakeClock, FakeMailer, FakeSender, FakeStorePlatform
 from engage_sql import Database
-from engage_sql.write_lane import OutboundCallInBatch
+from engage_sql.write_lane import OutboundCallInBatch, OutboundCallOnLoop
 
 MOMENT = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -83,8 +86,20 @@ def test_an_outbound_call_outside_a_batch_goes_through(name: str, database: Data
     assert len(port.calls) == 1
 
 
-def test_on_postgresql_nothing_is_wrapped(backend: str, database: Database) -> None:
-    """PostgreSQL has no batches: the guard hands the port back as it is."""
-    port = FakeMailer()
+@pytest.mark.parametrize("name", sorted(PORTS))
+def test_an_outbound_call_on_the_event_loop_raises_on_postgresql(name: str, database: Database, backend: str) -> None:
+    """On PostgreSQL, a port called by a short request running on the event loop refuses at once."""
+    if backend != "postgres":
+        pytest.skip("SQLite runs no request on the loop that could call out")
+    port = _Spy()
+    guarded = database.outbound_guard()(port, name)
+    calls = database.loop_calls()
+    assert calls is not None
 
-    assert (database.outbound_guard()(port, "mailer") is port) == (backend == "postgres")
+    async def on_the_loop() -> None:
+        await calls.run(PORTS[name][1], guarded)
+
+    with pytest.raises(OutboundCallOnLoop, match=name):
+        asyncio.run(on_the_loop())
+    calls.close()
+    assert port.calls == []

@@ -1,4 +1,4 @@
-"""PostgreSQL's hot path through the composition root: short reads on the event loop, kept admissions."""
+"""PostgreSQL's hot path through the composition root: short requests on the event loop, kept admissions."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from engage_core.testing import AllowAllTargets, FakeCipher, FakeClock
 from engage_http import create_app
 from engage_http.bootstrap import build_app
 from engage_sql import Database
-from engage_sql.loop_reads import CooperativeConnection
+from engage_sql.loop_calls import CooperativeConnection
 
 
 @pytest.fixture
@@ -41,7 +41,7 @@ def workspace(database: Database) -> tuple[Services, str]:
 @pytest.fixture
 def inline(database: Database, workspace: tuple[Services, str]) -> Iterator[Api]:
     services, key = workspace
-    reads = database.loop_reads()
+    reads = database.loop_calls()
     assert reads is not None
     with TestClient(create_app(services, short_reads=database.short_reads(), loop_reads=reads)) as client:
         yield Api(client, {"X-Api-Key": key})
@@ -143,3 +143,19 @@ def test_answers_are_those_of_a_worker_thread(
     second = threaded.get("/api/v1/contacts", params=params, headers=headers)
 
     assert (first.status_code, first.json()) == (second.status_code, second.json())
+
+
+def test_the_composition_root_writes_on_the_loop(
+    database: Database, workspace: tuple[Services, str], statements: list[tuple[str, bool]]
+) -> None:
+    """`POST /contacts` on PostgreSQL runs its statements from the loop, on the loop's connections."""
+    _, key = workspace
+    with TestClient(build_app(_settings(database))) as client:
+        statements.clear()  # the start-up's own
+        response = client.post(
+            "/api/v1/contacts", json={"name": "Ada", "type": "instagram"}, headers={"X-Api-Key": key}
+        )
+        listed = client.get("/api/v1/contacts", headers={"X-Api-Key": key}).json()
+
+    assert response.status_code == 201 and _on_the_loop(statements)
+    assert listed["meta"]["total"] == 4

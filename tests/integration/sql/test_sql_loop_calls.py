@@ -1,10 +1,11 @@
-"""`engage_sql.loop_reads`: PostgreSQL's short reads run on the event loop without blocking it."""
+"""`engage_sql.loop_calls`: PostgreSQL's short requests run on the event loop without blocking it."""
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -14,17 +15,17 @@ from sqlalchemy.exc import DBAPIError
 from engage_core.contacts.model import Contact, ContactFilter
 from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
-from engage_sql import Database, loop_reads
-from engage_sql.loop_reads import CooperativeConnection, LoopReads
+from engage_sql import Database, loop_calls
+from engage_sql.loop_calls import CooperativeConnection, LoopCalls
 
 REQUEST = contextvars.ContextVar[str]("REQUEST")
 
 
 @pytest.fixture
-def reads(database: Database, backend: str) -> Iterator[LoopReads]:
+def reads(database: Database, backend: str) -> Iterator[LoopCalls]:
     if backend != "postgres":
         pytest.skip("SQLite's short reads run as they are")
-    runner = database.loop_reads(size=2)
+    runner = database.loop_calls(size=2)
     assert runner is not None
     yield runner
     runner.close()
@@ -43,22 +44,22 @@ def _sleep(database: Database, seconds: float) -> int:
         )
 
 
-def _run(reads: LoopReads, fn: Callable[..., Any], *args: Any) -> Any:
+def _run(reads: LoopCalls, fn: Callable[..., Any], *args: Any) -> Any:
     async def call() -> Any:
         return await reads.run(fn, *args)
 
     return asyncio.run(call())
 
 
-def test_sqlite_has_no_loop_reads(database: Database, backend: str) -> None:
+def test_sqlite_has_no_loop_calls(database: Database, backend: str) -> None:
     """On SQLite there is no runner: its short reads run on the loop as they are."""
     if backend != "sqlite":
         pytest.skip("the SQLite case")
-    assert database.loop_reads() is None
+    assert database.loop_calls() is None
 
 
 def test_a_call_reads_what_a_worker_thread_reads(
-    database: Database, services: Services, account: int, make_contact: Callable[..., Contact], reads: LoopReads
+    database: Database, services: Services, account: int, make_contact: Callable[..., Contact], reads: LoopCalls
 ) -> None:
     """A page read in a call is the page read anywhere else."""
     for _ in range(3):
@@ -70,7 +71,7 @@ def test_a_call_reads_what_a_worker_thread_reads(
     assert _run(reads, page) == page()
 
 
-def test_a_call_keeps_one_connection_for_its_reads(database: Database, reads: LoopReads) -> None:
+def test_a_call_keeps_one_connection_for_its_reads(database: Database, reads: LoopCalls) -> None:
     """Every read-only unit of work of a call, and of the next call, uses the same kept connection."""
 
     def pids() -> set[int]:
@@ -81,7 +82,7 @@ def test_a_call_keeps_one_connection_for_its_reads(database: Database, reads: Lo
     assert len(first) == 1 and first == second and first != {_backend_pid(database)}
 
 
-def test_the_event_loop_runs_while_a_call_waits_for_the_server(database: Database, reads: LoopReads) -> None:
+def test_the_event_loop_runs_while_a_call_waits_for_the_server(database: Database, reads: LoopCalls) -> None:
     """Another task runs to its end while the call waits on the server: the loop is not blocked."""
 
     async def both() -> tuple[bool, bool]:
@@ -95,7 +96,7 @@ def test_the_event_loop_runs_while_a_call_waits_for_the_server(database: Databas
     assert asyncio.run(both()) == (True, True)
 
 
-def test_at_most_size_calls_run_at_once(database: Database, reads: LoopReads) -> None:
+def test_at_most_size_calls_run_at_once(database: Database, reads: LoopCalls) -> None:
     """With a size of two, four calls waiting on the server use two connections between them."""
 
     async def four() -> list[int]:
@@ -104,7 +105,7 @@ def test_at_most_size_calls_run_at_once(database: Database, reads: LoopReads) ->
     assert len(set(asyncio.run(four()))) == 2
 
 
-def test_a_cancelled_caller_lets_the_statement_finish(database: Database, reads: LoopReads) -> None:
+def test_a_cancelled_caller_lets_the_statement_finish(database: Database, reads: LoopCalls) -> None:
     """Cancelling the caller mid-statement raises once the statement is done; its connection is kept."""
 
     async def cancel_then_read() -> tuple[int, bool, int]:
@@ -124,7 +125,7 @@ def test_a_cancelled_caller_lets_the_statement_finish(database: Database, reads:
     assert cancelled and before == after
 
 
-def test_a_statement_error_reaches_the_caller(database: Database, reads: LoopReads) -> None:
+def test_a_statement_error_reaches_the_caller(database: Database, reads: LoopCalls) -> None:
     """A failing statement raises SQLAlchemy's error in the caller, and the next call still reads."""
 
     def divide() -> Any:
@@ -137,10 +138,10 @@ def test_a_statement_error_reaches_the_caller(database: Database, reads: LoopRea
 
 
 def test_a_kept_connection_the_server_dropped_is_replaced(
-    database: Database, reads: LoopReads, monkeypatch: pytest.MonkeyPatch
+    database: Database, reads: LoopCalls, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """After a kept connection's backend is terminated, the next call pings it and opens another."""
-    monkeypatch.setattr(loop_reads, "PING_AFTER_IDLE_SECONDS", 0.0)
+    monkeypatch.setattr(loop_calls, "PING_AFTER_IDLE_SECONDS", 0.0)
     dropped = _run(reads, _backend_pid, database)
     with database.engine.connect() as admin:
         admin.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": dropped})
@@ -149,7 +150,7 @@ def test_a_kept_connection_the_server_dropped_is_replaced(
     assert _run(reads, _backend_pid, database) not in (dropped, 0)
 
 
-def test_a_call_sees_the_callers_context_variables(reads: LoopReads) -> None:
+def test_a_call_sees_the_callers_context_variables(reads: LoopCalls) -> None:
     """The call runs in its caller's context (request ids, tracing spans)."""
 
     async def call() -> str:
@@ -160,7 +161,7 @@ def test_a_call_sees_the_callers_context_variables(reads: LoopReads) -> None:
 
 
 def test_a_unit_of_work_that_writes_commits_from_a_call(
-    database: Database, services: Services, account: int, reads: LoopReads
+    database: Database, services: Services, account: int, reads: LoopCalls
 ) -> None:
     """A write in a call takes a connection of the usual pool and commits."""
     created = _run(reads, lambda: services.lists.create(account, "From the loop"))
@@ -175,3 +176,64 @@ def test_a_cooperative_connection_outside_a_call_blocks_as_usual(database: Datab
     url = database.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
     with CooperativeConnection.connect(url) as connection:
         assert connection.execute("SELECT 41 + 1").fetchone() == (42,)
+
+
+def _writer_pid(database: Database, account: int) -> int:
+    """The backend of a unit of work that writes (it adds a list, and commits)."""
+    with database.uow.workspace(account) as uow:
+        pid = int(uow.connection.execute(text("SELECT pg_backend_pid()")).scalar_one())
+        uow.lists.add(f"List of {pid}", datetime.now(UTC))
+        uow.commit()
+    return pid
+
+
+def _write(calls: LoopCalls, fn: Callable[[], Any]) -> Any:
+    async def call() -> Any:
+        return await calls.run_writing(fn)
+
+    return asyncio.run(call())
+
+
+def test_a_writing_call_commits_on_its_kept_writer(database: Database, account: int, reads: LoopCalls) -> None:
+    """Two writing calls commit on the same kept connection, not a reader's nor the pool's."""
+    first = _write(reads, lambda: _writer_pid(database, account))
+    second = _write(reads, lambda: _writer_pid(database, account))
+
+    with database.uow.workspace(account, readonly=True) as uow:
+        names = sorted(item.name for item in uow.lists.list())
+    assert first == second and names == [f"List of {first}", f"List of {first}"]
+    assert first != _run(reads, _backend_pid, database)
+
+
+def test_the_event_loop_runs_while_a_writing_call_waits(database: Database, account: int, reads: LoopCalls) -> None:
+    """A write waiting on the server leaves the loop free for other tasks."""
+
+    def slow_write() -> None:
+        with database.uow.workspace(account) as uow:
+            uow.connection.execute(text("SELECT pg_sleep(0.5)"))
+            uow.commit()
+
+    async def both() -> bool:
+        call = asyncio.ensure_future(reads.run_writing(slow_write))
+        await asyncio.sleep(0.01)
+        other_finished_first = not call.done()
+        await call
+        return other_finished_first
+
+    assert asyncio.run(both())
+
+
+def test_a_failed_write_rolls_back_and_keeps_its_writer(database: Database, account: int, reads: LoopCalls) -> None:
+    """A write that fails leaves nothing behind, and the next writing call commits on the same writer."""
+
+    def failing() -> None:
+        with database.uow.workspace(account) as uow:
+            uow.lists.add("Half-written", datetime.now(UTC))
+            uow.connection.execute(text("SELECT 1 / 0"))
+
+    with pytest.raises(DBAPIError):
+        _write(reads, failing)
+    pid = _write(reads, lambda: _writer_pid(database, account))
+
+    with database.uow.workspace(account, readonly=True) as uow:
+        assert [item.name for item in uow.lists.list()] == [f"List of {pid}"]

@@ -1,0 +1,253 @@
+"""PostgreSQL's short requests on the event loop, without blocking it.
+
+The services and repositories are synchronous, so a request on PostgreSQL used to take a worker
+thread: on a busy process the hand-off to the thread and back, and the GIL hand-offs between
+dozens of runnable threads, cost more CPU than the request's statements. `LoopCalls` instead runs a
+synchronous call in a greenlet on the event loop's thread. The call's PostgreSQL connections are
+`CooperativeConnection`s: where psycopg would block waiting for its socket, the greenlet switches
+back to the event loop, which awaits the socket's readiness (`loop.add_reader`) and switches to the
+greenlet again when the server has answered. Other requests run meanwhile; the call's code does not
+change.
+
+Two kinds of call, each at most `size` at once (the others wait their turn on the loop):
+
+- **Short reads** (`LoopCalls.run`): a call holds one kept autocommit connection for all of its
+  read-only units of work (as a thread's pinned reader does, `SqlUnitOfWorkFactory.pin_reader`).
+- **Short writes** (`LoopCalls.run_writing`, through `LoopCalls.write_lane()`, the composition
+  root's write lane on PostgreSQL): a call holds a reader and a writer, on which its writing units of work run
+  their transactions one after another. The row locks a write takes are held for its round trips
+  alone, not for its turn at the GIL among dozens of threads.
+
+Kept connections are opened in a worker thread (psycopg's connect waits on its own), and pinged
+first when idle long enough for a restart or failover to have dropped them. A unit of work opened
+while the call's own is in use checks out of the usual pool and blocks the loop for its statements:
+the short requests open one at a time. Anything else that would block (an outbound call) is
+refused inside a call (`in_loop_call`, `Database.outbound_guard`), as SQLite's lane refuses it.
+
+A cancelled caller does not abandon a statement half-way: the call runs to its end, then the
+cancellation is raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+import greenlet
+import psycopg
+from psycopg.waiting import Ready, Wait
+from sqlalchemy import Connection, Engine
+
+R = TypeVar("R")
+
+PING_AFTER_IDLE_SECONDS = 5.0
+"""A kept connection idle for longer is pinged before a call uses it (as the pools do)."""
+
+MAX_WRITE_BYTES = 16 * 1024
+"""Bodies above this run their writes in a worker thread, as on SQLite's lane (`write_lane`)."""
+
+
+class _LoopGreenlet(greenlet.greenlet):
+    """A call run by `LoopCalls`: its parent is the event loop's task, which waits for sockets."""
+
+    owner: object
+    reader: Connection | None
+    writer: Connection | None
+
+
+class CooperativeConnection(psycopg.Connection[Any]):
+    """A psycopg connection whose waits for its socket, inside a `LoopCalls` call, let the event
+    loop run instead of blocking it; anywhere else it is a plain `psycopg.Connection`."""
+
+    def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:
+        current = greenlet.getcurrent()
+        if not isinstance(current, _LoopGreenlet):
+            return super().wait(gen, interval, timeout)
+        fileno = self.pgconn.socket
+        loop = current.parent
+        assert loop is not None
+        try:
+            state = next(gen)
+            while True:
+                state = gen.send(loop.switch((fileno, state)))
+        except StopIteration as done:
+            return done.value
+
+
+def call_connection(owner: object, readonly: bool) -> Connection | None:
+    """The reader (`readonly`) or writer of the `LoopCalls` call running now, if `owner` started it."""
+    current = greenlet.getcurrent()
+    if isinstance(current, _LoopGreenlet) and current.owner is owner:
+        return current.reader if readonly else current.writer
+    return None
+
+
+def in_loop_call() -> bool:
+    """Whether this code runs in a `LoopCalls` call, where whatever blocks stalls the event loop."""
+    return isinstance(greenlet.getcurrent(), _LoopGreenlet)
+
+
+async def _readiness(fileno: int, state: int) -> int:
+    """Wait until the socket is ready for what psycopg asks (`Wait`); what it is ready for (`Ready`)."""
+    loop = asyncio.get_running_loop()
+    ready = loop.create_future()
+
+    def wake(what: int) -> None:
+        if not ready.done():
+            ready.set_result(what)
+
+    reads, writes = state & Wait.R, state & Wait.W
+    if reads:
+        loop.add_reader(fileno, wake, Ready.R)
+    if writes:
+        loop.add_writer(fileno, wake, Ready.W)
+    try:
+        result: int = await ready
+        return result
+    finally:
+        if reads:
+            loop.remove_reader(fileno)
+        if writes:
+            loop.remove_writer(fileno)
+
+
+async def _drive(
+    owner: object, reader: Connection | None, writer: Connection | None, fn: Callable[..., R], *args: Any
+) -> R:
+    """`fn(*args)` in a greenlet of its own, awaiting the sockets its connections wait for."""
+    call = _LoopGreenlet(fn)
+    call.gr_context = greenlet.getcurrent().gr_context  # the request's context variables
+    call.owner, call.reader, call.writer = owner, reader, writer
+    cancelled: BaseException | None = None
+    request = call.switch(*args)
+    while not call.dead:
+        fileno, state = request
+        try:
+            ready = await _readiness(fileno, state)
+        except asyncio.CancelledError as exc:
+            cancelled = exc  # finish the statement first: the connection stays usable
+            continue
+        except OSError as exc:
+            request = call.throw(psycopg.OperationalError(f"connection socket closed: {exc}"))
+            continue
+        request = call.switch(ready)
+    if cancelled is not None:
+        raise cancelled
+    result: R = request
+    return result
+
+
+class _Kept:
+    """Connections of one engine kept open between calls, the most recently used first."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._idle: list[tuple[Connection, float]] = []
+
+    async def take(self, owner: object) -> Connection:
+        """A kept connection known to answer, else a new one (opened in a worker thread)."""
+        while self._idle:
+            connection, idle_since = self._idle.pop()
+            if time.monotonic() - idle_since < PING_AFTER_IDLE_SECONDS:
+                return connection
+            if await _drive(owner, None, None, _answers, connection):
+                return connection
+            connection.invalidate()
+            connection.close()
+        return await asyncio.to_thread(self._engine.connect)
+
+    def give_back(self, connection: Connection) -> None:
+        if connection.invalidated or connection.closed:
+            connection.close()
+        else:
+            self._idle.append((connection, time.monotonic()))
+
+    def close(self) -> None:
+        idle, self._idle = self._idle, []
+        for connection, _ in idle:
+            connection.close()
+        self._engine.pool.dispose()
+
+
+class LoopCalls:
+    """Runs synchronous calls on the event loop, their PostgreSQL statements included (module
+    docstring). `owner` is the unit-of-work factory whose units of work use the call's connections
+    (`call_connection`); `reads` and `writes` open them (`CooperativeConnection`s; `reads` in
+    autocommit). At most `size` reading calls, and `size` writing ones, run at once."""
+
+    def __init__(self, reads: Engine, writes: Engine, owner: object, *, size: int) -> None:
+        self._owner = owner
+        self._size = size
+        self._readers = _Kept(reads)
+        self._writers = _Kept(writes)
+        self._read_turns: asyncio.Semaphore | None = None
+        self._write_turns: asyncio.Semaphore | None = None
+
+    async def run(self, fn: Callable[..., R], *args: Any) -> R:
+        """`fn(*args)` on the event loop's thread, its read-only units of work on one connection."""
+        if self._read_turns is None:
+            self._read_turns = asyncio.Semaphore(self._size)
+        async with self._read_turns:
+            reader = await self._readers.take(self._owner)
+            try:
+                return await _drive(self._owner, reader, None, fn, *args)
+            finally:
+                self._readers.give_back(reader)
+
+    async def run_writing(self, fn: Callable[[], R]) -> R:
+        """`fn()` on the event loop's thread, with a reader for its read-only units of work and a
+        writer for the others."""
+        if self._write_turns is None:
+            self._write_turns = asyncio.Semaphore(self._size)
+        async with self._write_turns:
+            reader = await self._readers.take(self._owner)
+            try:
+                writer = await self._writers.take(self._owner)
+                try:
+                    return await _drive(self._owner, reader, writer, fn)
+                finally:
+                    self._writers.give_back(writer)
+            finally:
+                self._readers.give_back(reader)
+
+    def write_lane(self) -> LoopWriteLane:
+        """The write lane of the composition root on PostgreSQL: the short writes run here too."""
+        return LoopWriteLane(self)
+
+    def close(self) -> None:
+        """Close the kept connections and their pools (at shutdown, no call running). Idempotent."""
+        self._readers.close()
+        self._writers.close()
+
+
+class LoopWriteLane:
+    """PostgreSQL's write lane (`engage_http.routing.WriteLane`): the short writes run on the event
+    loop (`LoopCalls.run_writing`), each in its own transactions, concurrently with the others."""
+
+    def __init__(self, calls: LoopCalls, *, max_bytes: int = MAX_WRITE_BYTES) -> None:
+        self._calls = calls
+        self._max_bytes = max_bytes
+
+    def admits(self, key: Hashable, size: int) -> bool:
+        """Bodies up to `max_bytes`; a larger one runs in a worker thread, its parsing off the loop."""
+        return size <= self._max_bytes
+
+    async def run(self, fn: Callable[[], R], *, key: Hashable = None) -> R:
+        return await self._calls.run_writing(fn)
+
+    def close(self) -> None:
+        self._calls.close()
+
+
+def _answers(connection: Connection) -> bool:
+    """Whether the connection's server answers an empty statement."""
+    try:
+        driver: Any = connection.connection.driver_connection
+        driver.execute(";")
+        if not driver.autocommit:
+            driver.rollback()  # a writer's ping opened a transaction
+    except psycopg.Error:
+        return False
+    return True
