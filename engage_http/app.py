@@ -80,8 +80,9 @@ def create_app(
     documented; with `provider_callbacks` (a hosted messaging provider) its callback route is served.
     `short_reads`: the reads the storage answers without blocking, by the core filter type they
     take, which then run on the event loop (`routing.py`), through `loop_reads` where the storage's
-    reads wait for the network (PostgreSQL's, `engage_sql.loop_reads`); with a `write_lane` (SQLite's), the short
-    writes that may run there do. `rate_limiter` limits each workspace and partner key's
+    reads wait for the network (PostgreSQL's, `engage_sql.loop_calls`); with a `write_lane`
+    (SQLite's, or PostgreSQL's `LoopCalls.write_lane()`), the short writes that may run there do.
+    `rate_limiter` limits each workspace and partner key's
     requests (`rate_limit.py`); None serves them unlimited (tests that make many requests). The
     partner API (`/api/v1/partner/...`) is always served; with `sessions`, so is the dashboard
     (`engage_http.dashboard`: sign-in, the inbox, the workspace pages, partners' impersonation

@@ -23,10 +23,12 @@ SQLite in WAL mode, where a read takes no lock a writer holds and waits for no f
 runs on the loop as it is; where the storage's reads wait for the network, it runs through the
 storage's `loop_reads` runner, which lets the loop serve other requests while it waits.
 
-Where the storage has a write lane (`WriteLane`: SQLite's, `engage_sql.write_lane`), the operations
-that declare `write_lane` run there instead of in a worker thread each: one thread that handles the
-writes of many requests, authentication included, in one transaction, and answers them together
-once it is durable. Two threads (the event loop and the lane) then share the GIL, not dozens.
+Where the storage has a write lane (`WriteLane`), the operations that declare `write_lane` run
+there instead of in a worker thread each. SQLite's (`engage_sql.write_lane`) is one thread that
+handles the writes of many requests, authentication included, in one transaction, and answers them
+together once it is durable: two threads (the event loop and the lane) then share the GIL, not
+dozens. PostgreSQL's (`engage_sql.loop_calls`) runs each on the event loop like a short read, in
+transactions of its own.
 
 A POST with an `Idempotency-Key` header takes neither shortcut: it runs in a worker thread, where
 its key is claimed and its response kept in transactions of their own around the handler's
@@ -130,7 +132,7 @@ class WriteLane(Protocol):
 
 class LoopReads(Protocol):
     """Runs a short read's handler on the event loop where the storage's reads wait for the
-    network: its waits let the loop run (`engage_sql.loop_reads.LoopReads`)."""
+    network: its waits let the loop run (`engage_sql.loop_calls.LoopCalls`)."""
 
     async def run(self, fn: Callable[..., R], *args: Any) -> R: ...
 
