@@ -137,7 +137,7 @@ class Database:
 
     def loop_calls(self, size: int = LOOP_CALLS) -> LoopCalls | None:
         """On PostgreSQL, a new runner of short requests on the event loop (`engage_sql.loop_calls`):
-        the short reads, and the short writes through `LoopWriteLane(calls)`, at most `size` of each
+        the short reads, and the short writes through its `write_lane()`, at most `size` of each
         at once; None on SQLite, whose short reads run as they are (on a pinned reader,
         `SqlUnitOfWorkFactory.pin_reader`) and whose writes have their own lane (`write_lane`).
         Close it before disposing of the database."""

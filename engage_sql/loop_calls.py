@@ -14,9 +14,9 @@ Two kinds of call, each at most `size` at once (the others wait their turn on th
 - **Short reads** (`LoopCalls.run`): a call holds one kept autocommit connection for all of its
   read-only units of work (as a thread's pinned reader does, `SqlUnitOfWorkFactory.pin_reader`).
 - **Short writes** (`LoopCalls.run_writing`, through `LoopCalls.write_lane()`, the composition
-  root's write lane on PostgreSQL): a call holds a reader and a writer, on which its writing units of work run
-  their transactions one after another. The row locks a write takes are held for its round trips
-  alone, not for its turn at the GIL among dozens of threads.
+  root's write lane on PostgreSQL): a call holds a reader and a writer, on which its writing units
+  of work run their transactions one after another. The row locks a write takes are held for its
+  round trips alone, not for its turns at the GIL among dozens of threads.
 
 Kept connections are opened in a worker thread (psycopg's connect waits on its own), and pinged
 first when idle long enough for a restart or failover to have dropped them. A unit of work opened
@@ -159,10 +159,12 @@ class _Kept:
         return await asyncio.to_thread(self._engine.connect)
 
     def give_back(self, connection: Connection) -> None:
-        if connection.invalidated or connection.closed:
-            connection.close()
-        else:
+        """Keep `connection` for the next call, unless it is broken or left inside a transaction."""
+        if _reusable(connection):
             self._idle.append((connection, time.monotonic()))
+        else:
+            connection.invalidate()
+            connection.close()
 
     def close(self) -> None:
         idle, self._idle = self._idle, []
@@ -239,6 +241,14 @@ class LoopWriteLane:
 
     def close(self) -> None:
         self._calls.close()
+
+
+def _reusable(connection: Connection) -> bool:
+    """Whether the connection is open, and idle outside any transaction (not mid-statement, say)."""
+    if connection.invalidated or connection.closed:
+        return False
+    driver: Any = connection.connection.driver_connection
+    return not driver.closed and driver.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
 
 
 def _answers(connection: Connection) -> bool:

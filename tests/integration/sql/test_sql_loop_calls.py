@@ -22,7 +22,7 @@ REQUEST = contextvars.ContextVar[str]("REQUEST")
 
 
 @pytest.fixture
-def reads(database: Database, backend: str) -> Iterator[LoopCalls]:
+def calls(database: Database, backend: str) -> Iterator[LoopCalls]:
     if backend != "postgres":
         pytest.skip("SQLite's short reads run as they are")
     runner = database.loop_calls(size=2)
@@ -44,9 +44,9 @@ def _sleep(database: Database, seconds: float) -> int:
         )
 
 
-def _run(reads: LoopCalls, fn: Callable[..., Any], *args: Any) -> Any:
+def _run(calls: LoopCalls, fn: Callable[..., Any], *args: Any) -> Any:
     async def call() -> Any:
-        return await reads.run(fn, *args)
+        return await calls.run(fn, *args)
 
     return asyncio.run(call())
 
@@ -59,7 +59,7 @@ def test_sqlite_has_no_loop_calls(database: Database, backend: str) -> None:
 
 
 def test_a_call_reads_what_a_worker_thread_reads(
-    database: Database, services: Services, account: int, make_contact: Callable[..., Contact], reads: LoopCalls
+    database: Database, services: Services, account: int, make_contact: Callable[..., Contact], calls: LoopCalls
 ) -> None:
     """A page read in a call is the page read anywhere else."""
     for _ in range(3):
@@ -68,25 +68,25 @@ def test_a_call_reads_what_a_worker_thread_reads(
     def page() -> list[str]:
         return [contact.name for contact in services.contacts.find(account, ContactFilter(), PageRequest()).items]
 
-    assert _run(reads, page) == page()
+    assert _run(calls, page) == page()
 
 
-def test_a_call_keeps_one_connection_for_its_reads(database: Database, reads: LoopCalls) -> None:
+def test_a_call_keeps_one_connection_for_its_reads(database: Database, calls: LoopCalls) -> None:
     """Every read-only unit of work of a call, and of the next call, uses the same kept connection."""
 
     def pids() -> set[int]:
         return {_backend_pid(database) for _ in range(3)}
 
-    first, second = _run(reads, pids), _run(reads, pids)
+    first, second = _run(calls, pids), _run(calls, pids)
 
     assert len(first) == 1 and first == second and first != {_backend_pid(database)}
 
 
-def test_the_event_loop_runs_while_a_call_waits_for_the_server(database: Database, reads: LoopCalls) -> None:
+def test_the_event_loop_runs_while_a_call_waits_for_the_server(database: Database, calls: LoopCalls) -> None:
     """Another task runs to its end while the call waits on the server: the loop is not blocked."""
 
     async def both() -> tuple[bool, bool]:
-        call = asyncio.ensure_future(reads.run(_sleep, database, 0.5))
+        call = asyncio.ensure_future(calls.run(_sleep, database, 0.5))
         await asyncio.sleep(0)  # the call sends its statement and waits
         await asyncio.sleep(0.01)
         other_finished_first = not call.done()
@@ -96,21 +96,21 @@ def test_the_event_loop_runs_while_a_call_waits_for_the_server(database: Databas
     assert asyncio.run(both()) == (True, True)
 
 
-def test_at_most_size_calls_run_at_once(database: Database, reads: LoopCalls) -> None:
+def test_at_most_size_calls_run_at_once(database: Database, calls: LoopCalls) -> None:
     """With a size of two, four calls waiting on the server use two connections between them."""
 
     async def four() -> list[int]:
-        return await asyncio.gather(*(reads.run(_sleep, database, 0.05) for _ in range(4)))
+        return await asyncio.gather(*(calls.run(_sleep, database, 0.05) for _ in range(4)))
 
     assert len(set(asyncio.run(four()))) == 2
 
 
-def test_a_cancelled_caller_lets_the_statement_finish(database: Database, reads: LoopCalls) -> None:
+def test_a_cancelled_caller_lets_the_statement_finish(database: Database, calls: LoopCalls) -> None:
     """Cancelling the caller mid-statement raises once the statement is done; its connection is kept."""
 
     async def cancel_then_read() -> tuple[int, bool, int]:
-        before = await reads.run(_backend_pid, database)
-        call = asyncio.ensure_future(reads.run(_sleep, database, 0.2))
+        before = await calls.run(_backend_pid, database)
+        call = asyncio.ensure_future(calls.run(_sleep, database, 0.2))
         await asyncio.sleep(0.05)
         call.cancel()
         try:
@@ -118,14 +118,14 @@ def test_a_cancelled_caller_lets_the_statement_finish(database: Database, reads:
             cancelled = False
         except asyncio.CancelledError:
             cancelled = True
-        return before, cancelled, await reads.run(_backend_pid, database)
+        return before, cancelled, await calls.run(_backend_pid, database)
 
     before, cancelled, after = asyncio.run(cancel_then_read())
 
     assert cancelled and before == after
 
 
-def test_a_statement_error_reaches_the_caller(database: Database, reads: LoopCalls) -> None:
+def test_a_statement_error_reaches_the_caller(database: Database, calls: LoopCalls) -> None:
     """A failing statement raises SQLAlchemy's error in the caller, and the next call still reads."""
 
     def divide() -> Any:
@@ -133,38 +133,38 @@ def test_a_statement_error_reaches_the_caller(database: Database, reads: LoopCal
             return uow.connection.execute(text("SELECT 1 / 0")).scalar_one()
 
     with pytest.raises(DBAPIError):
-        _run(reads, divide)
-    assert _run(reads, _backend_pid, database) > 0
+        _run(calls, divide)
+    assert _run(calls, _backend_pid, database) > 0
 
 
 def test_a_kept_connection_the_server_dropped_is_replaced(
-    database: Database, reads: LoopCalls, monkeypatch: pytest.MonkeyPatch
+    database: Database, calls: LoopCalls, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """After a kept connection's backend is terminated, the next call pings it and opens another."""
     monkeypatch.setattr(loop_calls, "PING_AFTER_IDLE_SECONDS", 0.0)
-    dropped = _run(reads, _backend_pid, database)
+    dropped = _run(calls, _backend_pid, database)
     with database.engine.connect() as admin:
         admin.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": dropped})
         admin.commit()
 
-    assert _run(reads, _backend_pid, database) not in (dropped, 0)
+    assert _run(calls, _backend_pid, database) not in (dropped, 0)
 
 
-def test_a_call_sees_the_callers_context_variables(reads: LoopCalls) -> None:
+def test_a_call_sees_the_callers_context_variables(calls: LoopCalls) -> None:
     """The call runs in its caller's context (request ids, tracing spans)."""
 
     async def call() -> str:
         REQUEST.set("request-7")
-        return await reads.run(REQUEST.get)
+        return await calls.run(REQUEST.get)
 
     assert asyncio.run(call()) == "request-7"
 
 
 def test_a_unit_of_work_that_writes_commits_from_a_call(
-    database: Database, services: Services, account: int, reads: LoopCalls
+    database: Database, services: Services, account: int, calls: LoopCalls
 ) -> None:
     """A write in a call takes a connection of the usual pool and commits."""
-    created = _run(reads, lambda: services.lists.create(account, "From the loop"))
+    created = _run(calls, lambda: services.lists.create(account, "From the loop"))
 
     assert [item.name for item in services.lists.list(account)] == [created.name]
 
@@ -194,18 +194,18 @@ def _write(calls: LoopCalls, fn: Callable[[], Any]) -> Any:
     return asyncio.run(call())
 
 
-def test_a_writing_call_commits_on_its_kept_writer(database: Database, account: int, reads: LoopCalls) -> None:
+def test_a_writing_call_commits_on_its_kept_writer(database: Database, account: int, calls: LoopCalls) -> None:
     """Two writing calls commit on the same kept connection, not a reader's nor the pool's."""
-    first = _write(reads, lambda: _writer_pid(database, account))
-    second = _write(reads, lambda: _writer_pid(database, account))
+    first = _write(calls, lambda: _writer_pid(database, account))
+    second = _write(calls, lambda: _writer_pid(database, account))
 
     with database.uow.workspace(account, readonly=True) as uow:
         names = sorted(item.name for item in uow.lists.list())
     assert first == second and names == [f"List of {first}", f"List of {first}"]
-    assert first != _run(reads, _backend_pid, database)
+    assert first != _run(calls, _backend_pid, database)
 
 
-def test_the_event_loop_runs_while_a_writing_call_waits(database: Database, account: int, reads: LoopCalls) -> None:
+def test_the_event_loop_runs_while_a_writing_call_waits(database: Database, account: int, calls: LoopCalls) -> None:
     """A write waiting on the server leaves the loop free for other tasks."""
 
     def slow_write() -> None:
@@ -214,7 +214,7 @@ def test_the_event_loop_runs_while_a_writing_call_waits(database: Database, acco
             uow.commit()
 
     async def both() -> bool:
-        call = asyncio.ensure_future(reads.run_writing(slow_write))
+        call = asyncio.ensure_future(calls.run_writing(slow_write))
         await asyncio.sleep(0.01)
         other_finished_first = not call.done()
         await call
@@ -223,7 +223,7 @@ def test_the_event_loop_runs_while_a_writing_call_waits(database: Database, acco
     assert asyncio.run(both())
 
 
-def test_a_failed_write_rolls_back_and_keeps_its_writer(database: Database, account: int, reads: LoopCalls) -> None:
+def test_a_failed_write_rolls_back_and_keeps_its_writer(database: Database, account: int, calls: LoopCalls) -> None:
     """A write that fails leaves nothing behind, and the next writing call commits on the same writer."""
 
     def failing() -> None:
@@ -232,8 +232,22 @@ def test_a_failed_write_rolls_back_and_keeps_its_writer(database: Database, acco
             uow.connection.execute(text("SELECT 1 / 0"))
 
     with pytest.raises(DBAPIError):
-        _write(reads, failing)
-    pid = _write(reads, lambda: _writer_pid(database, account))
+        _write(calls, failing)
+    pid = _write(calls, lambda: _writer_pid(database, account))
 
     with database.uow.workspace(account, readonly=True) as uow:
         assert [item.name for item in uow.lists.list()] == [f"List of {pid}"]
+
+
+def test_a_connection_left_inside_a_transaction_is_not_kept(database: Database, calls: LoopCalls) -> None:
+    """A call that leaves its connection in a transaction gets it closed; the next call opens another."""
+
+    def leave_open() -> int:
+        with database.uow.admin(readonly=True) as uow:
+            driver: Any = uow.connection.connection.driver_connection
+        driver.execute("BEGIN")  # after the unit of work, behind its back
+        return int(driver.execute("SELECT pg_backend_pid()").fetchone()[0])
+
+    left = _run(calls, leave_open)
+
+    assert _run(calls, _backend_pid, database) != left
