@@ -104,8 +104,6 @@ if TYPE_CHECKING:  # imported where used: optional extras, and adapters slow to 
     from engage_connectors.media_probe import PillowAvMediaProber
     from engage_http.metrics import Metrics
     from engage_http.tracing import Tracing
-    from engage_sql.loop_calls import LoopWriteLane
-    from engage_sql.write_lane import WriteLane as SqliteWriteLane
 
 logger = logging.getLogger("engage.bootstrap")
 
@@ -632,9 +630,7 @@ def build_app(settings: Settings | None = None, *, migrate: bool = True) -> Star
         # the loop too on PostgreSQL. Neither when the rate limiter asks Redis, which would block.
         on_loop = not isinstance(limiter.limiter, RedisRateLimiter)
         loop_calls = database.loop_calls() if on_loop else None
-        lane: SqliteWriteLane | LoopWriteLane | None = None
-        if on_loop:
-            lane = database.write_lane() if loop_calls is None else loop_calls.write_lane()
+        lane = database.write_lane(loop_calls) if on_loop else None
         admissions = database.admission_listener() if settings.database_admission_cache else None
         head = database.head_revision()  # read the scripts once, not at every readiness probe
         job_handlers = services.job_handlers()

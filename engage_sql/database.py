@@ -11,12 +11,13 @@ from sqlalchemy import Engine, exists, func, select
 from engage_core.kernel.clock import Clock
 from engage_core.kernel.events import DomainEvent
 from engage_sql import migrate
-from engage_sql.accounts.admissions import AdmissionCache, AdmissionListener
+from engage_sql.accounts.admissions import AdmissionCache, admission_listener
 from engage_sql.accounts.tables import accounts
 from engage_sql.areas import SHORT_READS
 from engage_sql.engines import create_engine, create_pool_engine, create_read_engine, readonly_options
 from engage_sql.idempotency.store import SqlIdempotencyStore
 from engage_sql.jobs.queue import SqlJobQueue
+from engage_sql.notices import NoticeListener
 from engage_sql.registry import ShortRead
 from engage_sql.unit_of_work import SqlUnitOfWorkFactory
 from engage_sql.webhooks import outbox
@@ -25,7 +26,7 @@ from engage_sql.webhooks.tables import webhook_attempts, webhooks
 from engage_sql.write_lane import WriteLane, loop_outbound_guard, outbound_guard
 
 if TYPE_CHECKING:
-    from engage_sql.loop_calls import LoopCalls
+    from engage_sql.loop_calls import LoopCalls, LoopWriteLane
 
 P = TypeVar("P")
 
@@ -114,11 +115,14 @@ class Database:
         committing with the units of work's write groups on SQLite."""
         return SqlIdempotencyStore(self.engine, groups=self.uow.write_groups)
 
-    def write_lane(self) -> WriteLane | None:
-        """A new write lane over this database's write groups (SQLite; None on PostgreSQL, whose
-        transactions commit concurrently). Close it before disposing of the database."""
+    def write_lane(self, loop_calls: LoopCalls | None = None) -> WriteLane | LoopWriteLane | None:
+        """On SQLite, a new write lane over this database's write groups; on PostgreSQL, whose
+        transactions commit concurrently, the short writes run on the event loop by `loop_calls`
+        (`LoopCalls.write_lane`; None without it). Close it before disposing of the database."""
         groups = self.uow.write_groups
-        return None if groups is None else WriteLane(groups)
+        if groups is not None:
+            return WriteLane(groups)
+        return None if loop_calls is None else loop_calls.write_lane()
 
     def short_reads(self) -> Mapping[type, ShortRead]:
         """The reads that may run on the event loop, by the core filter type they take: a read that
@@ -127,13 +131,13 @@ class Database:
         PostgreSQL it runs through `loop_calls`, which waits for the server without blocking the loop."""
         return SHORT_READS
 
-    def admission_listener(self) -> AdmissionListener | None:
+    def admission_listener(self) -> NoticeListener | None:
         """On PostgreSQL, a new listener for the changes of what admission reads: while it runs, the
         admissions this process reads are kept between requests (`engage_sql.accounts.admissions`).
         None on SQLite. Start it, and stop it before disposing of the database."""
         if self.admissions is None:
             return None
-        return AdmissionListener(self.engine, self.admissions)
+        return admission_listener(self.engine, self.admissions)
 
     def loop_calls(self, size: int = LOOP_CALLS) -> LoopCalls | None:
         """On PostgreSQL, a new runner of short requests on the event loop (`engage_sql.loop_calls`):

@@ -11,15 +11,15 @@ lost while the listener reconnects delays nothing beyond the streams' own period
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 
 from sqlalchemy import Engine, text
 
+from engage_sql.notices import NoticeListener
+
 logger = logging.getLogger(__name__)
 
 CHANNEL = "engage_web_chat"
-RECONNECT_SECONDS = 2.0
 
 Deliver = Callable[[int, str], None]
 
@@ -30,8 +30,7 @@ class PostgresLiveFeed:
     def __init__(self, engine: Engine, deliver: Deliver) -> None:
         self._engine = engine
         self._deliver = deliver
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._listener = NoticeListener(engine, CHANNEL, self._heard, name="engage-live-listen")
 
     def publish(self, account_id: int, session_id: str) -> None:
         """NOTIFY every listening process; on failure, at least this process's streams."""
@@ -45,34 +44,12 @@ class PostgresLiveFeed:
 
     def start(self) -> None:
         """Start listening in a daemon thread."""
-        self._thread = threading.Thread(target=self._listen_forever, name="engage-live-listen", daemon=True)
-        self._thread.start()
+        self._listener.start()
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        self._listener.stop()
 
-    def _listen_forever(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self._listen()
-            except Exception:
-                logger.warning("The web chat listener lost its connection; reconnecting", exc_info=True)
-                self._stop.wait(RECONNECT_SECONDS)
-
-    def _listen(self) -> None:
-        raw = self._engine.raw_connection()
-        try:
-            driver = raw.driver_connection
-            assert driver is not None
-            driver.autocommit = True
-            driver.execute(f"LISTEN {CHANNEL}")
-            while not self._stop.is_set():
-                # Wait at most a second at a time, so `stop` is noticed soon.
-                for notice in driver.notifies(timeout=1.0):
-                    account, _, session_id = notice.payload.partition(":")
-                    if account.isdigit():
-                        self._deliver(int(account), session_id)
-        finally:
-            raw.invalidate()  # never hand a LISTENing connection back to the pool
+    def _heard(self, payload: str) -> None:
+        account, _, session_id = payload.partition(":")
+        if account.isdigit():
+            self._deliver(int(account), session_id)

@@ -8,7 +8,7 @@ admissions a process has read, by key digest, and hands them to the next request
 - **Every process forgets on any change.** A trigger on each table admission reads (`accounts`,
   `partner_clients`, `plans`, migration `0042`) sends `NOTIFY engage_admission` with every statement
   that changes one of them, whoever runs it (engage, another process, an operator in psql); the
-  notice is sent when that transaction commits. `AdmissionListener` holds one listening connection
+  notice is sent when that transaction commits. `admission_listener` holds one listening connection
   per process and empties the cache at each notice. A process's own admin and partner units of work
   empty it themselves as they commit, so that a revoked key is refused by the very next request on
   that process, before its notice arrives.
@@ -29,25 +29,21 @@ SQLite has no cache: its admission is an in-process read of a few microseconds.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import Any
 
 from sqlalchemy import Engine
 
 from engage_core.accounts.model import Admission
-
-logger = logging.getLogger(__name__)
+from engage_sql.notices import NoticeListener
 
 CHANNEL = "engage_admission"
 """The NOTIFY channel of the admission triggers (migration 0042)."""
 
 MAX_ENTRIES = 10_000
 MAX_AGE_SECONDS = 60.0
-RECONNECT_SECONDS = 2.0
 
 Kept = tuple[Admission, str]
 """An admission and its account's key digest, as `SqlAccountRepository.admission` returns them."""
@@ -100,48 +96,9 @@ class AdmissionCache:
             self._entries.clear()
 
 
-class AdmissionListener:
-    """The thread that LISTENs for admission changes and empties the cache at each notice."""
-
-    def __init__(self, engine: Engine, cache: AdmissionCache) -> None:
-        self._engine = engine
-        self._cache = cache
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        """Start listening in a daemon thread; the cache keeps nothing until it listens."""
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._listen_forever, name="engage-admission-listen", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-        self._cache.listening(False)
-
-    def _listen_forever(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self._listen()
-            except Exception:
-                logger.warning("The admission listener lost its connection; reconnecting", exc_info=True)
-            finally:
-                self._cache.listening(False)
-            self._stop.wait(RECONNECT_SECONDS)
-
-    def _listen(self) -> None:
-        raw = self._engine.raw_connection()
-        try:
-            driver: Any = raw.driver_connection
-            driver.autocommit = True
-            driver.execute(f"LISTEN {CHANNEL}")
-            self._cache.listening(True)
-            while not self._stop.is_set():
-                # Wait at most a second at a time, so that `stop` is noticed soon.
-                for _ in driver.notifies(timeout=1.0):
-                    self._cache.forget()
-        finally:
-            raw.invalidate()  # never hand a LISTENing connection back to the pool
+def admission_listener(engine: Engine, cache: AdmissionCache) -> NoticeListener:
+    """The listener that empties `cache` at each admission change's notice; the cache keeps nothing
+    while it does not listen."""
+    return NoticeListener(
+        engine, CHANNEL, lambda _payload: cache.forget(), name="engage-admission-listen", on_hearing=cache.listening
+    )

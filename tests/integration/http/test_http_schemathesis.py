@@ -158,7 +158,7 @@ def seeded(test_databases: TestDatabases) -> Iterator[Seeded]:
     api_key = seed_workspace(services, database, clock)
     partner_key = seed_partner(services)
     loop_calls = database.loop_calls()
-    lane = database.write_lane() if loop_calls is None else loop_calls.write_lane()
+    lane = database.write_lane(loop_calls)
     yield Seeded(
         create_app(
             services,

@@ -15,9 +15,9 @@ from engage_core.accounts.keys import digest_key, generate_key
 from engage_core.kernel.errors import Forbidden, Unauthenticated
 from engage_core.partners.client_service import ClientPatch
 from engage_core.testing import FakeClock
-from engage_sql import Database
-from engage_sql.accounts import admissions
-from engage_sql.accounts.admissions import CHANNEL, AdmissionListener
+from engage_sql import Database, notices
+from engage_sql.accounts.admissions import CHANNEL
+from engage_sql.notices import NoticeListener
 
 
 def wait_for(condition: Callable[[], bool], timeout: float = 30.0) -> None:
@@ -36,7 +36,7 @@ def accounts(database: Database, clock: FakeClock, backend: str) -> AccountServi
 
 
 @pytest.fixture
-def listener(database: Database, accounts: AccountService) -> Iterator[AdmissionListener]:
+def listener(database: Database, accounts: AccountService) -> Iterator[NoticeListener]:
     """A running listener of the database's admission changes, listening once this returns."""
     started = database.admission_listener()
     assert started is not None
@@ -89,7 +89,7 @@ def test_without_a_listener_every_admission_reads(accounts: AccountService, stat
 
 
 def test_with_a_listener_a_kept_admission_reads_nothing(
-    accounts: AccountService, listener: AdmissionListener, statements: list[str]
+    accounts: AccountService, listener: NoticeListener, statements: list[str]
 ) -> None:
     """A key admitted once is admitted again without a statement."""
     key = accounts.create("Acme").api_key
@@ -100,9 +100,7 @@ def test_with_a_listener_a_kept_admission_reads_nothing(
     assert (_reads(statements), first) == (1, second)
 
 
-def test_a_key_rotated_by_this_process_is_refused_at_once(
-    accounts: AccountService, listener: AdmissionListener
-) -> None:
+def test_a_key_rotated_by_this_process_is_refused_at_once(accounts: AccountService, listener: NoticeListener) -> None:
     """The process that rotates a key refuses the old one on the very next admission."""
     issued = accounts.create("Acme")
     accounts.admit(issued.api_key)
@@ -114,7 +112,7 @@ def test_a_key_rotated_by_this_process_is_refused_at_once(
 
 
 def test_a_deactivation_by_another_process_is_heard(
-    accounts: AccountService, listener: AdmissionListener, elsewhere: Database, clock: FakeClock
+    accounts: AccountService, listener: NoticeListener, elsewhere: Database, clock: FakeClock
 ) -> None:
     """An account deactivated through another process is refused here once its notice arrives."""
     issued = accounts.create("Acme")
@@ -125,9 +123,7 @@ def test_a_deactivation_by_another_process_is_heard(
     wait_for(lambda: _refused(accounts, issued.api_key))
 
 
-def test_a_plan_changed_in_sql_is_heard(
-    accounts: AccountService, listener: AdmissionListener, database: Database
-) -> None:
+def test_a_plan_changed_in_sql_is_heard(accounts: AccountService, listener: NoticeListener, database: Database) -> None:
     """A plan changed by hand (psql) reaches the kept admissions of the plan's workspaces."""
     key = accounts.create("Acme").api_key
     before = accounts.admit(key).plan
@@ -141,7 +137,7 @@ def test_a_plan_changed_in_sql_is_heard(
 
 
 def test_a_suspension_by_a_partner_elsewhere_is_heard(
-    accounts: AccountService, listener: AdmissionListener, elsewhere: Database, clock: FakeClock
+    accounts: AccountService, listener: NoticeListener, elsewhere: Database, clock: FakeClock
 ) -> None:
     """A client suspended through another process's partner services is refused here."""
     partner = partner_services(elsewhere.uow, clock)
@@ -156,7 +152,7 @@ def test_a_suspension_by_a_partner_elsewhere_is_heard(
 
 
 def test_a_kept_admission_honours_its_plans_boundary(
-    database: Database, accounts: AccountService, listener: AdmissionListener, clock: FakeClock
+    database: Database, accounts: AccountService, listener: NoticeListener, clock: FakeClock
 ) -> None:
     """A pending plan change takes effect at its boundary, with no notice at that moment."""
     partner: PartnerServices = partner_services(database.uow, clock)
@@ -175,7 +171,7 @@ def test_a_kept_admission_honours_its_plans_boundary(
 
 
 def test_an_unknown_key_is_never_kept(
-    accounts: AccountService, listener: AdmissionListener, statements: list[str]
+    accounts: AccountService, listener: NoticeListener, statements: list[str]
 ) -> None:
     """A refused key is read again each time: guessing keys cannot fill the cache."""
     unknown = generate_key().plaintext  # well formed, so it reaches the database
@@ -189,7 +185,7 @@ def test_an_unknown_key_is_never_kept(
 
 
 def test_a_writing_unit_of_work_reads_its_own_admission(
-    database: Database, accounts: AccountService, listener: AdmissionListener, clock: FakeClock
+    database: Database, accounts: AccountService, listener: NoticeListener, clock: FakeClock
 ) -> None:
     """Inside a transaction that deactivated the account, admission sees the change, not the kept one."""
     issued = accounts.create("Acme")
@@ -202,7 +198,7 @@ def test_a_writing_unit_of_work_reads_its_own_admission(
 
 
 def test_a_stopped_listener_leaves_nothing_kept(
-    accounts: AccountService, listener: AdmissionListener, statements: list[str]
+    accounts: AccountService, listener: NoticeListener, statements: list[str]
 ) -> None:
     """Once its listener stops, the process reads every admission again."""
     key = accounts.create("Acme").api_key
@@ -216,10 +212,10 @@ def test_a_stopped_listener_leaves_nothing_kept(
 
 
 def test_a_listener_whose_connection_dropped_hears_again(
-    database: Database, accounts: AccountService, listener: AdmissionListener, monkeypatch: pytest.MonkeyPatch
+    database: Database, accounts: AccountService, listener: NoticeListener, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A listener's connection terminated by the server comes back, and changes are heard again."""
-    monkeypatch.setattr(admissions, "RECONNECT_SECONDS", 0.05)
+    monkeypatch.setattr(notices, "RECONNECT_SECONDS", 0.05)
     issued = accounts.create("Acme")
     accounts.admit(issued.api_key)
     dropped = _listening_backends(database)
