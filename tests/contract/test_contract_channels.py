@@ -4,18 +4,15 @@ sandbox gateway (connect, provider callbacks, disconnect), on every adapter."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
-from typing import Any
+from datetime import timedelta
 
 import attrs
 import pytest
-from support import NOW, MakeContact
+from support import NOW, MakeContact, add_message, draft_for, get_message
 
-from engage_core.contacts.model import Contact
 from engage_core.kernel.events import DomainEvent
 from engage_core.messaging.channel_service import CredentialsInput
 from engage_core.messaging.channels import ChannelAccount, ChannelDraft
-from engage_core.messaging.messages import Message, MessageDraft
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
 from engage_core.unit_of_work import UnitOfWorkFactory
@@ -44,33 +41,6 @@ def _by_type(uow: UnitOfWorkFactory, account: int, type: str) -> ChannelAccount 
 
 def _event_names(outbox_events: Events, account: int) -> list[str]:
     return [e.name for e in outbox_events(account) if e.name.startswith("channel.")]
-
-
-def _draft(contact: Contact, **fields: object) -> MessageDraft:
-    return _draft_to(contact.id, **fields)
-
-
-def _draft_to(contact_id: int, **fields: Any) -> MessageDraft:
-    values: dict[str, Any] = {
-        "contact_id": contact_id,
-        "direction": "inbound",
-        "channel": "whatsapp",
-        "content": "Hello",
-        "status": "delivered",
-    }
-    return MessageDraft(**(values | fields))
-
-
-def _add(uow: UnitOfWorkFactory, account: int, draft: MessageDraft, now: datetime = NOW) -> Message:
-    with uow.workspace(account) as unit:
-        message = unit.messages.add(draft, now)
-        unit.commit()
-    return message
-
-
-def _get(uow: UnitOfWorkFactory, account: int, message_id: int) -> Message | None:
-    with uow.workspace(account, readonly=True) as unit:
-        return unit.messages.get(message_id)
 
 
 def test_a_new_setting_is_pending_and_reads_back(uow: UnitOfWorkFactory, account: int) -> None:
@@ -255,12 +225,12 @@ def test_updating_another_accounts_setting_changes_nothing(uow: UnitOfWorkFactor
 def test_deleting_a_setting_keeps_its_messages(uow: UnitOfWorkFactory, account: int, make_contact: MakeContact) -> None:
     """The messages of a deleted channel setting stay: they belong to the contacts."""
     channel = _add_channel(uow, account, ChannelDraft("whatsapp", "acc-1"))
-    message = _add(uow, account, _draft(make_contact()))
+    message = add_message(uow, account, draft_for(make_contact()))
     with uow.workspace(account) as unit:
         unit.channels.delete(channel.id)
         unit.commit()
 
-    assert _get(uow, account, message.id) == message
+    assert get_message(uow, account, message.id) == message
 
 
 def test_the_directory_forgets_a_deleted_setting(uow: UnitOfWorkFactory, account: int) -> None:

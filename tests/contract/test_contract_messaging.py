@@ -4,20 +4,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import attrs
 import pytest
-from support import NOW, MakeContact
+from support import NOW, MakeContact, add_message, draft_for, get_message
 
-from engage_core.contacts.model import Contact
 from engage_core.kernel.events import DomainEvent
 from engage_core.kernel.pagination import Page, PageRequest
 from engage_core.messaging.channel_service import CredentialsInput
 from engage_core.messaging.conversations import ConversationFilter, ConversationSummary
 from engage_core.messaging.message_service import SendInput
-from engage_core.messaging.messages import Message, MessageDraft
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
 from engage_core.unit_of_work import UnitOfWorkFactory
@@ -36,33 +34,6 @@ def other(make_account: Callable[..., int]) -> int:
 
 def _events(outbox_events: Events, account: int, name: str) -> list[DomainEvent]:
     return [e for e in outbox_events(account) if e.name == name]
-
-
-def _draft(contact: Contact, **fields: object) -> MessageDraft:
-    return _draft_to(contact.id, **fields)
-
-
-def _draft_to(contact_id: int, **fields: Any) -> MessageDraft:
-    values: dict[str, Any] = {
-        "contact_id": contact_id,
-        "direction": "inbound",
-        "channel": "whatsapp",
-        "content": "Hello",
-        "status": "delivered",
-    }
-    return MessageDraft(**(values | fields))
-
-
-def _add(uow: UnitOfWorkFactory, account: int, draft: MessageDraft, now: datetime = NOW) -> Message:
-    with uow.workspace(account) as unit:
-        message = unit.messages.add(draft, now)
-        unit.commit()
-    return message
-
-
-def _get(uow: UnitOfWorkFactory, account: int, message_id: int) -> Message | None:
-    with uow.workspace(account, readonly=True) as unit:
-        return unit.messages.get(message_id)
 
 
 def _list(uow: UnitOfWorkFactory, account: int, page: PageRequest = ALL, **filters: Any) -> Page[ConversationSummary]:
@@ -84,11 +55,11 @@ def _connect_whatsapp(services: Services, sandbox: SandboxGateway, account: int)
 def test_a_message_round_trips(uow: UnitOfWorkFactory, account: int, make_contact: MakeContact) -> None:
     """Every field of an added message reads back as it was written."""
     contact = make_contact()
-    draft = _draft(
+    draft = draft_for(
         contact, direction="outbound", status="failed", error="No account", provider_message_id="p-1", sent_at=NOW
     )
-    added = _add(uow, account, draft)
-    assert _get(uow, account, added.id) == added
+    added = add_message(uow, account, draft)
+    assert get_message(uow, account, added.id) == added
     assert (added.created_at, added.updated_at, added.error, added.sent_at) == (NOW, NOW, "No account", NOW)
 
 
@@ -96,7 +67,7 @@ def test_a_message_of_another_account_is_not_found(
     uow: UnitOfWorkFactory, account: int, other: int, make_contact: MakeContact
 ) -> None:
     """get and by_provider_id see only the account's own messages."""
-    added = _add(uow, account, _draft(make_contact(), provider_message_id="p-1"))
+    added = add_message(uow, account, draft_for(make_contact(), provider_message_id="p-1"))
     with uow.workspace(other, readonly=True) as unit:
         assert (unit.messages.get(added.id), unit.messages.by_provider_id("whatsapp", "p-1")) == (None, None)
 
@@ -106,8 +77,8 @@ def test_by_provider_id_matches_the_channel_too(
 ) -> None:
     """The same provider id on another channel is another message."""
     contact = make_contact()
-    whatsapp = _add(uow, account, _draft(contact, provider_message_id="p-1"))
-    telegram = _add(uow, account, _draft(contact, channel="telegram", provider_message_id="p-1"))
+    whatsapp = add_message(uow, account, draft_for(contact, provider_message_id="p-1"))
+    telegram = add_message(uow, account, draft_for(contact, channel="telegram", provider_message_id="p-1"))
     with uow.workspace(account, readonly=True) as unit:
         found = (unit.messages.by_provider_id("whatsapp", "p-1"), unit.messages.by_provider_id("telegram", "p-1"))
     assert found == (whatsapp, telegram)
@@ -119,10 +90,10 @@ def test_a_provider_id_is_stored_once_per_channel(
     """A second message with the channel's provider id is refused; the transaction stays usable."""
     contact = make_contact()
     with uow.workspace(account) as unit:
-        unit.messages.add(_draft(contact, provider_message_id="p-1"), NOW)
+        unit.messages.add(draft_for(contact, provider_message_id="p-1"), NOW)
         with pytest.raises(ValueError, match="provider message id"):
-            unit.messages.add(_draft(contact, provider_message_id="p-1"), NOW)
-        unit.messages.add(_draft(contact, content="After"), NOW)
+            unit.messages.add(draft_for(contact, provider_message_id="p-1"), NOW)
+        unit.messages.add(draft_for(contact, content="After"), NOW)
         unit.commit()
     with uow.workspace(account, readonly=True) as unit:
         assert unit.messages.for_contact(contact.id, None, PageRequest()).total == 2
@@ -133,13 +104,13 @@ def test_add_many_stores_each_message_as_add_does(
 ) -> None:
     """`add_many` stores the drafts in order, each readable and summarised in its conversation."""
     ada, bob = make_contact(name="Ada"), make_contact(name="Bob")
-    drafts = [_draft(ada, content="First"), _draft(bob, content="Second", provider_message_id="p-2")]
+    drafts = [draft_for(ada, content="First"), draft_for(bob, content="Second", provider_message_id="p-2")]
     with uow.workspace(account) as unit:
         added = unit.messages.add_many(drafts, NOW)
         unit.commit()
 
     assert [(m.contact_id, m.content, m.created_at) for m in added] == [(ada.id, "First", NOW), (bob.id, "Second", NOW)]
-    assert [_get(uow, account, m.id) for m in added] == list(added)
+    assert [get_message(uow, account, m.id) for m in added] == list(added)
     assert sorted((name, last) for name, _, last, _ in _rows(_list(uow, account))) == [
         ("Ada", "First"), ("Bob", "Second"),
     ]  # fmt: skip
@@ -148,16 +119,16 @@ def test_add_many_stores_each_message_as_add_does(
 def test_add_many_refuses_a_taken_provider_id(uow: UnitOfWorkFactory, account: int, make_contact: MakeContact) -> None:
     """A draft of `add_many` with a provider id already stored raises as `add` does."""
     contact = make_contact()
-    _add(uow, account, _draft(contact, provider_message_id="p-1"))
+    add_message(uow, account, draft_for(contact, provider_message_id="p-1"))
     with uow.workspace(account) as unit, pytest.raises(ValueError, match="provider message id"):
-        unit.messages.add_many([_draft(contact, content="New"), _draft(contact, provider_message_id="p-1")], NOW)
+        unit.messages.add_many([draft_for(contact, content="New"), draft_for(contact, provider_message_id="p-1")], NOW)
 
 
 def test_update_stores_the_changing_fields_only(
     uow: UnitOfWorkFactory, account: int, make_contact: MakeContact
 ) -> None:
     """status, sent_at, error, provider id and updated_at change; content and created_at do not."""
-    added = _add(uow, account, _draft(make_contact(), direction="outbound", status="pending"))
+    added = add_message(uow, account, draft_for(make_contact(), direction="outbound", status="pending"))
     later = NOW + timedelta(minutes=1)
     changed = attrs.evolve(
         added,
@@ -173,18 +144,18 @@ def test_update_stores_the_changing_fields_only(
         unit.messages.update(changed)
         unit.commit()
     expected = attrs.evolve(changed, content=added.content, created_at=added.created_at)
-    assert _get(uow, account, added.id) == expected
+    assert get_message(uow, account, added.id) == expected
 
 
 def test_update_of_another_accounts_message_changes_nothing(
     uow: UnitOfWorkFactory, account: int, other: int, make_contact: MakeContact
 ) -> None:
     """The account filter applies to writes."""
-    added = _add(uow, account, _draft(make_contact()))
+    added = add_message(uow, account, draft_for(make_contact()))
     with uow.workspace(other) as unit:
         unit.messages.update(attrs.evolve(added, status="read"))
         unit.commit()
-    assert _get(uow, account, added.id) == added
+    assert get_message(uow, account, added.id) == added
 
 
 def test_for_contact_is_newest_first_with_ties_by_id(
@@ -192,9 +163,9 @@ def test_for_contact_is_newest_first_with_ties_by_id(
 ) -> None:
     """Equal created_at: the later insert comes first; older messages after."""
     contact = make_contact()
-    old = _add(uow, account, _draft(contact, content="old"), NOW - timedelta(minutes=1))
-    first = _add(uow, account, _draft(contact, content="first"))
-    second = _add(uow, account, _draft(contact, content="second"))
+    old = add_message(uow, account, draft_for(contact, content="old"), NOW - timedelta(minutes=1))
+    first = add_message(uow, account, draft_for(contact, content="first"))
+    second = add_message(uow, account, draft_for(contact, content="second"))
     with uow.workspace(account, readonly=True) as unit:
         page = unit.messages.for_contact(contact.id, None, PageRequest())
     assert [m.id for m in page.items] == [second.id, first.id, old.id]
@@ -206,8 +177,8 @@ def test_for_contact_filters_by_direction_and_pages(
     """direction keeps only its messages; total counts them all, a page holds per_page."""
     contact = make_contact()
     for n in range(5):
-        _add(uow, account, _draft(contact, direction="outbound", status="sent", content=f"out {n}"))
-        _add(uow, account, _draft(contact, content=f"in {n}"))
+        add_message(uow, account, draft_for(contact, direction="outbound", status="sent", content=f"out {n}"))
+        add_message(uow, account, draft_for(contact, content=f"in {n}"))
     with uow.workspace(account, readonly=True) as unit:
         page = unit.messages.for_contact(contact.id, "outbound", PageRequest(page=2, per_page=2))
     assert (page.total, [m.content for m in page.items]) == (5, ["out 2", "out 1"])
@@ -218,7 +189,7 @@ def test_for_contact_past_the_end_is_empty_with_the_total(
 ) -> None:
     """A page beyond the last has no items and the right total."""
     contact = make_contact()
-    _add(uow, account, _draft(contact))
+    add_message(uow, account, draft_for(contact))
     with uow.workspace(account, readonly=True) as unit:
         page = unit.messages.for_contact(contact.id, None, PageRequest(page=3))
     assert (page.total, list(page.items)) == (1, [])
@@ -229,9 +200,9 @@ def test_deleting_the_contact_deletes_its_messages(
 ) -> None:
     """Messages go with their contact (ON DELETE CASCADE)."""
     contact = make_contact()
-    added = _add(uow, account, _draft(contact))
+    added = add_message(uow, account, draft_for(contact))
     services.contacts.delete(account, contact.id)
-    assert _get(uow, account, added.id) is None
+    assert get_message(uow, account, added.id) is None
 
 
 def test_mark_read_reads_only_the_contacts_unread_inbound(
@@ -239,14 +210,14 @@ def test_mark_read_reads_only_the_contacts_unread_inbound(
 ) -> None:
     """Inbound not-read messages of that contact become read with updated_at; the count is returned."""
     contact, stranger = make_contact(), make_contact()
-    unread = [_add(uow, account, _draft(contact, channel=c)) for c in ("whatsapp", "telegram")]
-    outbound = _add(uow, account, _draft(contact, direction="outbound", status="delivered"))
-    elsewhere = _add(uow, account, _draft(stranger))
+    unread = [add_message(uow, account, draft_for(contact, channel=c)) for c in ("whatsapp", "telegram")]
+    outbound = add_message(uow, account, draft_for(contact, direction="outbound", status="delivered"))
+    elsewhere = add_message(uow, account, draft_for(stranger))
     later = NOW + timedelta(minutes=5)
     with uow.workspace(account) as unit:
         count = unit.messages.mark_read(contact.id, later)
         unit.commit()
-    statuses = [_get(uow, account, m.id) for m in (*unread, outbound, elsewhere)]
+    statuses = [get_message(uow, account, m.id) for m in (*unread, outbound, elsewhere)]
     assert count == 2
     assert [(m.status, m.updated_at) for m in statuses if m is not None] == [
         ("read", later),
@@ -262,7 +233,7 @@ def test_a_message_is_stored_only_with_its_transaction(
     """Leaving the unit of work without commit keeps neither the message nor its event."""
     contact = make_contact()
     with uow.workspace(account) as unit:
-        message = unit.messages.add(_draft(contact), NOW)
+        message = unit.messages.add(draft_for(contact), NOW)
         unit.emit(DomainEvent("message.received", message.event_payload(), NOW))
     with uow.workspace(account, readonly=True) as unit:
         assert unit.messages.for_contact(contact.id, None, PageRequest()).total == 0
@@ -344,7 +315,7 @@ def test_a_send_is_stored_sent_with_message_sent_in_the_outbox(
     """Through the connected account: stored sent, and message.sent names the stored message."""
     _connect_whatsapp(services, sandbox, account)
     result = services.messages.send(account, SendInput(make_contact(phone=PHONE).id, "Hello"))
-    stored = _get(uow, account, result.message.id)
+    stored = get_message(uow, account, result.message.id)
     assert stored is not None and (stored.status, stored.provider_message_id) == ("sent", "sbx-msg-1")
     assert [e.payload["id"] for e in _events(outbox_events, account, "message.sent")] == [stored.id]
 
@@ -358,7 +329,7 @@ def test_a_send_without_a_channel_is_stored_failed_without_an_event(
 ) -> None:
     """No connected account: failed with the reason, no message.sent."""
     result = services.messages.send(account, SendInput(make_contact().id, "Hello"))
-    stored = _get(uow, account, result.message.id)
+    stored = get_message(uow, account, result.message.id)
     assert stored is not None and stored.status == "failed" and stored.error == result.message.error
     assert _events(outbox_events, account, "message.sent") == []
 
@@ -370,7 +341,7 @@ def test_a_provider_outage_keeps_the_message_failed_with_its_error(
     _connect_whatsapp(services, sandbox, account)
     sandbox.outage("Provider down")
     result = services.messages.send(account, SendInput(make_contact(phone=PHONE).id, "Hello"))
-    stored = _get(uow, account, result.message.id)
+    stored = get_message(uow, account, result.message.id)
     assert stored is not None and (stored.status, stored.error) == ("failed", "Provider down")
 
 
@@ -386,7 +357,7 @@ def test_an_inbound_message_creates_the_contact_and_both_events(
     sandbox.inject_message(pid, PHONE, "Hi", sender_name="Ada")
     names = [e.name for e in outbox_events(account) if e.name.startswith(("contact.", "message."))]
     received = _events(outbox_events, account, "message.received")[0].payload
-    stored = _get(uow, account, received["id"])
+    stored = get_message(uow, account, received["id"])
     assert names == ["contact.created", "message.received"]
     assert stored is not None and (stored.direction, stored.status, stored.content) == ("inbound", "delivered", "Hi")
 
@@ -423,7 +394,7 @@ def test_receipts_never_move_a_message_backwards(
     sent = services.messages.send(account, SendInput(make_contact(phone=PHONE).id, "Hello")).message
     sandbox.inject_receipt(pid, sent.provider_message_id or "", "read")
     sandbox.inject_receipt(pid, sent.provider_message_id or "", "delivered")
-    stored = _get(uow, account, sent.id)
+    stored = get_message(uow, account, sent.id)
     assert stored is not None and stored.status == "read"
 
 
@@ -459,19 +430,19 @@ def test_mark_read_leaves_another_accounts_messages(
     uow: UnitOfWorkFactory, account: int, other: int, make_contact: MakeContact
 ) -> None:
     """mark_read() of another account's contact changes nothing and counts 0."""
-    added = _add(uow, account, _draft(make_contact()))
+    added = add_message(uow, account, draft_for(make_contact()))
     with uow.workspace(other) as unit:
         count = unit.messages.mark_read(added.contact_id, NOW + timedelta(minutes=1))
         unit.commit()
 
-    assert (count, _get(uow, account, added.id)) == (0, added)
+    assert (count, get_message(uow, account, added.id)) == (0, added)
 
 
 def test_for_contact_of_another_account_is_empty(
     uow: UnitOfWorkFactory, account: int, other: int, make_contact: MakeContact
 ) -> None:
     """for_contact() lists none of another account's messages."""
-    added = _add(uow, account, _draft(make_contact()))
+    added = add_message(uow, account, draft_for(make_contact()))
 
     with uow.workspace(other, readonly=True) as unit:
         page = unit.messages.for_contact(added.contact_id, None, PageRequest())
