@@ -159,18 +159,27 @@ class _Kept:
         return await asyncio.to_thread(self._engine.connect)
 
     def give_back(self, connection: Connection) -> None:
-        """Keep `connection` for the next call, unless it is broken or left inside a transaction."""
+        """Keep `connection` for the next call, unless it is broken or left inside a transaction. A
+        lost one closes the others kept too: whatever dropped it (a restart, a failover) dropped
+        them, and each would fail its next call (as SQLAlchemy's pool is emptied on a disconnect)."""
         if _reusable(connection):
             self._idle.append((connection, time.monotonic()))
-        else:
-            connection.invalidate()
-            connection.close()
+            return
+        lost = _lost(connection)
+        connection.invalidate()
+        connection.close()
+        if lost:
+            self._close_idle()
 
     def close(self) -> None:
+        self._close_idle()
+        self._engine.pool.dispose()
+
+    def _close_idle(self) -> None:
         idle, self._idle = self._idle, []
         for connection, _ in idle:
+            connection.invalidate()
             connection.close()
-        self._engine.pool.dispose()
 
 
 class LoopCalls:
@@ -243,12 +252,20 @@ class LoopWriteLane:
         self._calls.close()
 
 
+def _lost(connection: Connection) -> bool:
+    """Whether the connection to the server is gone (SQLAlchemy saw a disconnect, or the driver did)."""
+    if connection.invalidated or connection.closed:
+        return True
+    driver: Any = connection.connection.driver_connection
+    return bool(driver.closed)
+
+
 def _reusable(connection: Connection) -> bool:
     """Whether the connection is open, and idle outside any transaction (not mid-statement, say)."""
-    if connection.invalidated or connection.closed:
+    if _lost(connection):
         return False
     driver: Any = connection.connection.driver_connection
-    return not driver.closed and driver.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    return bool(driver.info.transaction_status == psycopg.pq.TransactionStatus.IDLE)
 
 
 def _answers(connection: Connection) -> bool:

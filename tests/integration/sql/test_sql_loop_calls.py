@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -42,6 +43,17 @@ def _sleep(database: Database, seconds: float) -> int:
         return int(
             uow.connection.execute(text("SELECT pg_backend_pid() FROM pg_sleep(:s)"), {"s": seconds}).scalar_one()
         )
+
+
+def _terminate(database: Database, pids: set[int]) -> None:
+    """Have the server end these backends, and wait until they are gone (terminating is asynchronous)."""
+    with database.engine.connect() as admin:
+        admin.execute(text("SELECT pg_terminate_backend(pid) FROM unnest(:pids) AS pid"), {"pids": list(pids)})
+        admin.commit()
+        alive = text("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(:pids)")
+        while admin.execute(alive, {"pids": list(pids)}).scalar_one():
+            admin.commit()
+            time.sleep(0.01)
 
 
 def _run(calls: LoopCalls, fn: Callable[..., Any], *args: Any) -> Any:
@@ -143,9 +155,7 @@ def test_a_kept_connection_the_server_dropped_is_replaced(
     """After a kept connection's backend is terminated, the next call pings it and opens another."""
     monkeypatch.setattr(loop_calls, "PING_AFTER_IDLE_SECONDS", 0.0)
     dropped = _run(calls, _backend_pid, database)
-    with database.engine.connect() as admin:
-        admin.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": dropped})
-        admin.commit()
+    _terminate(database, {dropped})
 
     assert _run(calls, _backend_pid, database) not in (dropped, 0)
 
@@ -251,3 +261,17 @@ def test_a_connection_left_inside_a_transaction_is_not_kept(database: Database, 
     left = _run(calls, leave_open)
 
     assert _run(calls, _backend_pid, database) != left
+
+
+def test_after_a_lost_connection_the_others_kept_are_not_used(database: Database, calls: LoopCalls) -> None:
+    """Once a call finds its connection gone, the next call opens a fresh one rather than another dead one."""
+
+    async def two_at_once() -> list[int]:
+        return await asyncio.gather(*(calls.run(_sleep, database, 0.05) for _ in range(2)))
+
+    kept = set(asyncio.run(two_at_once()))  # two kept connections
+    _terminate(database, kept)
+
+    with pytest.raises(DBAPIError):
+        _run(calls, _backend_pid, database)  # the most recent one, dead within the ping's 5 s
+    assert _run(calls, _backend_pid, database) not in kept
