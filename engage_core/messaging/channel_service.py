@@ -337,12 +337,12 @@ class ChannelService:
         now = self._clock.now()
         plan = self._limits.plan_of(account_id, admitted)
         with self._uow.workspace(account_id) as uow:
-            try:
-                _refuse_connected(uow, channel)
-            except Conflict:
-                self._forget(provider_account_id)  # connected meanwhile: drop the new attempt
-                raise
+            # One read (locked, when the storage locks): a second one could find the setting another
+            # request added and moved on since the first found none.
             current = uow.channels.by_type(channel)
+            if current is not None and current.is_connected:
+                self._forget(provider_account_id)  # connected meanwhile: drop the new attempt
+                raise _connected(channel)
             if current is None:
                 try:
                     self._limits.reserve(uow, plan, CHANNELS, now)
@@ -485,7 +485,11 @@ class ChannelService:
 def _refuse_connected(uow: WorkspaceUnitOfWork, channel: str) -> None:
     current = uow.channels.by_type(channel)
     if current is not None and current.is_connected:
-        raise Conflict(f"The {channel} channel is already connected. Disconnect it first.")
+        raise _connected(channel)
+
+
+def _connected(channel: str) -> Conflict:
+    return Conflict(f"The {channel} channel is already connected. Disconnect it first.")
 
 
 def _call(call: Callable[[], T], *, field: str | None = None) -> T:
