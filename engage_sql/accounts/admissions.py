@@ -6,9 +6,10 @@ statement is a round trip, the first of two for a page of contacts. `AdmissionCa
 admissions a process has read, by key digest, and hands them to the next requests of the key:
 
 - **Every process forgets on any change.** A trigger on each table admission reads (`accounts`,
-  `partner_clients`, `plans`, migration `0042`) sends `NOTIFY engage_admission` with every statement
-  that changes one of them, whoever runs it (engage, another process, an operator in psql); the
-  notice is sent when that transaction commits. `admission_listener` holds one listening connection
+  `partner_clients`, `plans`, migration 0027) sends `NOTIFY engage_admission` with every statement
+  that changes one of them, whoever runs it (engage, another process, an operator in psql), except
+  an account's insert (its new key cannot be kept anywhere yet); the notice is sent when that
+  transaction commits. `admission_listener` holds one listening connection
   per process and empties the cache at each notice. A process's own admin and partner units of work
   empty it themselves as they commit, so that a revoked key is refused by the very next request on
   that process, before its notice arrives.
@@ -40,7 +41,7 @@ from engage_core.accounts.model import Admission
 from engage_sql.notices import NoticeListener
 
 CHANNEL = "engage_admission"
-"""The NOTIFY channel of the admission triggers (migration 0042)."""
+"""The NOTIFY channel of the admission triggers (migration 0027)."""
 
 MAX_ENTRIES = 10_000
 MAX_AGE_SECONDS = 60.0
