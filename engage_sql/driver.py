@@ -91,6 +91,18 @@ class DriverStatement:
         _, rowcount = self._run(connection, params, fetch=False)
         return rowcount
 
+    def first_then_commit(self, connection: Connection, params: Params) -> Row | None:
+        """The first row, and the connection's transaction committed: on PostgreSQL the statement
+        and COMMIT go in one round trip (psycopg's pipeline mode). When the statement fails the
+        COMMIT is skipped and the error raised, the transaction left for the caller to roll back."""
+        compiled = self._compiled.get(connection.dialect.name) or self._compile(connection.dialect)
+        arguments = compiled.driver_arguments(params)
+        pipelined = connection.dialect.name == "postgresql"
+        rows, _, _ = self._on_cursor(connection, compiled, arguments, many=False, fetch=True, commit=pipelined)
+        connection.commit()  # SQLAlchemy's side of it: psycopg, idle now, sends nothing
+        converted = _converted(compiled, rows)
+        return converted[0] if converted else None
+
     def inserted_id(self, connection: Connection, params: Params) -> int | None:
         """Run an INSERT of one row (`ON CONFLICT DO NOTHING` allowed); the new row's id, or None
         when it inserted nothing. With RETURNING, the id returned; without, the driver's
@@ -134,11 +146,19 @@ class DriverStatement:
 
     @staticmethod
     def _on_cursor(
-        connection: Connection, compiled: _Compiled, arguments: Any, *, many: bool, fetch: bool, last_id: bool = False
+        connection: Connection,
+        compiled: _Compiled,
+        arguments: Any,
+        *,
+        many: bool,
+        fetch: bool,
+        last_id: bool = False,
+        commit: bool = False,
     ) -> tuple[list[Any], int, int | None]:
         """Execute on a cursor of the connection's DBAPI connection, around the cursor events; the
         fetched rows (driver values; with `many`, a list of them per run, psycopg's only), the row
-        count and, with `last_id`, the cursor's `lastrowid`."""
+        count and, with `last_id`, the cursor's `lastrowid`. With `commit` (psycopg only), COMMIT
+        follows in the same pipeline."""
         dialect = connection.dialect
         if not connection.in_transaction():
             # As `Connection.execute` autobegins: a statement after a commit opens the connection's
@@ -152,6 +172,9 @@ class DriverStatement:
             # The usual case, without listeners to hand a cursor to before it runs: the driver's own
             # shortcut (sqlite3 and psycopg both have `Connection.execute`) makes its cursor in C.
             try:
+                if commit:
+                    cursor = _then_commit(dbapi_connection, lambda: dbapi_connection.execute(sql, arguments))
+                    return cursor.fetchall(), cursor.rowcount, None
                 cursor = dbapi_connection.execute(sql, arguments)
                 return (cursor.fetchall() if fetch else []), cursor.rowcount, cursor.lastrowid if last_id else None
             except dialect.loaded_dbapi.Error as exc:
@@ -173,6 +196,9 @@ class DriverStatement:
             elif many:
                 cursor.executemany(sql, arguments)
                 rows = []
+            elif commit:
+                _then_commit(dbapi_connection, lambda: cursor.execute(sql, arguments))
+                rows = cursor.fetchall()
             else:
                 cursor.execute(sql, arguments)
                 rows = cursor.fetchall() if fetch else []
@@ -219,6 +245,16 @@ class DriverStatement:
         )
         self._compiled[dialect.name] = result
         return result
+
+
+def _then_commit(dbapi_connection: Any, run: Callable[[], Any]) -> Any:
+    """`run()`'s result, with COMMIT queued after it in one psycopg pipeline and both sent, with a
+    single Sync, as the pipeline ends: one round trip. A failed statement is raised as itself, the
+    COMMIT it aborted skipped (the transaction is left failed, for the caller to roll back)."""
+    with dbapi_connection.pipeline():
+        result = run()
+        dbapi_connection.execute("COMMIT")  # not `commit()`, which would sync once more
+    return result
 
 
 def _converted(compiled: _Compiled, rows: list[Row]) -> list[Row]:

@@ -23,6 +23,7 @@ from engage_core.kernel.clock import Clock, SystemClock
 from engage_core.kernel.events import DomainEvent
 from engage_sql import areas
 from engage_sql.accounts.admissions import AdmissionCache
+from engage_sql.contacts import counter_moves
 from engage_sql.engines import readonly_options
 from engage_sql.group_commit import Member, WriteGroups
 from engage_sql.partners import outbox as partner_outbox
@@ -111,7 +112,7 @@ class _SqlUnitOfWork:
     def commit(self) -> None:
         member = self._member
         if member is None:
-            self.connection.commit()
+            self._commit(self.connection)
             if self._admissions is not None and self._WRITES_ADMISSION and not self._readonly:
                 # This process refuses a revoked key at once, before the change's notice arrives.
                 self._admissions.forget()
@@ -122,6 +123,10 @@ class _SqlUnitOfWork:
         self._drop_repositories()
         assert self._groups is not None
         self._groups.leave(member, commit=True)
+
+    def _commit(self, connection: Connection) -> None:
+        """Commit the transaction of `connection` (this unit of work's own)."""
+        connection.commit()
 
     def __getattr__(self, name: str) -> Any:
         # Reached only for attributes that are not set: a repository's first use in this block (the
@@ -230,6 +235,10 @@ class SqlWorkspaceUnitOfWork(_OutboxUnitOfWork[DomainEvent]):
 
     def _record(self, pending: list[DomainEvent], now: datetime) -> None:
         outbox.record(self.connection, self.account_id, pending, now)
+
+    def _commit(self, connection: Connection) -> None:
+        # The contacts counter moves with COMMIT, in its round trip, its limit checked there.
+        counter_moves.commit(connection, self.account_id)
 
 
 class SqlAdminUnitOfWork(_SqlUnitOfWork):

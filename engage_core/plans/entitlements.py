@@ -5,9 +5,10 @@ now (`plans.ScheduledPlan.plan_at`), or the configured default plan for a worksp
 partner. `Entitlements.require(account_id, feature)` raises `FeatureUnavailable`.
 
 Limits are checked at the write that would pass them, inside the write's own unit of work, with
-`reserve(uow, plan, limit, now)`: it locks the account's limit-checked writes (`UsageRepository.lock`),
-counts what the account uses, and raises `PlanLimitReached` when one more would be too many; the
-caller then writes, in the same transaction. The plan is read before the transaction opens
+`reserve(uow, plan, limit, now)`: the storage makes sure one more fits, race-free, and raises
+`PlanLimitReached` when it would be too many, either at once or when the transaction commits
+(`UsageRepository.reserve`); the caller writes in the same transaction and makes no outside call
+before its commit. The plan is read before the transaction opens
 (`Entitlements.plan_of`): a plan change racing a create is harmless, the count is what must not race.
 `PlanLimits` makes the limits optional, so that a service built without plans (a library user's, a
 unit test's) writes without limits.
@@ -49,10 +50,10 @@ class AccountSubscription:
 
 def reserve(uow: WorkspaceUnitOfWork, plan: Plan, limit: str, now: datetime, amount: int = 1) -> None:
     """Make sure `amount` more of `limit` fit in `plan`, race-free; call it in the write's unit of
-    work right before the write. Raises PlanLimitReached (nothing is written)."""
-    uow.usage.lock()
+    work right before the write. Raises PlanLimitReached, here or from the unit of work's
+    `commit()` (nothing is written)."""
     since = month_of(now)[0] if limit == MESSAGES_PER_MONTH else now  # the other limits are not monthly
-    plan.check_room(limit, uow.usage.count(limit, since), amount)
+    uow.usage.reserve(limit, since, amount, plan.limit(limit))
 
 
 class Entitlements:

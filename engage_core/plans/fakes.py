@@ -15,7 +15,7 @@ from engage_core.kernel.memory import FakeArea, Repo, Tables
 from engage_core.media.fakes import MediaTables
 from engage_core.messaging.fakes import MessagingTables
 from engage_core.partners.fakes import PartnersTables
-from engage_core.plans.model import SEED_PLANS, Plan
+from engage_core.plans.model import SEED_PLANS, Plan, check_room
 from engage_core.plans.usage import WorkspaceUsage
 from engage_core.team.fakes import TeamTables
 
@@ -36,6 +36,10 @@ class _Repo(Repo):
 
 class InMemoryUsageRepository(_Repo):
     """The in-memory :class:`.UsageRepository`."""
+
+    def reserve(self, limit: str, since: datetime, amount: int, maximum: int) -> None:
+        """Lock-then-count, as :meth:`.UsageRepository.reserve`: the store lock is the lock."""
+        check_room(limit, self.count(limit, since), amount, maximum)
 
     def lock(self) -> None:
         """Nothing to do: the store lock already serialises every transaction."""

@@ -99,9 +99,13 @@ class Plan:
 
     def check_room(self, limit: str, used: int, amount: int = 1) -> None:
         """Raise PlanLimitReached when `amount` more on top of `used` would pass the limit."""
-        maximum = self.limits[limit]
-        if used + amount > maximum:
-            raise PlanLimitReached(limit, maximum)
+        check_room(limit, used, amount, self.limits[limit])
+
+
+def check_room(limit: str, used: int, amount: int, maximum: int) -> None:
+    """Raise PlanLimitReached when `amount` more of `limit` on top of `used` would pass `maximum`."""
+    if used + amount > maximum:
+        raise PlanLimitReached(limit, maximum)
 
 
 def _seed(

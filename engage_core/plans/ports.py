@@ -39,22 +39,35 @@ class PlanRepository(Protocol):
 class UsageRepository(Protocol):
     """What one workspace uses, counted from its records: the plan limits and the usage report.
 
-    Limits are enforced race-free by lock-then-count (`services.plans.reserve`): in a write unit
-    of work the service calls `lock()`, then `count(limit, since)`, then writes the new record, all
-    in one transaction. Every other transaction of the same account that checks a limit waits at
-    `lock()` until this one ends, and then counts what it committed, so two racing writes can
-    never both take the last unit of a limit. Counting the records themselves (instead of a
-    counter each create and delete must keep right) cannot drift, and deletes need no wiring.
+    Limits are enforced race-free (`entitlements.reserve`): in a write unit of work the service
+    calls `reserve(limit, since, amount, maximum)`, then writes the new records, then commits, all
+    in one transaction; two racing writes can never both take the last unit of a limit. Where the
+    storage checks is its own choice, as long as a refused write leaves nothing behind:
 
-    - PostgreSQL: `lock()` takes the account's `account_counters` row lock, `SELECT 1 FROM
-      account_counters WHERE account_id = :a FOR UPDATE` (or a transaction-level advisory lock on
-      `'plan:' || :a`), held to commit or rollback. Under READ COMMITTED the counts that follow see
-      every row committed before the lock was granted.
-    - SQLite: a write transaction already holds the database's single write lock (`BEGIN
-      IMMEDIATE`), so `lock()` has nothing to do."""
+    - lock-then-count: `reserve` calls `lock()` and `count(limit, since)` and raises
+      PlanLimitReached at once. Every other transaction of the same account that checks a limit
+      waits at `lock()` until this one ends, and then counts what it committed. On PostgreSQL
+      `lock()` takes the account's `account_counters` row lock, held to commit or rollback (under
+      READ COMMITTED the counts that follow see every row committed before it was granted); on
+      SQLite a write transaction already holds the database's single write lock (`BEGIN
+      IMMEDIATE`), so `lock()` has nothing to do.
+    - checked as the transaction commits, for `contacts` only (the limit of a hot path):
+      `reserve` records the limit, and `commit()` raises PlanLimitReached, rolling everything
+      back, when the contacts written pass it. PostgreSQL does this, so that the account's counter
+      row is locked only while COMMIT runs. A caller reserving contacts therefore makes no call
+      outside the transaction (no provider, no mail) between `reserve` and `commit()`; every
+      other limit is checked by `reserve` itself.
+
+    Counting the records themselves (or a counter every create and delete keeps in the same
+    transaction) cannot drift, and deletes need no wiring."""
+
+    def reserve(self, limit: str, since: datetime, amount: int, maximum: int) -> None:
+        """Make sure `amount` more of `limit` (as `count` counts it from `since`) fit under
+        `maximum` when this transaction commits; raise PlanLimitReached here or from `commit()`."""
 
     def lock(self) -> None:
-        """Serialise limit-checked writes of this account until the transaction ends."""
+        """Serialise limit-checked writes of this account until the transaction ends (for a caller
+        that needs the room left, not just a yes or no: the campaign sender's monthly messages)."""
 
     def count(self, limit: str, since: datetime) -> int:
         """Current use of one of `plans.LIMITS`: `contacts`, every contact of the account;

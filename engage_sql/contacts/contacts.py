@@ -4,9 +4,10 @@ The statements of the hot paths (`GET /contacts`, `POST /contacts`, reading one 
 once, at import, with `bindparam`s: building a statement costs more than running it on SQLite, and a
 prebuilt statement also keeps its cache key. A page of contacts is one statement: the rows, their tag
 titles (a JSON array per row) and the account's contact total from `account_counters`, which every
-add and delete keeps in the same transaction. The statements of the hot paths (the unfiltered page, one
-contact, the insert and the counter update) run on the driver's cursor (`DriverStatement`):
-SQLAlchemy's execution of them cost more than SQLite's.
+add and delete keeps in the same transaction (on PostgreSQL as it commits: `counter_moves`). The
+statements of the hot paths (the unfiltered page, one contact, the insert and the counter update)
+run on the driver's cursor (`DriverStatement`): SQLAlchemy's execution of them cost more than
+SQLite's.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from engage_core.kernel.errors import ValidationFailed
 from engage_core.kernel.pagination import Page, PageRequest
 from engage_sql.accounts.tables import account_counters
 from engage_sql.agents.tables import ai_agents
+from engage_sql.contacts import counter_moves
 from engage_sql.contacts.tables import contact_tags, contacts, tags
 from engage_sql.driver import DriverStatement
 from engage_sql.messaging.messages import forget_conversations
@@ -188,28 +190,17 @@ DEFAULT_AGENT = {
 
 
 def _add_in_one_statement() -> DriverStatement:
-    """PostgreSQL's whole `add` in one round trip instead of three: the default agent read (and
-    key-share locked) in a CTE, the insert taking it, and the counter moved only when a row went in;
-    its one row is the new id, the agent and whether a counter row was there to move (0: recount)."""
+    """PostgreSQL's whole `add` in one round trip instead of two: the default agent read (and
+    key-share locked) in a CTE, and the insert taking it; its one row is the new id and the agent.
+    The counter moves as the transaction commits (`counter_moves`)."""
     agent = DEFAULT_AGENT_LOCKED.cte("agent")
     values: dict[str, Any] = {name: bindparam(name, type_=contacts.c[name].type) for name in _INSERTED}
     values["ai_agent_id"] = select(agent.c.id).scalar_subquery()
-    inserted = (
+    return DriverStatement(
         postgresql.insert(contacts)
         .values(values)
         .on_conflict_do_nothing(index_elements=["account_id", "type", "phone"])
         .returning(contacts.c.id, contacts.c.ai_agent_id)
-        .cte("inserted")
-    )
-    counted = (
-        update(account_counters)
-        .where(account_counters.c.account_id == _ACCOUNT, exists(select(inserted.c.id)))
-        .values(contacts=account_counters.c.contacts + 1)
-        .returning(account_counters.c.account_id)
-        .cte("counted")
-    )
-    return DriverStatement(
-        select(inserted.c.id, inserted.c.ai_agent_id, select(func.count()).select_from(counted).scalar_subquery())
     )
 
 
@@ -268,9 +259,8 @@ class SqlContactRepository(WorkspaceRepository):
             added = _ADD.first(self._conn, {**values, "account": self._account_id})
             if added is None:
                 raise _phone_taken(draft.type)
-            contact_id, ai_agent_id, counter_moved = added
-            if not counter_moved:
-                self._recount()
+            contact_id, ai_agent_id = added
+            counter_moves.move(self._conn, self._account_id, +1)
         else:
             default_agent = DEFAULT_AGENT[dialect].first(self._conn, {"account": self._account_id})
             ai_agent_id = None if default_agent is None else default_agent[0]
@@ -323,6 +313,8 @@ class SqlContactRepository(WorkspaceRepository):
             total = rows[0][16] if rows else None
             if total is None:  # past the last page, or no counter row: count apart
                 total = self.count()
+            else:  # the counter, with what this transaction added or removed and has not moved yet
+                total += counter_moves.pending(self._conn, self._account_id)
         else:
             total = self._conn.execute(_COUNT.where(*where), params).scalar_one()
             if total <= page.offset:
@@ -389,12 +381,18 @@ class SqlContactRepository(WorkspaceRepository):
         """The account's contacts: its counter row, or a COUNT where the row is missing."""
         params = {"account": self._account_id}
         total = self._conn.execute(_COUNTER, params).scalar()
-        return self._conn.execute(_COUNT, params).scalar_one() if total is None else int(total)
+        if total is None:
+            return int(self._conn.execute(_COUNT, params).scalar_one())  # it sees this transaction's own changes
+        return int(total) + counter_moves.pending(self._conn, self._account_id)
 
     # -- helpers ---------------------------------------------------------------------------------
 
     def _count(self, delta: int) -> None:
-        """Move the account's counter by `delta`, in this transaction; create it, recounted, if missing."""
+        """Move the account's counter by `delta`, in this transaction; create it, recounted, if missing.
+        On PostgreSQL as the transaction commits (`counter_moves`)."""
+        if self._conn.dialect.name == "postgresql":
+            counter_moves.move(self._conn, self._account_id, delta)
+            return
         params = {"account": self._account_id, "delta": delta}
         if not _COUNTER_ADD.execute(self._conn, params):
             self._recount(delta)
@@ -402,9 +400,7 @@ class SqlContactRepository(WorkspaceRepository):
     def _recount(self, delta: int = 1) -> None:
         """Create the missing counter row, recounted, after a change of `delta` contacts."""
         params = {"account": self._account_id, "delta": delta}
-        # The recount sees this transaction's own change. On PostgreSQL a concurrent transaction may
-        # create the row first: then ours does nothing, and the increment applies to theirs (whose
-        # count could not see our uncommitted change).
+        # The recount sees this transaction's own change (SQLite's: PostgreSQL's is `counter_moves`).
         if self._conn.execute(_INSERT_COUNTER[self._conn.dialect.name], params).first() is None:
             _COUNTER_ADD.execute(self._conn, params)
 

@@ -1,6 +1,6 @@
 """What one workspace uses, counted from its records: plan limits and the usage report.
 
-Limits are checked by lock-then-count in the write's own transaction (`services.plans.reserve`).
+Limits are checked by lock-then-count in the write's own transaction (`entitlements.reserve`).
 On PostgreSQL `lock()` takes the row lock of the account's `account_counters` row (every account
 has one from its creation), so limit-checked writes of one account queue there and each counts
 what the previous one committed. On SQLite the write transaction already holds the database's
@@ -8,8 +8,9 @@ single write lock (`BEGIN IMMEDIATE`).
 
 Contacts are the one limit checked on a hot path (every `POST /contacts`), so their count is the
 `account_counters.contacts` total that every contact insert and delete keeps in the same
-transaction (exact under the lock), not a COUNT over the account's contacts; a missing counter row
-falls back to counting. Both statements are built once and run on the driver's cursor.
+transaction, not a COUNT over the account's contacts; a missing counter row falls back to
+counting. On PostgreSQL their limit is checked as the transaction commits, in the statement that
+moves the counter (`engage_sql.contacts.counter_moves`), so that no lock is held in between.
 
 `ai_agent_sessions` is the distinct contacts the AI replied to (`ai_replies`) in the period.
 
@@ -23,12 +24,13 @@ from datetime import datetime
 
 from sqlalchemy import ColumnElement, Connection, Table, bindparam, case, distinct, func, select
 
-from engage_core.plans.model import CHANNELS, CONTACTS, MEDIA_FILES, MESSAGES_PER_MONTH, TEAM_MEMBERS
+from engage_core.plans.model import CHANNELS, CONTACTS, MEDIA_FILES, MESSAGES_PER_MONTH, TEAM_MEMBERS, check_room
 from engage_core.plans.usage import UsageCounts, WorkspaceUsage
 from engage_sql.accounts.tables import account_counters
 from engage_sql.agents.tables import ai_replies
 from engage_sql.bookings.tables import bookings
 from engage_sql.campaigns.tables import campaigns
+from engage_sql.contacts import counter_moves
 from engage_sql.contacts.tables import contacts
 from engage_sql.driver import DriverStatement
 from engage_sql.media.tables import media_files
@@ -40,10 +42,8 @@ from engage_sql.types import Id
 
 _ACCOUNT = bindparam("account", type_=Id)
 _LOCK = DriverStatement(
-    select(account_counters.c.contacts).where(account_counters.c.account_id == _ACCOUNT).with_for_update()
+    select(account_counters.c.account_id).where(account_counters.c.account_id == _ACCOUNT).with_for_update()
 )
-"""The lock, reading the contacts total under it: `reserve` counts right after locking, and the
-contacts limit (the hot one) then needs no second round trip."""
 _CONTACTS_TOTAL = DriverStatement(select(account_counters.c.contacts).where(account_counters.c.account_id == _ACCOUNT))
 _CONTACTS_COUNTED = DriverStatement(select(func.count()).select_from(contacts).where(contacts.c.account_id == _ACCOUNT))
 _SENT = (messages.c.direction == "outbound") & (messages.c.status != "failed")
@@ -56,18 +56,20 @@ def _tally(condition: ColumnElement[bool]) -> ColumnElement[int]:
 
 
 class SqlUsageRepository(WorkspaceRepository):
-    _locked_contacts: int | None = None
-    """The contacts total read by `lock()`, for the `count` that follows it (once)."""
+    def reserve(self, limit: str, since: datetime, amount: int, maximum: int) -> None:
+        if limit == CONTACTS and self._conn.dialect.name == "postgresql":
+            counter_moves.reserve(self._conn, self._account_id, maximum)
+            return
+        self.lock()
+        check_room(limit, self.count(limit, since), amount, maximum)
 
     def lock(self) -> None:
         if self._conn.dialect.name == "postgresql":
-            row = _LOCK.first(self._conn, {"account": self._account_id})
-            self._locked_contacts = None if row is None or row[0] is None else int(row[0])
+            _LOCK.first(self._conn, {"account": self._account_id})
 
     def count(self, limit: str, since: datetime) -> int:
-        locked, self._locked_contacts = self._locked_contacts, None  # only right after the lock
         if limit == CONTACTS:
-            return self._contacts() if locked is None else locked
+            return self._contacts()
         if limit == TEAM_MEMBERS:
             return self._rows(team_members)
         if limit == CHANNELS:
@@ -137,7 +139,7 @@ class SqlUsageRepository(WorkspaceRepository):
         params = {"account": self._account_id}
         row = _CONTACTS_TOTAL.first(self._conn, params)
         if row is not None and row[0] is not None:
-            return int(row[0])
+            return int(row[0]) + counter_moves.pending(self._conn, self._account_id)
         counted = _CONTACTS_COUNTED.first(self._conn, params)
         assert counted is not None
         return int(counted[0])

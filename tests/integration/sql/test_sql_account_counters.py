@@ -171,15 +171,15 @@ def test_concurrent_adds_and_deletes_keep_the_counter_exact(
 
 def _add_within(database: Database, account: int, at_most: int) -> Contact | PlanLimitReached:
     """A contact added after `reserve` under a contacts limit of `at_most`, committed when it
-    succeeds; the error when refused."""
+    succeeds; the error when refused (by `reserve` on SQLite, by the commit on PostgreSQL)."""
     plan = attrs.evolve(SEED_PLANS[0], limits={**SEED_PLANS[0].limits, CONTACTS: at_most})
-    with database.uow.workspace(account) as uow:
-        try:
+    try:
+        with database.uow.workspace(account) as uow:
             reserve(uow, plan, CONTACTS, START)
-        except PlanLimitReached as refused:
-            return refused
-        contact = uow.contacts.add(ContactDraft(name="Ada", type="instagram"), START)
-        uow.commit()
+            contact = uow.contacts.add(ContactDraft(name="Ada", type="instagram"), START)
+            uow.commit()
+    except PlanLimitReached as refused:
+        return refused
     return contact
 
 
@@ -226,3 +226,25 @@ def test_a_missing_counter_row_at_the_limit_is_refused(
 
     assert isinstance(_add_within(database, account, 3), PlanLimitReached)
     assert _count(database, account) == 3
+
+
+def test_a_transactions_own_adds_are_in_its_count(database: Database, account: int, make_contact: MakeContact) -> None:
+    """Within the transaction that added them, `count` includes its contacts before the commit."""
+    make_contact()
+    with database.uow.workspace(account) as uow:
+        uow.contacts.add(ContactDraft(name="Ada", type="instagram"), START)
+        uow.contacts.add(ContactDraft(name="Bo", type="instagram"), START)
+        assert (uow.contacts.count(), uow.usage.count(CONTACTS, START)) == (3, 3)
+
+
+def test_an_add_and_a_delete_in_one_transaction_leave_the_counter_as_it_was(
+    database: Database, account: int, make_contact: MakeContact
+) -> None:
+    """A contact added and deleted before the commit moves the counter by nothing."""
+    make_contact()
+    with database.uow.workspace(account) as uow:
+        added = uow.contacts.add(ContactDraft(name="Ada", type="instagram"), START)
+        uow.contacts.delete(added.id)
+        uow.commit()
+
+    assert (_counter(database, account), _count(database, account)) == (1, 1)

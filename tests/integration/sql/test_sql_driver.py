@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -32,6 +33,13 @@ ADD = DriverStatement(
     update(account_counters)
     .where(account_counters.c.account_id == bindparam("account", type_=Id))
     .values(contacts=account_counters.c.contacts + bindparam("delta", type_=Id))
+)
+
+COUNTER_PLUS = DriverStatement(
+    update(account_counters)
+    .where(account_counters.c.account_id == bindparam("account", type_=Id))
+    .values(contacts=account_counters.c.contacts + bindparam("delta", type_=Id))
+    .returning(account_counters.c.contacts)
 )
 
 ACCOUNT_VALUES = {
@@ -68,6 +76,13 @@ def _event(account: int, **changes: Any) -> dict[str, Any]:
 
 def _account(digest: str) -> dict[str, Any]:
     return {"name": "Zoë", "origins": ["https://a.example"], "digest": digest, "at": MOMENT}
+
+
+def _taken_digest(database: Database) -> str:
+    """A key digest an account already has (inserting it again is a unique violation)."""
+    with database.engine.begin() as connection:
+        INSERT_ACCOUNT_RETURNING.rows(connection, _account("taken"))
+    return "taken"
 
 
 def test_insert_binds_values_through_their_types(database: Database, account: int) -> None:
@@ -328,3 +343,30 @@ def test_inserted_id_without_returning_is_the_rowid(sqlite: None, database: Data
         stored = connection.execute(select(accounts.c.id).where(accounts.c.key_digest == "d1")).scalar_one()
 
     assert (first, again) == (stored, None)
+
+
+def test_first_then_commit_commits_the_statement_with_the_transaction(database: Database, account: int) -> None:
+    """The row comes back and both the statement and what the transaction wrote before it are committed."""
+    with database.uow.workspace(account) as uow:
+        INSERT_EVENT.rows(uow.connection, _event(account))
+        row = COUNTER_PLUS.first_then_commit(uow.connection, {"account": account, "delta": 2})
+        assert not uow.connection.in_transaction()
+
+    with database.engine.connect() as connection:
+        stored = connection.execute(select(account_counters.c.contacts).where(account_counters.c.account_id == account))
+        assert (row, stored.scalar_one(), len(connection.execute(EVENTS, {"account": account}).all())) == ((2,), 2, 1)
+
+
+def test_a_statement_failing_before_its_commit_raises_itself_and_commits_nothing(
+    database: Database, account: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A failed statement raises its own error, the COMMIT is skipped, and nothing is logged about the skip."""
+    taken = _taken_digest(database)
+    with database.uow.workspace(account) as uow:
+        INSERT_EVENT.rows(uow.connection, _event(account))
+        with pytest.raises(IntegrityError):
+            INSERT_ACCOUNT_RETURNING.first_then_commit(uow.connection, _account(taken))
+
+    with database.engine.connect() as connection:
+        assert connection.execute(EVENTS, {"account": account}).all() == []
+    assert [record for record in caplog.records if record.levelno >= logging.WARNING] == []

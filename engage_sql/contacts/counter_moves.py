@@ -1,0 +1,118 @@
+"""PostgreSQL's contacts counter, moved once per transaction as it commits, the contacts limit checked there.
+
+`account_counters.contacts` is each account's contact total, kept by every add and delete in the
+same transaction. An UPDATE holds the row's lock until COMMIT, so a counter moved at the insert
+would hold up every other contact write and limit check of the account for the rest of the
+transaction (three round trips of a `POST /contacts`, each waiting its turn on the event loop).
+On PostgreSQL the transaction's adds and deletes add up here instead (`move`), the contacts limit
+is recorded (`reserve`), and the unit of work's commit (`commit`) moves the counter in one
+statement sent together with COMMIT: the row is locked only while the server runs the two.
+
+The statement returns the new total through `engage_within_limit` (migration 0028), which fails it
+with SQLSTATE `EN001` when a reserved maximum is passed; COMMIT is then skipped, `commit` raises
+PlanLimitReached and nothing of the transaction is written. Only a transaction that ends with more
+contacts than it began with is checked: deleting is always allowed, even over a lowered limit.
+
+A missing counter row is created in the same statement, recounted (the count sees the
+transaction's own changes). Two transactions creating it at once do not lose a change: ON CONFLICT
+adds the second one's change to the row the first one made.
+
+SQLite moves the counter at once, under its single write lock, and checks the limit before the write.
+"""
+
+from __future__ import annotations
+
+import attrs
+from sqlalchemy import Connection, bindparam, column, text
+from sqlalchemy.exc import DBAPIError
+
+from engage_core.kernel.errors import PlanLimitReached
+from engage_core.plans.model import CONTACTS
+from engage_sql.driver import DriverStatement
+from engage_sql.transaction_memo import memo
+from engage_sql.types import Id
+
+LIMIT_PASSED = "EN001"
+"""The SQLSTATE `engage_within_limit` raises."""
+
+_MOVE_AND_CHECK = DriverStatement(
+    text(
+        """
+        WITH moved AS (
+            UPDATE account_counters SET contacts = contacts + :delta
+            WHERE account_id = :account
+            RETURNING contacts
+        ), made AS (
+            INSERT INTO account_counters (account_id, contacts)
+            SELECT :account, (SELECT count(*) FROM contacts WHERE account_id = :account)
+            WHERE NOT EXISTS (SELECT FROM moved)
+            ON CONFLICT (account_id) DO UPDATE SET contacts = account_counters.contacts + :delta
+            RETURNING contacts
+        )
+        SELECT engage_within_limit(
+            COALESCE((SELECT contacts FROM moved), (SELECT contacts FROM made)), :maximum, 'contacts'
+        ) AS total
+        """
+    )
+    .bindparams(bindparam("account", type_=Id), bindparam("delta", type_=Id), bindparam("maximum", type_=Id))
+    .columns(column("total", Id))
+)
+
+
+@attrs.define
+class _Moves:
+    delta: int = 0
+    maximum: int | None = None
+
+
+def _key(account_id: int) -> tuple[str, int]:
+    """Where the transaction's `transaction_memo` keeps its moves of the account's counter."""
+    return ("contacts_counter_moves", account_id)
+
+
+def _found(connection: Connection, account_id: int) -> _Moves | None:
+    moves: _Moves | None = memo(connection).get(_key(account_id))
+    return moves
+
+
+def _moves(connection: Connection, account_id: int) -> _Moves:
+    moves = _found(connection, account_id)
+    if moves is None:
+        moves = memo(connection)[_key(account_id)] = _Moves()
+    return moves
+
+
+def move(connection: Connection, account_id: int, delta: int) -> None:
+    """Count `delta` contacts more (fewer, when negative) as the transaction commits."""
+    _moves(connection, account_id).delta += delta
+
+
+def reserve(connection: Connection, account_id: int, maximum: int) -> None:
+    """Refuse the commit if the contacts added take the account past `maximum` (the lowest given)."""
+    moves = _moves(connection, account_id)
+    moves.maximum = maximum if moves.maximum is None else min(moves.maximum, maximum)
+
+
+def pending(connection: Connection, account_id: int) -> int:
+    """The contacts this transaction has added (or, negative, removed) that the counter does not show yet."""
+    moves = _found(connection, account_id)
+    return 0 if moves is None else moves.delta
+
+
+def commit(connection: Connection, account_id: int) -> None:
+    """Commit the connection's transaction, moving the account's counter in the same round trip.
+
+    Raises PlanLimitReached, with the transaction left to roll back, when the contacts it adds pass
+    the reserved maximum."""
+    moves = _found(connection, account_id)
+    if moves is None or moves.delta == 0:
+        connection.commit()
+        return
+    maximum = moves.maximum if moves.delta > 0 else None
+    params = {"account": account_id, "delta": moves.delta, "maximum": maximum}
+    try:
+        _MOVE_AND_CHECK.first_then_commit(connection, params)
+    except DBAPIError as exc:
+        if maximum is not None and getattr(exc.orig, "sqlstate", None) == LIMIT_PASSED:
+            raise PlanLimitReached(CONTACTS, maximum) from None
+        raise
