@@ -31,6 +31,7 @@ cancellation is raised.
 from __future__ import annotations
 
 import asyncio
+import select
 import time
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
@@ -71,9 +72,28 @@ class CooperativeConnection(psycopg.Connection[Any]):
         try:
             state = next(gen)
             while True:
-                state = gen.send(loop.switch((fileno, state)))
+                # A wait that includes writing is nearly always answered at once (the socket takes
+                # the bytes): psycopg's pipeline asks for it after every queued statement, and a
+                # trip through the loop for each would cost more than the statement.
+                ready = _ready_at_once(fileno, state) if state & Wait.W else 0
+                state = gen.send(ready or loop.switch((fileno, state)))
         except StopIteration as done:
             return done.value
+
+
+def _ready_at_once(fileno: int, state: int) -> int:
+    """What the socket is ready for right now among what psycopg waits for (`Ready`; 0: nothing)."""
+    poller = select.poll()
+    poller.register(fileno, (select.POLLIN if state & Wait.R else 0) | select.POLLOUT)
+    ready = 0
+    for _, events in poller.poll(0):
+        if events & select.POLLIN:
+            ready |= Ready.R
+        if events & select.POLLOUT:
+            ready |= Ready.W
+        if not ready and events & (select.POLLERR | select.POLLHUP | select.POLLNVAL):
+            ready = Ready.RW  # psycopg's own poll wait does the same: its next call meets the error
+    return ready
 
 
 def call_connection(owner: object, readonly: bool) -> Connection | None:

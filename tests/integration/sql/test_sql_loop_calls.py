@@ -10,10 +10,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from psycopg.waiting import Wait
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
-from engage_core.contacts.model import Contact, ContactFilter
+from engage_core.contacts.model import Contact, ContactFilter, ContactInput
 from engage_core.kernel.pagination import PageRequest
 from engage_core.services import Services
 from engage_sql import Database, loop_calls
@@ -275,3 +276,25 @@ def test_after_a_lost_connection_the_others_kept_are_not_used(database: Database
     with pytest.raises(DBAPIError):
         _run(calls, _backend_pid, database)  # the most recent one, dead within the ping's 5 s
     assert _run(calls, _backend_pid, database) not in kept
+
+
+def test_only_waits_for_the_server_go_through_the_loop(
+    database: Database, services: Services, account: int, calls: LoopCalls, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A contact's create, COMMIT pipelined, sends without waiting on the loop: the loop waits only for answers."""
+    waits: list[int] = []
+    readiness = loop_calls._readiness
+
+    async def counted(fileno: int, state: int) -> int:
+        waits.append(state)
+        return await readiness(fileno, state)
+
+    monkeypatch.setattr(loop_calls, "_readiness", counted)
+    plan = services.entitlements.plan_of(account)
+
+    created = _write(
+        calls, lambda: services.contacts.create(account, ContactInput(name="Ada", type="instagram"), plan=plan)
+    )
+
+    assert created.name == "Ada"
+    assert waits and set(waits) == {Wait.R}
