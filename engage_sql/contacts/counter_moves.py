@@ -29,7 +29,6 @@ from sqlalchemy.exc import DBAPIError
 from engage_core.kernel.errors import PlanLimitReached
 from engage_core.plans.model import CONTACTS
 from engage_sql.driver import DriverStatement
-from engage_sql.transaction_memo import memo
 from engage_sql.types import Id
 
 LIMIT_PASSED = "EN001"
@@ -65,20 +64,35 @@ class _Moves:
     maximum: int | None = None
 
 
-def _key(account_id: int) -> tuple[str, int]:
-    """Where the transaction's `transaction_memo` keeps its moves of the account's counter."""
-    return ("contacts_counter_moves", account_id)
+_KEY = "engage_contacts_counter_moves"
 
 
-def _found(connection: Connection, account_id: int) -> _Moves | None:
-    moves: _Moves | None = memo(connection).get(_key(account_id))
+def _of_transaction(connection: Connection, *, create: bool) -> dict[int, _Moves] | None:
+    """The moves of the connection's current transaction, by account (`Connection.info`, tagged
+    with the transaction, as `transaction_memo` does: but never forgotten, these are writes owed)."""
+    transaction = connection.get_transaction()
+    entry = connection.info.get(_KEY)
+    if entry is None or entry[0] is not transaction:
+        if not create:
+            return None
+        if transaction is None:
+            raise RuntimeError("contacts are counted inside a transaction")
+        entry = connection.info[_KEY] = (transaction, {})
+    moves: dict[int, _Moves] = entry[1]
     return moves
 
 
+def _found(connection: Connection, account_id: int) -> _Moves | None:
+    known = _of_transaction(connection, create=False)
+    return None if known is None else known.get(account_id)
+
+
 def _moves(connection: Connection, account_id: int) -> _Moves:
-    moves = _found(connection, account_id)
+    known = _of_transaction(connection, create=True)
+    assert known is not None
+    moves = known.get(account_id)
     if moves is None:
-        moves = memo(connection)[_key(account_id)] = _Moves()
+        moves = known[account_id] = _Moves()
     return moves
 
 

@@ -248,3 +248,15 @@ def test_an_add_and_a_delete_in_one_transaction_leave_the_counter_as_it_was(
         uow.commit()
 
     assert (_counter(database, account), _count(database, account)) == (1, 1)
+
+
+def test_a_write_that_empties_the_transactions_memo_keeps_its_contacts_counted(
+    database: Database, account: int
+) -> None:
+    """A webhook added after a contact, in the same transaction, leaves the contact's count owed to the commit."""
+    with database.uow.workspace(account) as uow:
+        uow.contacts.add(ContactDraft(name="Ada", type="instagram"), START)
+        uow.webhooks.add("Hook", "https://hooks.example.com", (), True, "fake:terces", START)
+        uow.commit()
+
+    assert (_counter(database, account), _count(database, account)) == (1, 1)
