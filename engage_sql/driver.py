@@ -250,10 +250,22 @@ class DriverStatement:
 def _then_commit(dbapi_connection: Any, run: Callable[[], Any]) -> Any:
     """`run()`'s result, with COMMIT queued after it in one psycopg pipeline and both sent, with a
     single Sync, as the pipeline ends: one round trip. A failed statement is raised as itself, the
-    COMMIT it aborted skipped (the transaction is left failed, for the caller to roll back)."""
-    with dbapi_connection.pipeline():
-        result = run()
-        dbapi_connection.execute("COMMIT")  # not `commit()`, which would sync once more
+    COMMIT it aborted skipped (the transaction is left failed, for the caller to roll back). psycopg
+    raises the failure where it first reads it (in the block or as the pipeline ends), and again as
+    "pipeline aborted" at the end: that echo is dropped, not logged as a second error."""
+    failed: Exception | None = None
+    try:
+        with dbapi_connection.pipeline():
+            try:
+                result = run()
+                dbapi_connection.execute("COMMIT")  # not `commit()`, which would sync once more
+            except Exception as exc:
+                failed = exc
+    except Exception:
+        if failed is None:
+            raise
+    if failed is not None:
+        raise failed
     return result
 
 
