@@ -127,7 +127,7 @@ def main() -> None:
         database, account_id, now = seeded_database(Path(directory))
         claim = {"now": now + timedelta(seconds=1), "lease_until": now + timedelta(seconds=1), "limit": 2}
         cases = {
-            "contact insert": (_INSERT["sqlite"], [contact(account_id, n, now) for n in range(args.executions)]),
+            "contact insert": (_INSERT, [contact(account_id, n, now) for n in range(args.executions)]),
             "queue claim": (_CLAIM["sqlite"], [claim] * args.executions),
         }
         for case, (statement, params) in cases.items():

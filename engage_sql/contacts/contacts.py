@@ -153,47 +153,45 @@ _INSERTED = (
 """Every column an insert writes, each from the parameter of its own name."""
 
 
-def _by_dialect(build: Any) -> dict[str, Any]:
-    return {"sqlite": build(sqlite.insert), "postgresql": build(postgresql.insert)}
+# SQLite adds a contact in two statements (the default agent, then the insert) and moves the
+# counter at once; PostgreSQL adds in one (`_ADD`) and moves the counter as it commits.
 
 
-def _insert_contact(insert: Any) -> DriverStatement:
-    # ON CONFLICT instead of catching the error: the transaction stays usable on PostgreSQL.
+def _insert_contact() -> DriverStatement:
+    # ON CONFLICT instead of catching the error, as `_ADD` does on PostgreSQL.
     values = {name: bindparam(name, type_=contacts.c[name].type) for name in _INSERTED}
-    statement = insert(contacts).values(values).on_conflict_do_nothing(index_elements=["account_id", "type", "phone"])
-    # SQLite gives the new id as the cursor's `lastrowid`, without RETURNING's cost (`inserted_id`).
-    return DriverStatement(statement if insert is sqlite.insert else statement.returning(contacts.c.id))
+    statement = (
+        sqlite.insert(contacts).values(values).on_conflict_do_nothing(index_elements=["account_id", "type", "phone"])
+    )
+    # The new id is the cursor's `lastrowid`, without RETURNING's cost (`inserted_id`).
+    return DriverStatement(statement)
 
 
-def _insert_counter(insert: Any) -> Insert:
+def _insert_counter() -> Insert:
     # A missing counter row is recounted; the row's creation races only with itself.
     recount = select(_ACCOUNT, func.count()).select_from(contacts).where(contacts.c.account_id == _ACCOUNT)
-    statement = insert(account_counters).from_select(["account_id", "contacts"], recount)
+    statement = sqlite.insert(account_counters).from_select(["account_id", "contacts"], recount)
     # RETURNING, not rowcount: drivers need not report a row count for INSERT ... SELECT.
     returning: Insert = statement.on_conflict_do_nothing(index_elements=["account_id"])
     return returning.returning(account_counters.c.account_id)
 
 
-_INSERT = _by_dialect(_insert_contact)
-_INSERT_COUNTER = _by_dialect(_insert_counter)
+_INSERT = _insert_contact()
+_INSERT_COUNTER = _insert_counter()
 
 _DEFAULT_AGENT = select(ai_agents.c.id).where(
     ai_agents.c.account_id == _ACCOUNT, ai_agents.c.is_default.is_(True), ai_agents.c.is_active.is_(True)
 )
-DEFAULT_AGENT_LOCKED = _DEFAULT_AGENT.with_for_update(read=True, key_share=True)
-DEFAULT_AGENT = {
-    "sqlite": DriverStatement(_DEFAULT_AGENT),
-    # Held until commit, so the agent cannot be deleted before the new contact pointing at it is in.
-    "postgresql": DriverStatement(DEFAULT_AGENT_LOCKED),
-}
 """The account's active default AI agent: every new contact is assigned it (SPEC 2, `is_default`)."""
+_DEFAULT_AGENT_SQLITE = DriverStatement(_DEFAULT_AGENT)
 
 
 def _add_in_one_statement() -> DriverStatement:
     """PostgreSQL's whole `add` in one round trip instead of two: the default agent read (and
     key-share locked) in a CTE, and the insert taking it; its one row is the new id and the agent.
     The counter moves as the transaction commits (`counter_moves`)."""
-    agent = DEFAULT_AGENT_LOCKED.cte("agent")
+    # Key-share locked until commit, so the agent cannot be deleted before the new contact pointing at it is in.
+    agent = _DEFAULT_AGENT.with_for_update(read=True, key_share=True).cte("agent")
     values: dict[str, Any] = {name: bindparam(name, type_=contacts.c[name].type) for name in _INSERTED}
     values["ai_agent_id"] = select(agent.c.id).scalar_subquery()
     return DriverStatement(
@@ -262,9 +260,9 @@ class SqlContactRepository(WorkspaceRepository):
             contact_id, ai_agent_id = added
             counter_moves.move(self._conn, self._account_id, +1)
         else:
-            default_agent = DEFAULT_AGENT[dialect].first(self._conn, {"account": self._account_id})
+            default_agent = _DEFAULT_AGENT_SQLITE.first(self._conn, {"account": self._account_id})
             ai_agent_id = None if default_agent is None else default_agent[0]
-            contact_id = _INSERT[dialect].inserted_id(self._conn, {**values, "ai_agent_id": ai_agent_id})
+            contact_id = _INSERT.inserted_id(self._conn, {**values, "ai_agent_id": ai_agent_id})
             if contact_id is None:
                 raise _phone_taken(draft.type)
             self._count(+1)
@@ -310,11 +308,9 @@ class SqlContactRepository(WorkspaceRepository):
         rows: Sequence[Any]
         if not where:
             rows = (_DEEP_PAGE if page.offset >= DEEP_PAGE_OFFSET else _PAGE).rows(self._conn, params)
-            total = rows[0][16] if rows else None
-            if total is None:  # past the last page, or no counter row: count apart
-                total = self.count()
-            else:  # the counter, with what this transaction added or removed and has not moved yet
-                total += counter_moves.pending(self._conn, self._account_id)
+            counter = rows[0][16] if rows else None
+            # Past the last page, or no counter row: count apart.
+            total = self.count() if counter is None else counter_moves.counted(self._conn, self._account_id, counter)
         else:
             total = self._conn.execute(_COUNT.where(*where), params).scalar_one()
             if total <= page.offset:
@@ -383,7 +379,7 @@ class SqlContactRepository(WorkspaceRepository):
         total = self._conn.execute(_COUNTER, params).scalar()
         if total is None:
             return int(self._conn.execute(_COUNT, params).scalar_one())  # it sees this transaction's own changes
-        return int(total) + counter_moves.pending(self._conn, self._account_id)
+        return counter_moves.counted(self._conn, self._account_id, total)
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -400,8 +396,8 @@ class SqlContactRepository(WorkspaceRepository):
     def _recount(self, delta: int = 1) -> None:
         """Create the missing counter row, recounted, after a change of `delta` contacts."""
         params = {"account": self._account_id, "delta": delta}
-        # The recount sees this transaction's own change (SQLite's: PostgreSQL's is `counter_moves`).
-        if self._conn.execute(_INSERT_COUNTER[self._conn.dialect.name], params).first() is None:
+        # The recount sees this transaction's own change (SQLite only: PostgreSQL's is `counter_moves`).
+        if self._conn.execute(_INSERT_COUNTER, params).first() is None:
             _COUNTER_ADD.execute(self._conn, params)
 
     def _filters(self, filters: ContactFilter) -> list[ColumnElement[bool]]:

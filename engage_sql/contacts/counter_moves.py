@@ -107,10 +107,11 @@ def reserve(connection: Connection, account_id: int, maximum: int) -> None:
     moves.maximum = maximum if moves.maximum is None else min(moves.maximum, maximum)
 
 
-def pending(connection: Connection, account_id: int) -> int:
-    """The contacts this transaction has added (or, negative, removed) that the counter does not show yet."""
+def counted(connection: Connection, account_id: int, counter: int) -> int:
+    """The account's contacts as this transaction sees them: `counter`, the counter row's value as
+    read in it, and the adds and deletes it has not moved there yet."""
     moves = _found(connection, account_id)
-    return 0 if moves is None else moves.delta
+    return int(counter) + (0 if moves is None else moves.delta)
 
 
 def commit(connection: Connection, account_id: int) -> None:

@@ -139,7 +139,7 @@ class SqlUsageRepository(WorkspaceRepository):
         params = {"account": self._account_id}
         row = _CONTACTS_TOTAL.first(self._conn, params)
         if row is not None and row[0] is not None:
-            return int(row[0]) + counter_moves.pending(self._conn, self._account_id)
+            return counter_moves.counted(self._conn, self._account_id, row[0])
         counted = _CONTACTS_COUNTED.first(self._conn, params)
         assert counted is not None
         return int(counted[0])
