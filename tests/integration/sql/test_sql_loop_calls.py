@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import gc
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+import greenlet
 import pytest
 from psycopg.waiting import Wait
 from sqlalchemy import text
@@ -169,6 +172,50 @@ def test_a_call_sees_the_callers_context_variables(calls: LoopCalls) -> None:
         return await calls.run(REQUEST.get)
 
     assert asyncio.run(call()) == "request-7"
+
+
+def test_calls_one_after_another_run_in_one_kept_greenlet(calls: LoopCalls) -> None:
+    """A call's greenlet is kept for the next call rather than started anew."""
+    first = _run(calls, greenlet.getcurrent)
+
+    assert _run(calls, greenlet.getcurrent) is first
+
+
+def test_a_kept_greenlet_runs_the_next_call_in_the_next_callers_context(calls: LoopCalls) -> None:
+    """What a call sets in its context does not leak into the next call on the same greenlet."""
+    _run(calls, REQUEST.set, "set by the first call")
+
+    assert _run(calls, REQUEST.get, "unset") == "unset"
+
+
+def test_a_kept_greenlet_holds_no_result_of_its_last_call(calls: LoopCalls) -> None:
+    """Once the caller has dropped a call's result, nothing keeps it alive."""
+
+    class Result:
+        pass
+
+    result = weakref.ref(_run(calls, Result))
+    gc.collect()
+
+    assert result() is None
+
+
+class _Stop(BaseException):
+    pass
+
+
+def test_an_exception_beyond_exception_ends_the_greenlet_and_reaches_the_caller(calls: LoopCalls) -> None:
+    """A call raising a BaseException such as GreenletExit ends its greenlet; the next call runs on another."""
+    ran_in: list[greenlet.greenlet] = []
+
+    def stop() -> None:
+        ran_in.append(greenlet.getcurrent())
+        raise _Stop
+
+    with pytest.raises(_Stop):
+        _run(calls, stop)
+    assert ran_in[0].dead
+    assert _run(calls, greenlet.getcurrent) is not ran_in[0]
 
 
 def test_a_unit_of_work_that_writes_commits_from_a_call(
