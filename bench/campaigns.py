@@ -29,9 +29,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import attrs
 from sqlalchemy import create_engine, insert, text
 
-from engage_core.campaigns.model import SEND_RATE_MAX
+from engage_core.campaigns.model import FINAL, SEND_RATE_MAX, Campaign
 from engage_core.campaigns.quotas import Quotas
 from engage_core.campaigns.service import CampaignInput
 from engage_core.jobs.runner import JobRunner
@@ -87,7 +88,43 @@ def seed(db: Database, services: Services, account: int, count: int) -> tuple[in
     return newsletter, segment
 
 
-def run(url: str, count: int, drain_seconds: float) -> dict[str, Any]:
+@attrs.define
+class Drain:
+    """A started campaign and the job runner that sends it, one worker, through the sandbox gateway."""
+
+    db: Database
+    services: Services
+    sandbox: SandboxGateway
+    provider: str
+    account: int
+    campaign: Campaign
+    seed_seconds: float
+    snapshot_seconds: float
+
+    def sent(self) -> int:
+        """Messages the sandbox has taken so far."""
+        return len(self.sandbox.account(self.provider).sent)
+
+    def run(self, *, seconds: float = float("inf"), messages: int | None = None) -> float:
+        """Run the send jobs for `seconds`, or until `messages` more are sent, or until the campaign
+        has ended; the seconds it ran."""
+        runner = JobRunner(self.db.job_queue(), self.services.job_handlers(), SystemClock())
+        target = None if messages is None else self.sent() + messages
+        started = time.perf_counter()
+        while time.perf_counter() - started < seconds and (target is None or self.sent() < target):
+            if not runner.run_once():
+                if self.services.campaigns.get(self.account, self.campaign.id).status in FINAL:
+                    break
+                time.sleep(0.01)
+        return time.perf_counter() - started
+
+    def close(self) -> None:
+        self.db.dispose()
+
+
+def start(url: str, count: int) -> Drain:
+    """A new account on `url` with `count` contacts, and its campaign to the list and the segment
+    started at the highest rate, quotas lifted."""
     db = Database.connect(url)
     db.upgrade()
     sandbox = SandboxGateway(SystemClock())
@@ -110,27 +147,25 @@ def run(url: str, count: int, drain_seconds: float) -> dict[str, Any]:
             send_rate=SEND_RATE_MAX,
         ),
     )  # fmt: skip
-
     started = time.perf_counter()
     running = services.campaigns.start(account, campaign.id)
     snapshot_seconds = time.perf_counter() - started
+    return Drain(db, services, sandbox, provider, account, running, seed_seconds, snapshot_seconds)
 
-    runner = JobRunner(db.job_queue(), services.job_handlers(), SystemClock())
-    started = time.perf_counter()
-    while time.perf_counter() - started < drain_seconds:
-        if not runner.run_once():
-            time.sleep(0.01)
-    drained = time.perf_counter() - started
-    done = services.campaigns.get(account, campaign.id)
-    sent = len(sandbox.account(provider).sent)
-    db.dispose()
+
+def run(url: str, count: int, drain_seconds: float) -> dict[str, Any]:
+    drain = start(url, count)
+    drained = drain.run(seconds=drain_seconds)
+    done = drain.services.campaigns.get(drain.account, drain.campaign.id)
+    sent = drain.sent()
+    drain.close()
     return {
-        "engine": db.engine.dialect.name,
+        "engine": drain.db.engine.dialect.name,
         "contacts": count,
-        "recipients": running.counters.total,
-        "skipped": running.counters.skipped,
-        "seed_seconds": round(seed_seconds, 1),
-        "snapshot_seconds": round(snapshot_seconds, 2),
+        "recipients": drain.campaign.counters.total,
+        "skipped": drain.campaign.counters.skipped,
+        "seed_seconds": round(drain.seed_seconds, 1),
+        "snapshot_seconds": round(drain.snapshot_seconds, 2),
         "drain_seconds": round(drained, 1),
         "messages_sent": sent,
         "recorded_sent": done.counters.sent,

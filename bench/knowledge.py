@@ -116,15 +116,7 @@ def run(url: str, passages: int, chunks: int, queries: int, *, search_only: bool
     ingested = stored
 
     started = time.perf_counter()
-    while stored < chunks:
-        with db.uow.workspace(account) as uow:
-            for _ in range(100):
-                if stored >= chunks:
-                    break
-                entry = uow.knowledge_base.add(KnowledgeBaseDraft("Bulk", "text"), clock.now())
-                drafts = [ChunkDraft(words.passage(900), i, 10, "Bulk", ()) for i in range(10)]
-                stored += len(uow.knowledge_chunks.replace(entry.id, drafts, clock.now()))
-            uow.commit()
+    stored = grow(db, account, words, stored, chunks)
     grow_seconds = time.perf_counter() - started
     return {
         "ingest_passages": passages,
@@ -136,6 +128,28 @@ def run(url: str, passages: int, chunks: int, queries: int, *, search_only: bool
     } | measure_search(db, words, queries)
 
 
+def grow(db: Database, account: int, words: Words, stored: int, chunks: int) -> int:
+    """Step 2: entries of ten chunks each, a hundred entries a unit of work, from `stored` chunks up
+    to `chunks`; the chunks stored then."""
+    clock = SystemClock()
+    while stored < chunks:
+        with db.uow.workspace(account) as uow:
+            for _ in range(100):
+                if stored >= chunks:
+                    break
+                entry = uow.knowledge_base.add(KnowledgeBaseDraft("Bulk", "text"), clock.now())
+                drafts = [ChunkDraft(words.passage(900), i, 10, "Bulk", ()) for i in range(10)]
+                stored += len(uow.knowledge_chunks.replace(entry.id, drafts, clock.now()))
+            uow.commit()
+    return stored
+
+
+def questions(words: Words, queries: int) -> list[str]:
+    """The questions of step 3: the same ones whatever was drawn before."""
+    words.reseed(SEED + 1)
+    return [" ".join(words.draw(4, skip=COMMON)) for _ in range(queries)]
+
+
 def measure_search(db: Database, words: Words, queries: int) -> dict[str, object]:
     """Step 3 on the filled database (its first account): search latency next to the `LIKE` scan."""
     if db.engine.dialect.name == "postgresql":
@@ -144,8 +158,7 @@ def measure_search(db: Database, words: Words, queries: int) -> dict[str, object
     with db.engine.connect() as connection:
         account = connection.execute(text("SELECT min(id) FROM accounts")).scalar_one()
         stored = connection.execute(text("SELECT count(*) FROM knowledge_base_chunks")).scalar_one()
-    words.reseed(SEED + 1)  # the same questions whether the database was just filled or not
-    questions = [" ".join(words.draw(4, skip=COMMON)) for _ in range(queries)]
+    asked = questions(words, queries)  # the same whether the database was just filled or not
 
     def search(question: str) -> Callable[[], object]:
         def call() -> object:
@@ -166,10 +179,10 @@ def measure_search(db: Database, words: Words, queries: int) -> dict[str, object
 
         return call
 
-    timed([search(q) for q in questions[:20]])  # warm the caches
-    found = [len(search(q)()) for q in questions]  # type: ignore[arg-type]
-    search_ms = timed([search(q) for q in questions])
-    like_ms = timed([like(q) for q in questions])
+    timed([search(q) for q in asked[:20]])  # warm the caches
+    found = [len(search(q)()) for q in asked]  # type: ignore[arg-type]
+    search_ms = timed([search(q) for q in asked])
+    like_ms = timed([like(q) for q in asked])
     db.dispose()
     return {
         "database": db.engine.dialect.name,

@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.postgres [--database postgresql://postgres@127.0.0.1:5432/pgperf_bench]
         [--seconds 5] [--rounds 3] [--connections 32] [--contacts 10000] [--messages 200000]
         [--attempts 2000] [--workers 1] [--paths get_contacts,post_contacts,...] [--statements]
+        [--chunks 20000] [--queries 300] [--campaign-contacts 40000]
 
 The PostgreSQL database named is dropped and created again (and `NAME_hooks` beside it for the
 webhook worker), so give it one of its own. Each engine gets the same seed: one account with
@@ -22,6 +23,11 @@ round, and per path it prints:
 
 The webhook worker is measured as `bench.webhooks` does (the real worker against a plain httpx
 loop to a local HTTPS receiver), once per engine, with its statements counted through the relay.
+So are, in this process (`bench.postgres_in_process`), the knowledge-base search (`--queries`
+questions a round over `--chunks` chunks of `bench.knowledge`'s text, a read-only unit of work
+each) and the campaign drain (one worker sending a campaign to three quarters of
+`--campaign-contacts` contacts through the sandbox gateway, at most at the campaign's highest rate,
+`--seconds` a round), each in databases of their own (`NAME_knowledge`, `NAME_campaigns`).
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ import psycopg
 from sqlalchemy.engine import make_url
 
 from bench import conversations, webhooks
+from bench import postgres_in_process as in_process
 from bench.harness import ENGAGE, PYTHON, free_port, process, wait_until_up
 from bench.orders import CATALOG_CSV
 from bench.wire import Counts, WireCounter
@@ -66,6 +73,8 @@ SECRET_KEY = "bench-secret-key-of-the-postgresql-benchmark"  # noqa: S105 - a th
 COUNTED_WARMUP = 50
 COUNTED_REQUESTS = 200
 PATHS = ("get_contacts", "post_contacts", "get_conversations", "send_message", "post_order")
+IN_PROCESS_PATHS = ("knowledge_search", "campaign_drain")
+"""Measured in this process, with no HTTP in front (`bench.postgres_in_process`), as is `webhooks`."""
 PEER_PATHS = ("get_contacts", "post_contacts")
 """What the FastAPI + ORM peer (`bench.peer_app`) serves."""
 
@@ -370,6 +379,47 @@ def webhook_count(url: str, directory: Path, hook: str, context: Any, attempts: 
         bench.close()
 
 
+def knowledge_search(
+    pg_url: str, directory: Path, database: str, args: argparse.Namespace, relay_port: int, relay: WireCounter
+) -> tuple[dict[str, in_process.Rate], Counts]:
+    """The knowledge-base search on both engines (`--chunks` chunks, `--queries` questions a round),
+    and its statements on PostgreSQL."""
+    pg = plain(pg_url, database)
+    recreate(pg)
+    lite = f"sqlite:///{directory / 'knowledge.db'}"
+    asked = in_process.knowledge_questions(args.queries)
+    rates = {}
+    for engine, url in (("sqlite", lite), ("postgresql", pg)):
+        account = in_process.knowledge_fill(url, args.chunks)
+        measured = database if engine == "postgresql" else None
+        rates[engine] = in_process.knowledge_run(url, account, asked, args.rounds, measured, backends_cpu)
+        print(f"knowledge_search {engine}: {attrs.asdict(rates[engine])}", flush=True)
+    counts = in_process.knowledge_count(via(pg_url, relay_port, database), account, asked, relay)
+    recreate(pg)
+    return rates, counts
+
+
+def campaign_drain(
+    pg_url: str, directory: Path, database: str, args: argparse.Namespace, relay_port: int, relay: WireCounter
+) -> tuple[dict[str, in_process.Rate], Counts]:
+    """The campaign drain on both engines (a campaign to `--campaign-contacts`, `--seconds` a round),
+    and its statements on PostgreSQL (in a database made anew, so that no other campaign's jobs run)."""
+    pg = plain(pg_url, database)
+    rates = {}
+    for engine, url in (("sqlite", f"sqlite:///{directory / 'campaigns.db'}"), ("postgresql", pg)):
+        if engine == "postgresql":
+            recreate(pg)
+        measured = database if engine == "postgresql" else None
+        rates[engine] = in_process.campaign_run(
+            url, args.campaign_contacts, args.seconds, args.rounds, measured, backends_cpu
+        )
+        print(f"campaign_drain {engine}: {attrs.asdict(rates[engine])}", flush=True)
+    recreate(pg)
+    counts = in_process.campaign_count(via(pg_url, relay_port, database), args.campaign_contacts, 1000, relay)
+    recreate(pg)
+    return rates, counts
+
+
 def via(url: str, port: int, database: str | None = None) -> str:
     """`url` connecting through the relay's `port` (and to `database` when given), without TLS or GSS."""
     parsed = make_url(url)
@@ -396,7 +446,10 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=200_000)
     parser.add_argument("--attempts", type=int, default=2000)
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--paths", default=",".join((*PATHS, "webhooks")))
+    parser.add_argument("--chunks", type=int, default=20_000, help="knowledge-base chunks searched")
+    parser.add_argument("--queries", type=int, default=300, help="knowledge-base questions a round")
+    parser.add_argument("--campaign-contacts", type=int, default=40_000, help="a campaign to three quarters of them")
+    parser.add_argument("--paths", default=",".join((*PATHS, "webhooks", *IN_PROCESS_PATHS)))
     parser.add_argument("--statements", action="store_true", help="print each path's statements per request")
     parser.add_argument("--counts-only", action="store_true", help="count round trips, measure no throughput")
     parser.add_argument("--server-code", help="serve the code of this checkout instead (the run before a change)")
@@ -471,6 +524,16 @@ def main() -> None:
                 )
                 report["webhooks"] = runs
 
+        wanted = set(args.paths.split(","))
+        if "knowledge_search" in wanted:
+            report["knowledge_search"], report["counts"]["knowledge_search"] = knowledge_search(
+                pg_url, Path(tmp), name + "_knowledge", args, relay_port, relay
+            )
+        if "campaign_drain" in wanted:
+            report["campaign_drain"], report["counts"]["campaign_drain"] = campaign_drain(
+                pg_url, Path(tmp), name + "_campaigns", args, relay_port, relay
+            )
+
     print()
     print(
         "| path | SQLite rps | PostgreSQL rps | PG / SQLite | FastAPI + ORM peer on PG rps | PG / peer"
@@ -493,10 +556,20 @@ def main() -> None:
         counts = report["counts"]["webhooks"]
         print(
             f"| webhooks (deliveries/s; ratio to the httpx loop SQLite {lite_w['ratio']:.2f}, PG {pg_w['ratio']:.2f}) "
-            f"| {lite_w['engage']:,.0f} | {pg_w['engage']:,.0f} | **{pg_w['engage'] / lite_w['engage']:.2f}** "
+            f"| {lite_w['engage']:,.0f} | {pg_w['engage']:,.0f} | **{pg_w['engage'] / lite_w['engage']:.2f}** | | "
             f"| {lite_w['engage_us']:.0f} / {pg_w['engage_us']:.0f} µs | {pg_w['postgres_us']:.0f} µs "
             f"| {counts.executed:g} / {counts.round_trips:g} |"
         )
+    for path in IN_PROCESS_PATHS:
+        if path in report:
+            lite_r, pg_r = report[path]["sqlite"], report[path]["postgresql"]
+            counts = report["counts"][path]
+            unit = "searches/s" if path == "knowledge_search" else "messages/s, at most the campaign's rate"
+            print(
+                f"| {path} ({unit}) | {lite_r.rate:,.0f} | {pg_r.rate:,.0f} | **{pg_r.rate / lite_r.rate:.2f}** | | "
+                f"| {lite_r.engage_us:.0f} / {pg_r.engage_us:.0f} µs | {pg_r.postgres_us or 0:.0f} µs "
+                f"| {counts.executed:g} / {counts.round_trips:g} |"
+            )
     if args.statements:
         for path, counts in report["counts"].items():
             print(f"\n{path}: messages {dict(counts.messages)}, round trips {counts.round_trips}")
@@ -504,6 +577,9 @@ def main() -> None:
                 print(f"  {n:5.2f}  {sql[:160]}")
     counted = {p: {"messages": c.messages, "round_trips": c.round_trips} for p, c in report["counts"].items()}
     serialisable = {**report, "counts": counted}
+    for path in IN_PROCESS_PATHS:
+        if path in report:
+            serialisable[path] = {engine: attrs.asdict(rate) for engine, rate in report[path].items()}
     print(json.dumps(serialisable, default=str))
 
 
