@@ -35,36 +35,16 @@ from pathlib import Path
 
 import attrs
 
-from bench.knowledge import COMMON, SEED, Words, percentile
+from bench.knowledge import COMMON, SEED, Words, fill, percentile
 from engage_connectors.llm import OfflineLanguageModel
 from engage_core.agents.model import AgentInput
 from engage_core.bookings.setup import BookingTypeInput
 from engage_core.jobs.runner import JobRunner
 from engage_core.kernel.clock import SystemClock
-from engage_core.knowledge.chunking import ChunkDraft
-from engage_core.knowledge.model import KnowledgeBaseDraft
 from engage_core.messaging.messages import Message
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
 from engage_sql import Database
-
-
-def fill(db: Database, account: int, words: Words, chunks: int) -> None:
-    """`chunks` chunks of about 900 characters, ten an entry, in bulk."""
-    clock = SystemClock()
-    stored = 0
-    while stored < chunks:
-        with db.uow.workspace(account) as uow:
-            for _ in range(100):
-                if stored >= chunks:
-                    break
-                entry = uow.knowledge_base.add(KnowledgeBaseDraft("Bulk", "text"), clock.now())
-                drafts = [ChunkDraft(words.passage(900), i, 10, "Bulk", ()) for i in range(10)]
-                stored += len(uow.knowledge_chunks.replace(entry.id, drafts, clock.now()))
-            uow.commit()
-    if db.engine.dialect.name == "postgresql":
-        with db.engine.begin() as connection:
-            connection.exec_driver_sql("ANALYZE")
 
 
 def run(url: str, chunks: int, messages: int, latency_messages: int, idle: float, steps: bool) -> dict[str, object]:

@@ -144,6 +144,14 @@ def grow(db: Database, account: int, words: Words, stored: int, chunks: int) -> 
     return stored
 
 
+def fill(db: Database, account: int, words: Words, chunks: int) -> None:
+    """`chunks` chunks in bulk (`grow`), and PostgreSQL's statistics brought up to date."""
+    grow(db, account, words, 0, chunks)
+    if db.engine.dialect.name == "postgresql":
+        with db.engine.begin() as connection:
+            connection.exec_driver_sql("ANALYZE")
+
+
 def questions(words: Words, queries: int) -> list[str]:
     """The questions of step 3: the same ones whatever was drawn before."""
     words.reseed(SEED + 1)

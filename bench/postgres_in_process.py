@@ -65,10 +65,7 @@ def knowledge_fill(url: str, chunks: int) -> int:
     db.upgrade()
     try:
         account = Services.build(db.uow).accounts.create("Bench").account.id
-        knowledge.grow(db, account, knowledge.Words(random.Random(knowledge.SEED)), 0, chunks)
-        if db.engine.dialect.name == "postgresql":
-            with db.engine.begin() as connection:
-                connection.exec_driver_sql("ANALYZE")
+        knowledge.fill(db, account, knowledge.Words(random.Random(knowledge.SEED)), chunks)
     finally:
         db.dispose()
     return account
