@@ -107,8 +107,10 @@ def _call_greenlet() -> _LoopGreenlet:
 
 
 def _keep(call: _LoopGreenlet) -> None:
-    """Keep a greenlet whose call has finished for the next call of this thread."""
+    """Keep a greenlet whose call has finished for the next call of this thread, holding nothing of
+    the call (its connections, or its caller's context and what the context variables hold)."""
     call.owner, call.reader, call.writer = None, None, None
+    call.gr_context = None
     kept: list[_LoopGreenlet] = _idle.__dict__.setdefault("greenlets", [])
     if len(kept) < IDLE_GREENLETS:
         kept.append(call)

@@ -24,6 +24,7 @@ from engage_sql import Database, loop_calls
 from engage_sql.loop_calls import CooperativeConnection, LoopCalls
 
 REQUEST = contextvars.ContextVar[str]("REQUEST")
+REQUEST_HELD = contextvars.ContextVar[object]("REQUEST_HELD")
 
 
 @pytest.fixture
@@ -198,6 +199,24 @@ def test_a_kept_greenlet_holds_no_result_of_its_last_call(calls: LoopCalls) -> N
     gc.collect()
 
     assert result() is None
+
+
+def test_a_kept_greenlet_holds_nothing_of_its_last_callers_context(calls: LoopCalls) -> None:
+    """Once a call has ended, what its caller's context variables held can be collected."""
+
+    class Held:
+        pass
+
+    async def call() -> weakref.ref[Held]:
+        held = Held()
+        REQUEST_HELD.set(held)
+        await calls.run(lambda: None)
+        return weakref.ref(held)
+
+    held = asyncio.run(call())
+    gc.collect()
+
+    assert held() is None
 
 
 class _Stop(BaseException):
