@@ -388,13 +388,14 @@ def knowledge_search(
     recreate(pg)
     lite = f"sqlite:///{directory / 'knowledge.db'}"
     asked = in_process.knowledge_questions(args.queries)
-    rates = {}
+    rates, accounts = {}, {}
     for engine, url in (("sqlite", lite), ("postgresql", pg)):
-        account = in_process.knowledge_fill(url, args.chunks)
+        accounts[engine] = in_process.knowledge_fill(url, args.chunks)
         measured = database if engine == "postgresql" else None
-        rates[engine] = in_process.knowledge_run(url, account, asked, args.rounds, measured, backends_cpu)
+        rates[engine] = in_process.knowledge_run(url, accounts[engine], asked, args.rounds, measured, backends_cpu)
         print(f"knowledge_search {engine}: {attrs.asdict(rates[engine])}", flush=True)
-    counts = in_process.knowledge_count(via(pg_url, relay_port, database), account, asked, relay)
+    # Counted on the PostgreSQL database just measured, through the relay.
+    counts = in_process.knowledge_count(via(pg_url, relay_port, database), accounts["postgresql"], asked, relay)
     recreate(pg)
     return rates, counts
 

@@ -19,7 +19,6 @@ import attrs
 
 from bench import campaigns, knowledge
 from bench.wire import Counts, WireCounter
-from engage_core.campaigns.model import SEND_RATE_MAX
 from engage_core.services import Services
 from engage_sql import Database
 
@@ -150,8 +149,3 @@ def campaign_count(url: str, contacts: int, messages: int, relay: WireCounter) -
         return relay.snapshot().per(drain.sent() - before)
     finally:
         drain.close()
-
-
-def campaign_share_of_rate(rate: float) -> float:
-    """`rate` (messages a second) as a share of the campaign's highest rate."""
-    return rate / (SEND_RATE_MAX / 60)
