@@ -1,7 +1,7 @@
 """`DriverStatement`: a prebuilt statement run straight on the driver's cursor of a SQLAlchemy connection.
 
 Every request runs the API-key lookup; every `POST /contacts` the contact insert, the counter
-update, the outbox event and the subscriptions query; every turn of the delivery worker's loop the
+update and the outbox event, which queues its webhook deliveries; every turn of the delivery worker's loop the
 queue's claim, lease check, record, retry and release. On SQLite, SQLAlchemy's execution path (cache
 key, execution context, parameter processing, result metadata, `Row` objects) costs several times
 what SQLite takes to run any of them. A `DriverStatement` keeps what matters of it and skips the rest:
@@ -22,6 +22,9 @@ what SQLite takes to run any of them. A `DriverStatement` keeps what matters of 
   see it, and a `retval=True` listener may rewrite it, as for `Connection.execute`. In place of an
   execution context they get a `ListenerContext`, the same object before and after, on which they
   may keep what they carry from one to the other (OpenTelemetry's SQLAlchemy tracing keeps its span).
+
+`commit_with` runs statements whose rows the caller needs only after the commit together with
+COMMIT: on PostgreSQL, one round trip for all of them.
 
 Every parameter is named with a `bindparam` (or is a value written into the statement); one left
 out of `params` is an error, not a NULL. Expanding (`IN` over a list) and literal-execute parameters
@@ -91,18 +94,6 @@ class DriverStatement:
         _, rowcount = self._run(connection, params, fetch=False)
         return rowcount
 
-    def first_then_commit(self, connection: Connection, params: Params) -> Row | None:
-        """The first row, and the connection's transaction committed: on PostgreSQL the statement
-        and COMMIT go in one round trip (psycopg's pipeline mode). When the statement fails the
-        COMMIT is skipped and the error raised, the transaction left for the caller to roll back."""
-        compiled = self._compiled.get(connection.dialect.name) or self._compile(connection.dialect)
-        arguments = compiled.driver_arguments(params)
-        pipelined = connection.dialect.name == "postgresql"
-        rows, _, _ = self._on_cursor(connection, compiled, arguments, many=False, fetch=True, commit=pipelined)
-        connection.commit()  # SQLAlchemy's side of it: psycopg, idle now, sends nothing
-        converted = _converted(compiled, rows)
-        return converted[0] if converted else None
-
     def inserted_id(self, connection: Connection, params: Params) -> int | None:
         """Run an INSERT of one row (`ON CONFLICT DO NOTHING` allowed); the new row's id, or None
         when it inserted nothing. With RETURNING, the id returned; without, the driver's
@@ -111,7 +102,7 @@ class DriverStatement:
         if self._statement.exported_columns:
             row = self.first(connection, params)
             return None if row is None else int(row[0])
-        compiled = self._compiled.get(connection.dialect.name) or self._compile(connection.dialect)
+        compiled = self._compiled_for(connection.dialect)
         arguments = compiled.driver_arguments(params)
         _, rowcount, last_id = self._on_cursor(connection, compiled, arguments, many=False, fetch=False, last_id=True)
         return last_id if rowcount == 1 else None
@@ -120,7 +111,7 @@ class DriverStatement:
         """Run a statement that returns no rows once per set of parameters (the driver's executemany)."""
         if not params:
             return
-        compiled = self._compiled.get(connection.dialect.name) or self._compile(connection.dialect)
+        compiled = self._compiled_for(connection.dialect)
         arguments = [compiled.driver_arguments(one) for one in params]
         self._on_cursor(connection, compiled, arguments, many=True, fetch=False)
 
@@ -132,13 +123,16 @@ class DriverStatement:
             return []
         if connection.dialect.name != "postgresql":
             return [self.rows(connection, one) for one in params]
-        compiled = self._compiled.get(connection.dialect.name) or self._compile(connection.dialect)
+        compiled = self._compiled_for(connection.dialect)
         arguments = [compiled.driver_arguments(one) for one in params]
         runs, _, _ = self._on_cursor(connection, compiled, arguments, many=True, fetch=True)
         return [_converted(compiled, rows) for rows in runs]
 
+    def _compiled_for(self, dialect: Dialect) -> _Compiled:
+        return self._compiled.get(dialect.name) or self._compile(dialect)
+
     def _run(self, connection: Connection, params: Params, *, fetch: bool) -> tuple[list[Row], int]:
-        compiled = self._compiled.get(connection.dialect.name) or self._compile(connection.dialect)
+        compiled = self._compiled_for(connection.dialect)
         rows, rowcount, _ = self._on_cursor(
             connection, compiled, compiled.driver_arguments(params), many=False, fetch=fetch
         )
@@ -153,28 +147,18 @@ class DriverStatement:
         many: bool,
         fetch: bool,
         last_id: bool = False,
-        commit: bool = False,
     ) -> tuple[list[Any], int, int | None]:
         """Execute on a cursor of the connection's DBAPI connection, around the cursor events; the
         fetched rows (driver values; with `many`, a list of them per run, psycopg's only), the row
-        count and, with `last_id`, the cursor's `lastrowid`. With `commit` (psycopg only), COMMIT
-        follows in the same pipeline."""
+        count and, with `last_id`, the cursor's `lastrowid`."""
         dialect = connection.dialect
-        if not connection.in_transaction():
-            # As `Connection.execute` autobegins: a statement after a commit opens the connection's
-            # next transaction, so that its commit (or rollback) covers this statement too.
-            connection.begin()
-        dbapi_connection: Any = connection.connection.dbapi_connection  # both drivers' own, not an adapter
-        assert dbapi_connection is not None
+        dbapi_connection = _in_transaction(connection)
         sql = compiled.sql
-        events = connection._has_events or connection.engine._has_events  # as `Connection` itself checks
+        events = _has_events(connection)
         if not events and not many:
             # The usual case, without listeners to hand a cursor to before it runs: the driver's own
             # shortcut (sqlite3 and psycopg both have `Connection.execute`) makes its cursor in C.
             try:
-                if commit:
-                    cursor = _then_commit(dbapi_connection, lambda: dbapi_connection.execute(sql, arguments))
-                    return cursor.fetchall(), cursor.rowcount, None
                 cursor = dbapi_connection.execute(sql, arguments)
                 return (cursor.fetchall() if fetch else []), cursor.rowcount, cursor.lastrowid if last_id else None
             except dialect.loaded_dbapi.Error as exc:
@@ -196,9 +180,6 @@ class DriverStatement:
             elif many:
                 cursor.executemany(sql, arguments)
                 rows = []
-            elif commit:
-                _then_commit(dbapi_connection, lambda: cursor.execute(sql, arguments))
-                rows = cursor.fetchall()
             else:
                 cursor.execute(sql, arguments)
                 rows = cursor.fetchall() if fetch else []
@@ -247,26 +228,83 @@ class DriverStatement:
         return result
 
 
-def _then_commit(dbapi_connection: Any, run: Callable[[], Any]) -> Any:
-    """`run()`'s result, with COMMIT queued after it in one psycopg pipeline and both sent, with a
-    single Sync, as the pipeline ends: one round trip. A failed statement is raised as itself, the
-    COMMIT it aborted skipped (the transaction is left failed, for the caller to roll back). psycopg
-    raises the failure where it first reads it (in the block or as the pipeline ends), and again as
-    "pipeline aborted" at the end: that echo is dropped, not logged as a second error."""
+def commit_with(connection: Connection, runs: Sequence[tuple[DriverStatement, Params]]) -> list[Row | None]:
+    """Run each statement in order, then commit the connection's transaction; the first row of each
+    (None for one that returned none). On PostgreSQL the statements and COMMIT go in one round trip
+    (psycopg's pipeline mode). When a statement fails, the ones after it and COMMIT are skipped and
+    its error raised, the transaction left failed for the caller to roll back."""
+    if connection.dialect.name != "postgresql":
+        firsts = [statement.first(connection, params) for statement, params in runs]
+        connection.commit()
+        return firsts
+    compiled = [(statement._compiled_for(connection.dialect), params) for statement, params in runs]
+    batch = [(one, one.driver_arguments(params)) for one, params in compiled]
+    fetched = _pipelined_then_commit(connection, batch)
+    connection.commit()  # SQLAlchemy's side of it: psycopg, idle now, sends nothing
+    firsts = []
+    for (one, _), rows in zip(batch, fetched, strict=True):
+        converted = _converted(one, rows)
+        firsts.append(converted[0] if converted else None)
+    return firsts
+
+
+def _in_transaction(connection: Connection) -> Any:
+    """The connection's DBAPI connection (both drivers' own, not an adapter), in a transaction."""
+    if not connection.in_transaction():
+        # As `Connection.execute` autobegins: a statement after a commit opens the connection's
+        # next transaction, so that its commit (or rollback) covers this statement too.
+        connection.begin()
+    dbapi_connection: Any = connection.connection.dbapi_connection
+    assert dbapi_connection is not None
+    return dbapi_connection
+
+
+def _has_events(connection: Connection) -> bool:
+    return bool(connection._has_events or connection.engine._has_events)  # as `Connection` itself checks
+
+
+def _pipelined_then_commit(connection: Connection, batch: Sequence[tuple[_Compiled, Any]]) -> list[list[Row]]:
+    """The driver rows of each statement of `batch`, run in order in one psycopg pipeline with COMMIT
+    after them, all sent with a single Sync as the pipeline ends: one round trip. psycopg raises a
+    failure where it first reads it (in the block or as the pipeline ends), and again as "pipeline
+    aborted" at the end: that echo is dropped, not logged as a second error."""
+    dialect = connection.dialect
+    dbapi_connection = _in_transaction(connection)
+    events = _has_events(connection)
+    sent: list[tuple[Any, str, Any, ListenerContext | None]] = []  # cursor, sql, arguments, context
     failed: Exception | None = None
     try:
-        with dbapi_connection.pipeline():
-            try:
-                result = run()
-                dbapi_connection.execute("COMMIT")  # not `commit()`, which would sync once more
-            except Exception as exc:
-                failed = exc
-    except Exception:
-        if failed is None:
-            raise
-    if failed is not None:
-        raise failed
-    return result
+        try:
+            with dbapi_connection.pipeline():
+                try:
+                    for compiled, arguments in batch:
+                        cursor = dbapi_connection.cursor()
+                        sql, context = compiled.sql, ListenerContext() if events else None
+                        if events:
+                            for listener in connection.dispatch.before_cursor_execute:
+                                sql, arguments = listener(connection, cursor, sql, arguments, context, False)
+                        sent.append((cursor, sql, arguments, context))
+                        cursor.execute(sql, arguments)
+                    dbapi_connection.execute("COMMIT")  # not `commit()`, which would sync once more
+                except Exception as exc:
+                    failed = exc
+        except Exception:
+            if failed is None:
+                raise
+        if failed is not None:
+            raise failed
+        fetched = [[] if cursor.description is None else cursor.fetchall() for cursor, _, _, _ in sent]
+        if events:
+            for cursor, sql, arguments, context in sent:
+                connection.dispatch.after_cursor_execute(connection, cursor, sql, arguments, context, False)
+    except dialect.loaded_dbapi.Error as exc:
+        statements = ";\n".join(sql for _, sql, _, _ in sent)  # the driver does not say which one failed
+        arguments = [arguments for _, _, arguments, _ in sent]
+        raise DBAPIError.instance(statements, arguments, exc, dialect.loaded_dbapi.Error, dialect=dialect) from exc
+    finally:
+        for cursor, _, _, _ in sent:
+            cursor.close()
+    return fetched
 
 
 def _converted(compiled: _Compiled, rows: list[Row]) -> list[Row]:

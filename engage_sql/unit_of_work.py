@@ -24,6 +24,7 @@ from engage_core.kernel.events import DomainEvent
 from engage_sql import areas
 from engage_sql.accounts.admissions import AdmissionCache
 from engage_sql.contacts import counter_moves
+from engage_sql.driver import DriverStatement, Params
 from engage_sql.engines import readonly_options
 from engage_sql.group_commit import Member, WriteGroups
 from engage_sql.partners import outbox as partner_outbox
@@ -225,6 +226,7 @@ class SqlWorkspaceUnitOfWork(_OutboxUnitOfWork[DomainEvent]):
         own: Connection | None = None,
     ) -> None:
         self.account_id = account_id
+        self._with_commit: list[tuple[DriverStatement, Params]] = []  # what the outbox left for the commit
         super().__init__(engine, clock, readonly=readonly, groups=groups, own=own)
 
     def _account_id(self) -> int:
@@ -234,11 +236,13 @@ class SqlWorkspaceUnitOfWork(_OutboxUnitOfWork[DomainEvent]):
         self._pending.append(event)
 
     def _record(self, pending: list[DomainEvent], now: datetime) -> None:
-        outbox.record(self.connection, self.account_id, pending, now)
+        self._with_commit = outbox.record_with_commit(self.connection, self.account_id, pending, now)
 
     def _commit(self, connection: Connection) -> None:
-        # The contacts counter moves with COMMIT, in its round trip, its limit checked there.
-        counter_moves.commit(connection, self.account_id)
+        # The outbox's event and the contacts counter's move go with COMMIT, in its round trip (the
+        # contacts limit checked there).
+        with_commit, self._with_commit = self._with_commit, []
+        counter_moves.commit(connection, self.account_id, before=with_commit)
 
 
 class SqlAdminUnitOfWork(_SqlUnitOfWork):

@@ -22,13 +22,15 @@ SQLite moves the counter at once, under its single write lock, and checks the li
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import attrs
 from sqlalchemy import Connection, bindparam, column, text
 from sqlalchemy.exc import DBAPIError
 
 from engage_core.kernel.errors import PlanLimitReached
 from engage_core.plans.model import CONTACTS
-from engage_sql.driver import DriverStatement
+from engage_sql.driver import DriverStatement, Params, commit_with
 from engage_sql.types import Id
 
 LIMIT_PASSED = "EN001"
@@ -114,19 +116,23 @@ def counted(connection: Connection, account_id: int, counter: int) -> int:
     return int(counter) + (0 if moves is None else moves.delta)
 
 
-def commit(connection: Connection, account_id: int) -> None:
-    """Commit the connection's transaction, moving the account's counter in the same round trip.
+def commit(connection: Connection, account_id: int, before: Sequence[tuple[DriverStatement, Params]] = ()) -> None:
+    """Commit the connection's transaction, moving the account's counter in the same round trip, and
+    running the statements `before` it there too (`driver.commit_with`).
 
     Raises PlanLimitReached, with the transaction left to roll back, when the contacts it adds pass
     the reserved maximum."""
     moves = _found(connection, account_id)
-    if moves is None or moves.delta == 0:
+    runs = list(before)
+    maximum = None
+    if moves is not None and moves.delta != 0:
+        maximum = moves.maximum if moves.delta > 0 else None
+        runs.append((_MOVE_AND_CHECK, {"account": account_id, "delta": moves.delta, "maximum": maximum}))
+    if not runs:
         connection.commit()
         return
-    maximum = moves.maximum if moves.delta > 0 else None
-    params = {"account": account_id, "delta": moves.delta, "maximum": maximum}
     try:
-        _MOVE_AND_CHECK.first_then_commit(connection, params)
+        commit_with(connection, runs)
     except DBAPIError as exc:
         if maximum is not None and getattr(exc.orig, "sqlstate", None) == LIMIT_PASSED:
             raise PlanLimitReached(CONTACTS, maximum) from None

@@ -12,15 +12,15 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, insert, select
+from sqlalchemy import Boolean, Connection, bindparam, insert, select, text
 
-from engage_core.kernel.events import DomainEvent
+from engage_core.kernel.events import OPT_IN, DomainEvent
 from engage_core.webhooks.model import Subscription
-from engage_sql.driver import DriverStatement
+from engage_sql.driver import DriverStatement, Params
 from engage_sql.transaction_memo import memo
 from engage_sql.types import AnyRow, Id
-from engage_sql.webhooks.repository import SUBSCRIPTION_COLUMNS, WORKSPACE, active_subscriptions, subscriptions_of
-from engage_sql.webhooks.tables import events, webhook_attempts, webhooks
+from engage_sql.webhooks.repository import WORKSPACE, active_subscriptions
+from engage_sql.webhooks.tables import events, webhook_attempts
 
 
 def event_from_row(row: AnyRow) -> DomainEvent:
@@ -33,40 +33,81 @@ _ONE_EVENT = insert(events).values({name: bindparam(name, type_=events.c[name].t
 _INSERT_ONE_EVENT = DriverStatement(_ONE_EVENT)
 """One event, the usual case (a change and its one event), on the driver's cursor (see `driver.py`)."""
 
-_INSERT_ONE_READING_SUBSCRIPTIONS = DriverStatement(
-    select(*SUBSCRIPTION_COLUMNS)
-    .add_cte(_ONE_EVENT.returning(events.c.id).cte("recorded"))
-    .where(webhooks.c.account_id == bindparam("account_id", type_=Id), webhooks.c.is_active.is_(True))
-    .order_by(webhooks.c.id)
+_INSERT_ONE_QUEUEING_DELIVERIES = DriverStatement(
+    text(
+        """
+        WITH recorded AS (
+            INSERT INTO events (account_id, name, payload, occurred_at, created_at)
+            VALUES (:account_id, :name, :payload, :occurred_at, :created_at)
+            RETURNING payload
+        )
+        INSERT INTO webhook_attempts (
+            kind, owner_id, account_id, webhook_id, delivery_id, event_type, payload,
+            attempt_number, status, due_at, created_at
+        )
+        SELECT :kind, :account_id, :account_id, webhooks.id, CAST(gen_random_uuid() AS VARCHAR), :name,
+            recorded.payload, 1, 'pending', :occurred_at, :occurred_at
+        FROM webhooks CROSS JOIN recorded
+        WHERE webhooks.account_id = :account_id AND webhooks.is_active
+            AND (
+                CAST(webhooks.events AS JSONB) @> jsonb_build_array(:name)
+                OR (json_array_length(webhooks.events) = 0 AND NOT :opt_in)
+            )
+        ORDER BY webhooks.id
+        """
+    )
+    .bindparams(
+        bindparam("account_id", type_=Id),
+        bindparam("name", type_=events.c.name.type),
+        bindparam("payload", type_=events.c.payload.type),
+        bindparam("occurred_at", type_=events.c.occurred_at.type),
+        bindparam("created_at", type_=events.c.created_at.type),
+        bindparam("kind", type_=webhook_attempts.c.kind.type),
+        bindparam("opt_in", type_=Boolean()),
+    )
+    .columns()  # returns no rows
 )
-"""On PostgreSQL, one event inserted and the account's active subscriptions read in one statement
-(a data-modifying CTE runs whether or not the query reads it): one round trip instead of two."""
+"""On PostgreSQL, one event inserted and attempt 1 of its deliveries queued in one statement: the
+subscriptions that want it are chosen as `Subscription.wants` chooses them (listed, or every event
+but the opt-in ones when none is listed), oldest first, each delivery with a UUID of its own."""
 
 
 def record(connection: Connection, account_id: int, pending: Sequence[DomainEvent], now: datetime) -> None:
     """Write `pending` in order, so that ids follow the order the events were emitted, and queue
     their webhook deliveries."""
+    for statement, params in record_with_commit(connection, account_id, pending, now):
+        statement.execute(connection, params)
+
+
+def record_with_commit(
+    connection: Connection, account_id: int, pending: Sequence[DomainEvent], now: datetime
+) -> list[tuple[DriverStatement, Params]]:
+    """What `record` writes, left as statements to send with the transaction's COMMIT
+    (`driver.commit_with`) where that saves their round trip: on PostgreSQL, one event and its
+    deliveries. Anything else is written at once, and nothing is left."""
     if not pending:
-        return
-    rows = [
-        {
-            "account_id": account_id,
-            "name": event.name,
-            "payload": dict(event.payload),
-            "occurred_at": event.occurred_at,
-            "created_at": now,
-        }
-        for event in pending
-    ]
+        return []
+    if connection.dialect.name == "postgresql" and len(pending) == 1:
+        event = pending[0]
+        params = {**_event_row(account_id, event, now), "kind": WORKSPACE, "opt_in": event.name in OPT_IN}
+        return [(_INSERT_ONE_QUEUEING_DELIVERIES, params)]
+    rows = [_event_row(account_id, event, now) for event in pending]
     if len(rows) == 1:
-        known, key = memo(connection), ("active_subscriptions", account_id)
-        if connection.dialect.name == "postgresql" and key not in known:
-            known[key] = subscriptions_of(_INSERT_ONE_READING_SUBSCRIPTIONS.rows(connection, rows[0]))
-        else:
-            _INSERT_ONE_EVENT.execute(connection, rows[0])
+        _INSERT_ONE_EVENT.execute(connection, rows[0])
     else:
         connection.execute(_INSERT_EVENT, rows)
     queue_deliveries(connection, account_id, pending)
+    return []
+
+
+def _event_row(account_id: int, event: DomainEvent, now: datetime) -> dict[str, Any]:
+    return {
+        "account_id": account_id,
+        "name": event.name,
+        "payload": dict(event.payload),
+        "occurred_at": event.occurred_at,
+        "created_at": now,
+    }
 
 
 def queue_deliveries(connection: Connection, account_id: int, pending: Sequence[DomainEvent]) -> None:

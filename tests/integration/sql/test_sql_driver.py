@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError, StatementError
 
 from engage_sql import Database
 from engage_sql.accounts.tables import account_counters, accounts
-from engage_sql.driver import DriverStatement
+from engage_sql.driver import DriverStatement, commit_with
 from engage_sql.types import Id, UTCDateTime
 from engage_sql.webhooks.tables import events
 
@@ -345,16 +345,39 @@ def test_inserted_id_without_returning_is_the_rowid(sqlite: None, database: Data
     assert (first, again) == (stored, None)
 
 
-def test_first_then_commit_commits_the_statement_with_the_transaction(database: Database, account: int) -> None:
+def test_commit_with_commits_the_statement_with_the_transaction(database: Database, account: int) -> None:
     """The row comes back and both the statement and what the transaction wrote before it are committed."""
     with database.uow.workspace(account) as uow:
         INSERT_EVENT.rows(uow.connection, _event(account))
-        row = COUNTER_PLUS.first_then_commit(uow.connection, {"account": account, "delta": 2})
+        rows = commit_with(uow.connection, [(COUNTER_PLUS, {"account": account, "delta": 2})])
         assert not uow.connection.in_transaction()
 
     with database.engine.connect() as connection:
         stored = connection.execute(select(account_counters.c.contacts).where(account_counters.c.account_id == account))
-        assert (row, stored.scalar_one(), len(connection.execute(EVENTS, {"account": account}).all())) == ((2,), 2, 1)
+        written = len(connection.execute(EVENTS, {"account": account}).all())
+        assert (rows, stored.scalar_one(), written) == ([(2,)], 2, 1)
+
+
+def test_commit_with_runs_its_statements_in_order(database: Database, account: int) -> None:
+    """Each statement sees the ones before it, and each gives its first row (None when it returns none)."""
+    with database.uow.workspace(account) as uow:
+        plus = {"account": account, "delta": 2}
+        rows = commit_with(uow.connection, [(COUNTER_PLUS, plus), (ADD, plus), (COUNTER_PLUS, plus)])
+
+    assert rows == [(2,), None, (6,)]
+
+
+def test_a_statement_failing_in_commit_with_skips_the_ones_after_it(database: Database, account: int) -> None:
+    """When the first statement fails, the second is not run and nothing is committed."""
+    taken = _taken_digest(database)
+    with database.uow.workspace(account) as uow, pytest.raises(IntegrityError):
+        commit_with(
+            uow.connection,
+            [(INSERT_ACCOUNT_RETURNING, _account(taken)), (INSERT_EVENT, _event(account))],
+        )
+
+    with database.engine.connect() as connection:
+        assert connection.execute(EVENTS, {"account": account}).all() == []
 
 
 def test_a_statement_failing_before_its_commit_raises_itself_and_commits_nothing(
@@ -365,7 +388,7 @@ def test_a_statement_failing_before_its_commit_raises_itself_and_commits_nothing
     with database.uow.workspace(account) as uow:
         INSERT_EVENT.rows(uow.connection, _event(account))
         with pytest.raises(IntegrityError):
-            INSERT_ACCOUNT_RETURNING.first_then_commit(uow.connection, _account(taken))
+            commit_with(uow.connection, [(INSERT_ACCOUNT_RETURNING, _account(taken))])
 
     with database.engine.connect() as connection:
         assert connection.execute(EVENTS, {"account": account}).all() == []

@@ -110,6 +110,36 @@ def test_every_delivery_has_its_own_uuid(
     assert all(str(uuid.UUID(d)) == d for d in delivery_ids)
 
 
+def test_a_lone_events_deliveries_each_have_their_own_uuid(
+    database: Database, account: int, subscribe: Callable[..., Subscription]
+) -> None:
+    """A commit of one event (queued in SQL on PostgreSQL) names each of its deliveries by a fresh UUID."""
+    subscribe()
+    subscribe()
+
+    with database.uow.workspace(account) as uow:
+        uow.emit(DomainEvent("contact.created", {"id": 1}, START))
+        uow.commit()
+
+    delivery_ids = [a["delivery_id"] for a in _attempts(database)]
+    assert len(set(delivery_ids)) == 2 and all(str(uuid.UUID(d)) == d for d in delivery_ids)
+
+
+def test_an_extension_event_reaches_only_the_subscriptions_that_list_it(
+    database: Database, account: int, subscribe: Callable[..., Subscription]
+) -> None:
+    """An opt-in event (conversation.handed_over) skips a subscription to every event and reaches one listing it."""
+    subscribe()
+    listing = subscribe("conversation.handed_over")
+    subscribe("contact.created")
+
+    with database.uow.workspace(account) as uow:
+        uow.emit(DomainEvent("conversation.handed_over", {"id": 1}, START))
+        uow.commit()
+
+    assert [(a["webhook_id"], a["payload"]) for a in _attempts(database)] == [(listing.id, {"id": 1})]
+
+
 def test_attempts_follow_the_order_the_events_were_emitted(
     database: Database, account: int, subscribe: Callable[..., Subscription]
 ) -> None:
