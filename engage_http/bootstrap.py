@@ -1,14 +1,15 @@
 """The composition root: settings -> database and outbound adapters -> services -> app.
 
-With `worker.py`, this is the only part of `engage_http` that imports the adapters (`engage_sql`,
-`engage_connectors`). `app_factory` takes no arguments, for `uvicorn --factory
+With `worker.py` and `secret_key.py`, this is the only part of `engage_http` that imports the
+adapters (`engage_sql`, `engage_connectors`). `app_factory` takes no arguments, for `uvicorn --factory
 engage_http.bootstrap:app_factory` (each worker process builds its own app, engine and connection
 pool). It applies no migrations: with several workers they would race each other, so they are applied
 once beforehand (`engage serve` and `engage db upgrade` do).
 
 Webhook secrets are encrypted at rest under `ENGAGE_SECRET_KEY`. On SQLite, when it is unset, a random
 development key is generated once and kept beside the database file (`<database>.secret-key`, mode
-0600); on PostgreSQL (a production deployment, often several machines) the key is required.
+0600); on PostgreSQL (a production deployment, often several machines) the key is required
+(`secret_key.py`).
 
 Status changes of store-sourced orders go to the store connector of `ENGAGE_STORE_URL` (with
 `ENGAGE_STORE_TOKEN`); without it they are refused with a 422 that says no store is connected.
@@ -46,11 +47,8 @@ secret refuses to start.
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import logging
-import os
-import secrets
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -93,6 +91,7 @@ from engage_http.health import Readiness, database_probe, secret_probe, worker_p
 from engage_http.idempotency import IdempotentRequests
 from engage_http.media.files import FILES_PREFIX
 from engage_http.rate_limit import RequestRateLimiter
+from engage_http.secret_key import secret_cipher
 from engage_http.webchat.live import LiveHub
 from engage_http.worker import DeliveryWorkerHandle, JobRunnerHandle, start_delivery_worker, start_job_runner
 from engage_sql import Database, PostgresLiveFeed, deployment_name, unavailable
@@ -106,82 +105,6 @@ if TYPE_CHECKING:  # imported where used: optional extras, and adapters slow to 
     from engage_http.tracing import Tracing
 
 logger = logging.getLogger("engage.bootstrap")
-
-KEY_FILE_SUFFIX = ".secret-key"
-
-
-class SecretKeyRequired(EngageError):
-    """`ENGAGE_SECRET_KEY` is unset where no development key can stand in for it."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            "ENGAGE_SECRET_KEY must be set when the database is PostgreSQL: it encrypts webhook secrets, "
-            "and every process sharing the database needs the same key."
-        )
-
-
-def secret_cipher(settings: Settings, database: Database) -> FernetCipher:
-    """The cipher of secrets at rest: `ENGAGE_SECRET_KEY`, else (SQLite only) the development key file."""
-    if settings.secret_key:
-        return FernetCipher(settings.secret_key)
-    url = database.engine.url
-    if url.get_backend_name() != "sqlite" or not url.database:
-        raise SecretKeyRequired()
-    path = Path(url.database + KEY_FILE_SUFFIX)
-    logger.warning(
-        "ENGAGE_SECRET_KEY is not set: webhook secrets are encrypted with the development key in %s. "
-        "Production must set ENGAGE_SECRET_KEY.",
-        path,
-    )
-    return FernetCipher(development_key(path))
-
-
-def development_key(path: Path) -> str:
-    """The key kept in `path`, generated (mode 0600) on first use. Safe against concurrent first starts:
-    a reader never sees a partial key, and the first writer wins."""
-    try:
-        return _read_key(path)
-    except FileNotFoundError:
-        pass
-    _write_private(path, (secrets.token_urlsafe(48) + "\n").encode("ascii"), replace=False)
-    return _read_key(path)
-
-
-def copy_development_key(database: Database, target: Path) -> Path | None:
-    """Copy the development key of `database` (SQLite) beside `target` as its key file, readable by its
-    owner only; the copy's path, or None when the database has no key file."""
-    source = Path(str(database.engine.url.database) + KEY_FILE_SUFFIX)
-    if not source.exists():
-        return None
-    copy = target.with_name(target.name + KEY_FILE_SUFFIX)
-    _write_private(copy, source.read_bytes(), replace=True)
-    return copy
-
-
-def _write_private(path: Path, data: bytes, *, replace: bool) -> None:
-    """`data` in `path`, mode 0600, whole or not at all: written to a private temporary file beside it,
-    then renamed over it (`replace`) or linked into place, where an existing file wins."""
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if replace:
-            os.replace(temporary, path)
-        else:
-            with contextlib.suppress(FileExistsError):  # another process created it first: use theirs
-                os.link(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
-
-
-def _read_key(path: Path) -> str:
-    key = path.read_text(encoding="ascii").strip()
-    if len(key) < 16:
-        raise ValueError(f"The development key file {path} is damaged; delete it or set ENGAGE_SECRET_KEY.")
-    return key
 
 
 class StoreMisconfigured(EngageError):

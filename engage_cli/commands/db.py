@@ -37,7 +37,7 @@ def backup(state: CliState, path: Path, force: bool) -> None:
     database; it is copied to PATH.secret-key, since a copy without it can deliver no webhook. With
     ENGAGE_SECRET_KEY, the key is not in the backup: keep it, a restore needs it. PostgreSQL: pg_dump.
     """
-    from engage_http.bootstrap import KEY_FILE_SUFFIX, copy_development_key
+    from engage_http.secret_key import KEY_FILE_SUFFIX, copy_development_key
     from engage_sql.backup import BackupUnsupported, backup_sqlite
 
     if not force and (path.exists() or path.with_name(path.name + KEY_FILE_SUFFIX).exists()):

@@ -107,7 +107,8 @@ def _serve(
     demo: bool,
 ) -> None:
     from engage_http import logs
-    from engage_http.bootstrap import check_settings, secret_cipher
+    from engage_http.bootstrap import check_settings
+    from engage_http.secret_key import secret_cipher
 
     # Every setting is checked before the first migration: a server that cannot start migrates nothing.
     check_settings(settings)

@@ -1,7 +1,7 @@
 """`engage worker`: migrate, then deliver webhooks and run jobs (website crawls) until SIGTERM or SIGINT.
 
 The same delivery worker `engage serve` runs in-process (`engage_http.worker.start_delivery_worker`),
-with the same cipher (`engage_http.bootstrap.secret_cipher`: `ENGAGE_SECRET_KEY`, or on SQLite the
+with the same cipher (`engage_http.secret_key.secret_cipher`: `ENGAGE_SECRET_KEY`, or on SQLite the
 development key file beside the database) and the same sender. The first SIGTERM or SIGINT stops
 claiming, lets the sends in progress finish (each ends within `ENGAGE_WEBHOOK_TIMEOUT`) and records
 them, then exits 0. A second signal exits at once, with status 1: what was in flight keeps its
@@ -90,9 +90,9 @@ def worker(state: CliState, concurrency: int | None, metrics_port: int | None, m
         build_services,
         build_tracing,
         delivery_gate,
-        secret_cipher,
         traced,
     )
+    from engage_http.secret_key import secret_cipher
     from engage_http.worker import JobRunnerHandle, start_delivery_worker, start_job_runner
 
     try:

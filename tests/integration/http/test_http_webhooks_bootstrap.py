@@ -31,7 +31,8 @@ from engage_core.testing import (
 )
 from engage_core.webhooks.model import Claim
 from engage_core.webhooks.service import WebhookInput
-from engage_http.bootstrap import KEY_FILE_SUFFIX, SecretKeyRequired, build_app, secret_cipher
+from engage_http.bootstrap import build_app
+from engage_http.secret_key import KEY_FILE_SUFFIX, SecretKeyRequired, secret_cipher
 from engage_http.worker import start_delivery_worker
 from engage_sql import Database
 
@@ -128,7 +129,7 @@ def test_the_development_key_warning_names_the_setting_but_not_the_key(
     settings: Settings, database_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Starting without a key warns that production must set ENGAGE_SECRET_KEY, never logging the key."""
-    with caplog.at_level(logging.WARNING, logger="engage.bootstrap"):
+    with caplog.at_level(logging.WARNING, logger="engage.secret_key"):
         build_app(settings)
 
     key = Path(f"{database_path}{KEY_FILE_SUFFIX}").read_text().strip()
@@ -354,10 +355,10 @@ def imported_roots(path: Path) -> set[str]:
 
 
 def test_only_the_composition_root_imports_the_connectors() -> None:
-    """`engage_connectors` is imported by `bootstrap` and `worker` only."""
+    """`engage_connectors` is imported by `bootstrap` (and its `secret_key`) and `worker` only."""
     package = Path(engage_http.__file__).parent
     importers = {
         str(path.relative_to(package)) for path in package.rglob("*.py") if "engage_connectors" in imported_roots(path)
     }
 
-    assert importers <= {"bootstrap.py", "worker.py"}
+    assert importers <= {"bootstrap.py", "secret_key.py", "worker.py"}
