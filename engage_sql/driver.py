@@ -1,8 +1,8 @@
 """`DriverStatement`: a prebuilt statement run straight on the driver's cursor of a SQLAlchemy connection.
 
 Every request runs the API-key lookup; every `POST /contacts` the contact insert, the counter
-update and the outbox event, which queues its webhook deliveries; every turn of the delivery worker's loop the
-queue's claim, lease check, record, retry and release. On SQLite, SQLAlchemy's execution path (cache
+update and the outbox event, which queues its webhook deliveries; every turn of the delivery
+worker's loop the queue's claim, lease check, record, retry and release. On SQLite, SQLAlchemy's execution path (cache
 key, execution context, parameter processing, result metadata, `Row` objects) costs several times
 what SQLite takes to run any of them. A `DriverStatement` keeps what matters of it and skips the rest:
 
@@ -23,8 +23,8 @@ what SQLite takes to run any of them. A `DriverStatement` keeps what matters of 
   execution context they get a `ListenerContext`, the same object before and after, on which they
   may keep what they carry from one to the other (OpenTelemetry's SQLAlchemy tracing keeps its span).
 
-`commit_with` runs statements whose rows the caller needs only after the commit together with
-COMMIT: on PostgreSQL, one round trip for all of them.
+`commit_with` sends statements together with COMMIT, for a caller that needs their rows only once
+they are committed: on PostgreSQL, one round trip for all of them.
 
 Every parameter is named with a `bindparam` (or is a value written into the statement); one left
 out of `params` is an error, not a NULL. Expanding (`IN` over a list) and literal-execute parameters
