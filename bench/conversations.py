@@ -29,6 +29,7 @@ import random
 import statistics
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -53,7 +54,14 @@ from engage_core.services import Services
 from engage_sql import Database
 from engage_sql.contacts.tables import contacts
 from engage_sql.messaging.messages import ALL_CHANNELS
-from engage_sql.messaging.tables import conversation_handling, conversation_totals, conversations, messages
+from engage_sql.messaging.month_tally import month_start
+from engage_sql.messaging.tables import (
+    conversation_handling,
+    conversation_totals,
+    conversations,
+    message_months,
+    messages,
+)
 from engage_sql.text import fold
 
 CHUNK = 10_000
@@ -146,6 +154,11 @@ def seed(url: str, contact_count: int, message_count: int) -> tuple[int, str]:
         connection.execute(
             insert(conversation_totals),
             [{"account_id": account, "scope": scope, "conversations": count} for scope, count in totals.items()],
+        )
+        months = Counter(month_start(row["created_at"]) for row in message_rows if row["direction"] == "outbound")
+        connection.execute(
+            insert(message_months),
+            [{"account_id": account, "month": month, "outbound": n} for month, n in sorted(months.items())],
         )
         last = [
             {"contact": s["contact_id"], "at": s["last_message_at"]}

@@ -27,6 +27,7 @@ from engage_sql.contacts import counter_moves
 from engage_sql.driver import DriverStatement, Params
 from engage_sql.engines import readonly_options
 from engage_sql.group_commit import Member, WriteGroups
+from engage_sql.messaging import month_tally
 from engage_sql.partners import outbox as partner_outbox
 from engage_sql.registry import RepositoryFactory, Scope
 from engage_sql.transaction_memo import forget
@@ -239,10 +240,11 @@ class SqlWorkspaceUnitOfWork(_OutboxUnitOfWork[DomainEvent]):
         self._with_commit = outbox.record_with_commit(self.connection, self.account_id, pending, now)
 
     def _commit(self, connection: Connection) -> None:
-        # The outbox's event and the contacts counter's move go with COMMIT, in its round trip (the
-        # contacts limit checked there).
+        # The outbox's event, the contacts counter's move and the month tallies' moves go with COMMIT,
+        # in its round trip (the contacts limit checked there).
         with_commit, self._with_commit = self._with_commit, []
-        counter_moves.commit(connection, self.account_id, before=with_commit)
+        tallies = month_tally.commit_statements(connection)
+        counter_moves.commit(connection, self.account_id, before=with_commit, after=tallies)
 
 
 class SqlAdminUnitOfWork(_SqlUnitOfWork):

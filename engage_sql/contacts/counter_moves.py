@@ -116,9 +116,15 @@ def counted(connection: Connection, account_id: int, counter: int) -> int:
     return int(counter) + (0 if moves is None else moves.delta)
 
 
-def commit(connection: Connection, account_id: int, before: Sequence[tuple[DriverStatement, Params]] = ()) -> None:
+def commit(
+    connection: Connection,
+    account_id: int,
+    before: Sequence[tuple[DriverStatement, Params]] = (),
+    after: Sequence[tuple[DriverStatement, Params]] = (),
+) -> None:
     """Commit the connection's transaction, moving the account's counter in the same round trip, and
-    running the statements `before` it there too (`driver.commit_with`).
+    running the statements `before` and `after` it there too (`driver.commit_with`): rows locked
+    after the counter's are locked in that order by every transaction.
 
     Raises PlanLimitReached, with the transaction left to roll back, when the contacts it adds pass
     the reserved maximum."""
@@ -128,6 +134,7 @@ def commit(connection: Connection, account_id: int, before: Sequence[tuple[Drive
     if moves is not None and moves.delta != 0:
         maximum = moves.maximum if moves.delta > 0 else None
         runs.append((_MOVE_AND_CHECK, {"account": account_id, "delta": moves.delta, "maximum": maximum}))
+    runs.extend(after)
     if not runs:
         connection.commit()
         return

@@ -22,8 +22,11 @@ Concurrency (PostgreSQL; SQLite's writers run one at a time):
 - reads of a message in a write unit of work lock it (`FOR UPDATE`), so two receipts for one
   message apply one after the other and the second sees the first: receipts never move backwards.
 
+Every outbound message stored also counts in its month's tally (`month_tally`: the
+`messages_per_month` limit without a COUNT).
+
 Deleting a contact deletes its messages and summary rows (ON DELETE CASCADE); the contact
-repository calls `forget_conversations` first, which lowers the totals.
+repository calls `forget_conversations` first, which lowers the totals and the month tallies.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ from engage_core.messaging.handling import AI, HUMAN, PENDING
 from engage_core.messaging.messages import Message, MessageDraft
 from engage_sql.contacts.tables import contacts
 from engage_sql.driver import DriverStatement
+from engage_sql.messaging import month_tally
 from engage_sql.messaging.tables import conversation_handling, conversation_totals, conversations, messages
 from engage_sql.repository import WorkspaceRepository
 from engage_sql.statements import outer_loop_join
@@ -436,8 +440,8 @@ def _summary_from_row(row: AnyRow) -> ConversationSummary:
 
 
 def forget_conversations(connection: Connection, account_id: int, contact_id: int) -> None:
-    """Lower the conversation totals by the contact's summary rows, before the contact (and so its
-    rows, by cascade) is deleted in the same transaction.
+    """Lower the conversation totals by the contact's summary rows, and the months' outbound tallies
+    by its messages, before the contact (and so its rows, by cascade) is deleted in the same transaction.
 
     On PostgreSQL the contact is locked first: a message being added for it (whose foreign-key
     check holds a share lock on the contact) commits before the rows are counted, and one not yet
@@ -446,6 +450,7 @@ def forget_conversations(connection: Connection, account_id: int, contact_id: in
     if connection.dialect.name == "postgresql":
         connection.execute(_LOCK_CONTACT, params)
     connection.execute(_LOWER_TOTALS, params)
+    month_tally.forget_contact(connection, account_id, contact_id)
 
 
 def _stored(draft: MessageDraft, now: datetime, message_id: int | None) -> Message:
@@ -486,6 +491,8 @@ class SqlMessageRepository(WorkspaceRepository):
         else:
             message_id = self._conn.execute(_INSERT[self._conn.dialect.name], params).scalar()
         message = _stored(draft, now, message_id)
+        if draft.direction == "outbound":
+            month_tally.added(self._conn, self._account_id, now)
         if not self._postgres:
             self._summarise(message)
         return message
@@ -495,6 +502,8 @@ class SqlMessageRepository(WorkspaceRepository):
         if not self._postgres:
             return [self.add(draft, now) for draft in drafts]
         runs = _ADD_SUMMARISED.rows_many(self._conn, [self._params(draft, now) for draft in drafts])
+        outbound = sum(1 for draft, rows in zip(drafts, runs, strict=True) if rows and draft.direction == "outbound")
+        month_tally.added(self._conn, self._account_id, now, outbound)  # what was stored, should one raise below
         return [_stored(draft, now, rows[0][0] if rows else None) for draft, rows in zip(drafts, runs, strict=True)]
 
     def _params(self, draft: MessageDraft, now: datetime) -> dict[str, Any]:

@@ -132,6 +132,19 @@ conversation_totals = Table(
 )
 
 
+message_months = Table(
+    "message_months",
+    metadata,
+    # How many outbound messages an account has stored per calendar month (UTC): the
+    # `messages_per_month` limit of every send without counting them (`month_tally`). Raised as
+    # outbound messages are stored, lowered when a contact's messages are deleted (migration 0029).
+    Column("account_id", Id, ForeignKey("accounts.id", ondelete="CASCADE"), nullable=False),
+    Column("month", UTCDateTime(), nullable=False),  # the month's first instant
+    Column("outbound", BigInteger, nullable=False),
+    PrimaryKeyConstraint("account_id", "month"),
+)
+
+
 conversation_handling = Table(
     "conversation_handling",
     metadata,

@@ -12,6 +12,10 @@ transaction, not a COUNT over the account's contacts; a missing counter row fall
 counting. On PostgreSQL their limit is checked as the transaction commits, in the statement that
 moves the counter (`engage_sql.contacts.counter_moves`), so that no lock is held in between.
 
+Outbound messages a month (`messages_per_month`, every send) come from the months' tallies that
+every message write keeps (`engage_sql.messaging.month_tally`), counted only for a `since` that is
+not a month's first instant.
+
 `ai_agent_sessions` is the distinct contacts the AI replied to (`ai_replies`) in the period.
 
 `client_counts` is the partner usage summary's part of the report for all of a partner's clients
@@ -34,6 +38,7 @@ from engage_sql.contacts import counter_moves
 from engage_sql.contacts.tables import contacts
 from engage_sql.driver import DriverStatement
 from engage_sql.media.tables import media_files
+from engage_sql.messaging import month_tally
 from engage_sql.messaging.tables import channel_accounts, messages
 from engage_sql.partners.tables import partner_clients
 from engage_sql.repository import WorkspaceRepository
@@ -77,6 +82,9 @@ class SqlUsageRepository(WorkspaceRepository):
         if limit == MEDIA_FILES:
             return self._rows(media_files)
         if limit == MESSAGES_PER_MONTH:
+            tallied = month_tally.count(self._conn, self._account_id, since)
+            if tallied is not None:
+                return tallied
             return self._rows(messages, messages.c.direction == "outbound", messages.c.created_at >= since)
         raise ValueError(f"unknown limit {limit!r}")
 

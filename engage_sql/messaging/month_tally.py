@@ -1,0 +1,166 @@
+"""Each account's outbound messages per calendar month (UTC), kept as they are stored.
+
+The `messages_per_month` limit is checked on every send. Counted over the index on `(account_id,
+direction, created_at)`, its cost grows with the month's messages (10 ms of PostgreSQL CPU per send
+at 100,000 of them); `message_months` makes it a read of the account's rows from that month on.
+
+Every outbound message stored adds one to its month (`added`), and a contact's outbound messages
+are taken off their months before the contact, and so they, are deleted (`forget_contact`): the
+tally is always the COUNT it replaces. `count` answers for a `since` that is the first instant of
+a month and leaves any other to the caller's COUNT.
+
+SQLite moves a row at once, under its single write lock (a savepoint rolled back takes the move
+with it). On PostgreSQL a row moved at the insert would stay locked to the end of the transaction,
+taken after rows (conversation summaries, totals, contacts) that other transactions take in
+another order; so, like the contacts counter (`counter_moves`), a transaction's moves add up in the
+process, tagged with the transaction, and are applied as it commits by one statement per month
+(`commit_statements`), sent with COMMIT after the contacts counter's move: the row is locked only
+while the server runs them, always after the account's counter row. `count` adds the
+transaction's own moves not yet applied.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    Connection,
+    Table,
+    bindparam,
+    func,
+    literal_column,
+    select,
+    type_coerce,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+
+from engage_core.plans.model import month_of
+from engage_sql.driver import DriverStatement, Params
+from engage_sql.messaging.tables import message_months, messages
+from engage_sql.types import Id, UTCDateTime
+
+_ACCOUNT = bindparam("account", type_=Id)
+_SINCE = bindparam("since", type_=UTCDateTime())
+
+
+def _upsert(insert: Callable[[Table], Any]) -> DriverStatement:
+    statement = insert(message_months).values(
+        account_id=bindparam("account", type_=Id),
+        month=bindparam("month", type_=UTCDateTime()),
+        outbound=bindparam("delta", type_=BigInteger),
+    )
+    return DriverStatement(
+        statement.on_conflict_do_update(
+            index_elements=[message_months.c.account_id, message_months.c.month],
+            set_={"outbound": message_months.c.outbound + statement.excluded.outbound},
+        )
+    )
+
+
+_MOVE = {"postgresql": _upsert(postgresql.insert), "sqlite": _upsert(sqlite.insert)}
+"""A month's row moved by `:delta`, made when missing (a month's first outbound message)."""
+
+_FROM_MONTH = DriverStatement(
+    select(func.coalesce(func.sum(message_months.c.outbound), 0)).where(
+        message_months.c.account_id == _ACCOUNT, message_months.c.month >= _SINCE
+    )
+)
+
+_KEY = "engage_message_month_moves"
+
+
+def month_start(moment: datetime) -> datetime:
+    """The first instant (UTC) of the calendar month of `moment`: the row it counts in."""
+    return month_of(moment)[0]
+
+
+def added(connection: Connection, account_id: int, moment: datetime, outbound: int = 1) -> None:
+    """Count `outbound` messages more in the month of `moment`, in this transaction."""
+    if outbound:
+        _move(connection, account_id, month_start(moment), outbound)
+
+
+def forget_contact(connection: Connection, account_id: int, contact_id: int) -> None:
+    """Take the contact's outbound messages off their months, before the contact (and so its
+    messages, by cascade) is deleted in this transaction. The caller has locked the contact on
+    PostgreSQL (`forget_conversations`), so no message of it is being added meanwhile."""
+    month = _month_of_column(connection)
+    rows = connection.execute(
+        select(month, func.count())
+        .where(
+            messages.c.account_id == account_id,
+            messages.c.contact_id == contact_id,
+            messages.c.direction == "outbound",
+        )
+        .group_by(month)
+    )
+    for start, outbound in rows:
+        _move(connection, account_id, start, -int(outbound))
+
+
+def count(connection: Connection, account_id: int, since: datetime) -> int | None:
+    """The account's outbound messages stored from `since` on, as this transaction sees them; None
+    when `since` is not the first instant of a month (the tally cannot tell)."""
+    if since != month_start(since):
+        return None
+    row = _FROM_MONTH.first(connection, {"account": account_id, "since": since})
+    assert row is not None
+    pending = _of_transaction(connection, create=False) or Counter()
+    owed = sum(delta for (account, start), delta in pending.items() if account == account_id and start >= since)
+    return int(row[0]) + owed
+
+
+def commit_statements(connection: Connection) -> list[tuple[DriverStatement, Params]]:
+    """The statements that apply the transaction's moves (PostgreSQL), in the order of their rows,
+    for the caller to send with COMMIT (`counter_moves.commit`'s `after`)."""
+    pending = _of_transaction(connection, create=False)
+    if not pending:
+        return []
+    return [
+        (_MOVE["postgresql"], {"account": account, "month": start, "delta": delta})
+        for (account, start), delta in sorted(pending.items())
+        if delta
+    ]
+
+
+def _move(connection: Connection, account_id: int, start: datetime, delta: int) -> None:
+    if connection.dialect.name != "postgresql":
+        _MOVE["sqlite"].execute(connection, {"account": account_id, "month": start, "delta": delta})
+        return
+    pending = _of_transaction(connection, create=True)
+    assert pending is not None
+    pending[account_id, start] += delta
+
+
+def _of_transaction(connection: Connection, *, create: bool) -> Counter[tuple[int, datetime]] | None:
+    """The moves owed by the connection's current transaction (`Connection.info`, tagged with the
+    transaction, as `counter_moves` keeps its own)."""
+    transaction = connection.get_transaction()
+    entry = connection.info.get(_KEY)
+    if entry is None or entry[0] is not transaction:
+        if not create:
+            return None
+        if transaction is None:
+            raise RuntimeError("messages are tallied inside a transaction")
+        entry = connection.info[_KEY] = (transaction, Counter())
+    pending: Counter[tuple[int, datetime]] = entry[1]
+    return pending
+
+
+def _month_of_column(connection: Connection) -> ColumnElement[datetime]:
+    """`messages.created_at`'s month start, computed by the database in `UTCDateTime`'s form (its
+    constants written in, so that GROUP BY repeats the very expression the SELECT has)."""
+    created = messages.c.created_at
+    truncated: ColumnElement[Any]
+    if connection.dialect.name == "postgresql":
+        truncated = func.date_trunc(literal_column("'month'"), created, literal_column("'UTC'"))
+    else:  # fixed-width text, `2026-05-06 10:11:12.345678`
+        truncated = func.substr(created, literal_column("1"), literal_column("7")).op("||")(
+            literal_column("'-01 00:00:00.000000'")
+        )
+    return type_coerce(truncated, UTCDateTime()).label("month")
