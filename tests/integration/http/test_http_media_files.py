@@ -11,7 +11,8 @@ from media_files import image, video
 from starlette.testclient import TestClient
 
 from engage_core.settings import Settings
-from engage_http.bootstrap import MediaMisconfigured, build_app
+from engage_http.bootstrap import build_app
+from engage_http.media_wiring import MediaMisconfigured
 
 APP_URL = "http://testserver"
 

@@ -355,10 +355,10 @@ def imported_roots(path: Path) -> set[str]:
 
 
 def test_only_the_composition_root_imports_the_connectors() -> None:
-    """`engage_connectors` is imported by `bootstrap` (and its `secret_key`) and `worker` only."""
+    """`engage_connectors` is imported by `bootstrap` (and its `secret_key` and `media_wiring`) and `worker` only."""
     package = Path(engage_http.__file__).parent
     importers = {
         str(path.relative_to(package)) for path in package.rglob("*.py") if "engage_connectors" in imported_roots(path)
     }
 
-    assert importers <= {"bootstrap.py", "secret_key.py", "worker.py"}
+    assert importers <= {"bootstrap.py", "secret_key.py", "media_wiring.py", "worker.py"}
