@@ -51,12 +51,12 @@ class UsageRepository(Protocol):
       READ COMMITTED the counts that follow see every row committed before it was granted); on
       SQLite a write transaction already holds the database's single write lock (`BEGIN
       IMMEDIATE`), so `lock()` has nothing to do.
-    - checked as the transaction commits, for `contacts` only (the limit of a hot path):
-      `reserve` records the limit, and `commit()` raises PlanLimitReached, rolling everything
-      back, when the contacts written pass it. PostgreSQL does this, so that the account's counter
-      row is locked only while COMMIT runs. A caller reserving contacts therefore makes no call
-      outside the transaction (no provider, no mail) between `reserve` and `commit()`; every
-      other limit is checked by `reserve` itself.
+    - checked as the transaction commits, for `contacts` and `messages_per_month` only (the
+      limits of hot paths): `reserve` records the limit, and `commit()` raises PlanLimitReached,
+      rolling everything back, when the records written pass it. PostgreSQL does this, so that
+      the account's counter rows are locked only while COMMIT runs. A caller reserving either
+      therefore makes no call outside the transaction (no provider, no mail) between `reserve`
+      and `commit()`; every other limit is checked by `reserve` itself.
 
     Counting the records themselves (or a counter every create and delete keeps in the same
     transaction) cannot drift, and deletes need no wiring."""

@@ -22,6 +22,7 @@ SQLite moves the counter at once, under its single write lock, and checks the li
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import attrs
@@ -29,12 +30,13 @@ from sqlalchemy import Connection, bindparam, column, text
 from sqlalchemy.exc import DBAPIError
 
 from engage_core.kernel.errors import PlanLimitReached
-from engage_core.plans.model import CONTACTS
 from engage_sql.driver import DriverStatement, Params, commit_with
 from engage_sql.types import Id
 
 LIMIT_PASSED = "EN001"
 """The SQLSTATE `engage_within_limit` raises."""
+_REFUSAL = re.compile(r"plan limit reached: (?P<limit>\w+) \(at most (?P<maximum>\d+)\)")
+"""Its message (migration 0028), which names the limit and its maximum."""
 
 _MOVE_AND_CHECK = DriverStatement(
     text(
@@ -127,10 +129,9 @@ def commit(
     after the counter's are locked in that order by every transaction.
 
     Raises PlanLimitReached, with the transaction left to roll back, when the contacts it adds pass
-    the reserved maximum."""
+    the reserved maximum, or a limit checked by a statement of `before` or `after` is passed."""
     moves = _found(connection, account_id)
     runs = list(before)
-    maximum = None
     if moves is not None and moves.delta != 0:
         maximum = moves.maximum if moves.delta > 0 else None
         runs.append((_MOVE_AND_CHECK, {"account": account_id, "delta": moves.delta, "maximum": maximum}))
@@ -141,6 +142,18 @@ def commit(
     try:
         commit_with(connection, runs)
     except DBAPIError as exc:
-        if maximum is not None and getattr(exc.orig, "sqlstate", None) == LIMIT_PASSED:
-            raise PlanLimitReached(CONTACTS, maximum) from None
+        passed = limit_passed(exc)
+        if passed is not None:
+            raise passed from None
         raise
+
+
+def limit_passed(error: DBAPIError) -> PlanLimitReached | None:
+    """The limit `engage_within_limit` refused, as the core's error; None for any other error."""
+    if getattr(error.orig, "sqlstate", None) != LIMIT_PASSED:
+        return None
+    diagnostic = getattr(getattr(error.orig, "diag", None), "message_primary", None) or ""
+    found = _REFUSAL.fullmatch(diagnostic)
+    if found is None:
+        return None
+    return PlanLimitReached(found["limit"], int(found["maximum"]))

@@ -17,6 +17,13 @@ process, tagged with the transaction, and are applied as it commits by one state
 (`commit_statements`), sent with COMMIT after the contacts counter's move: the row is locked only
 while the server runs them, always after the account's counter row. `count` adds the
 transaction's own moves not yet applied.
+
+On PostgreSQL the `messages_per_month` limit is checked there too (`reserve`): a statement after
+the moves fails with `engage_within_limit`'s SQLSTATE (migration 0028) when the account's outbound
+messages from the reserved month on pass the maximum, COMMIT is skipped and nothing of the
+transaction is written. A send therefore holds no lock of the account across its round trips (the
+lock-then-count it replaces held the account's counter row from the count to COMMIT). Only a
+transaction that adds messages is checked; SQLite checks before the write, under its write lock.
 """
 
 from __future__ import annotations
@@ -26,20 +33,23 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+import attrs
 from sqlalchemy import (
     BigInteger,
     ColumnElement,
     Connection,
     Table,
     bindparam,
+    column,
     func,
     literal_column,
     select,
+    text,
     type_coerce,
 )
 from sqlalchemy.dialects import postgresql, sqlite
 
-from engage_core.plans.model import month_of
+from engage_core.plans.model import MESSAGES_PER_MONTH, month_of
 from engage_sql.driver import DriverStatement, Params
 from engage_sql.messaging.tables import message_months, messages
 from engage_sql.types import Id, UTCDateTime
@@ -70,6 +80,21 @@ _FROM_MONTH = DriverStatement(
         message_months.c.account_id == _ACCOUNT, message_months.c.month >= _SINCE
     )
 )
+
+_CHECK = DriverStatement(
+    text(
+        f"""
+        SELECT engage_within_limit(
+            (SELECT COALESCE(SUM(outbound), 0) FROM message_months
+                WHERE account_id = :account AND month >= :since)::bigint,
+            :maximum, '{MESSAGES_PER_MONTH}'
+        ) AS total
+        """
+    )
+    .bindparams(_ACCOUNT, _SINCE, bindparam("maximum", type_=BigInteger))
+    .columns(column("total", BigInteger))
+)
+"""The `messages_per_month` limit, checked after the moves (a statement of its own sees them)."""
 
 _KEY = "engage_message_month_moves"
 
@@ -110,35 +135,66 @@ def count(connection: Connection, account_id: int, since: datetime) -> int | Non
         return None
     row = _FROM_MONTH.first(connection, {"account": account_id, "since": since})
     assert row is not None
-    pending = _of_transaction(connection, create=False) or Counter()
-    owed = sum(delta for (account, start), delta in pending.items() if account == account_id and start >= since)
-    return int(row[0]) + owed
+    owed = _of_transaction(connection, create=False)
+    return int(row[0]) + (0 if owed is None else owed.added_since(account_id, since))
+
+
+def reserve(connection: Connection, account_id: int, since: datetime, maximum: int) -> bool:
+    """PostgreSQL: refuse the commit if the account's outbound messages from `since` on pass
+    `maximum` (the lowest given) once the transaction's own are in; False, with nothing recorded,
+    when `since` is not a month's first instant or the engine is not PostgreSQL (the caller then
+    locks and counts)."""
+    if connection.dialect.name != "postgresql" or since != month_start(since):
+        return False
+    owed = _of_transaction(connection, create=True)
+    assert owed is not None
+    known = owed.limits.get(account_id)
+    if known is None or maximum < known[1]:
+        owed.limits[account_id] = (since, maximum)
+    return True
 
 
 def commit_statements(connection: Connection) -> list[tuple[DriverStatement, Params]]:
     """The statements that apply the transaction's moves (PostgreSQL), in the order of their rows,
-    for the caller to send with COMMIT (`counter_moves.commit`'s `after`)."""
-    pending = _of_transaction(connection, create=False)
-    if not pending:
+    then check each reserved limit the transaction's messages add to, for the caller to send with
+    COMMIT (`counter_moves.commit`'s `after`); the check fails with `engage_within_limit`'s SQLSTATE."""
+    owed = _of_transaction(connection, create=False)
+    if owed is None:
         return []
-    return [
+    runs: list[tuple[DriverStatement, Params]] = [
         (_MOVE["postgresql"], {"account": account, "month": start, "delta": delta})
-        for (account, start), delta in sorted(pending.items())
+        for (account, start), delta in sorted(owed.moves.items())
         if delta
     ]
+    for account, (since, maximum) in sorted(owed.limits.items()):
+        if owed.added_since(account, since) > 0:  # deleting is always allowed, even over a lowered limit
+            runs.append((_CHECK, {"account": account, "since": since, "maximum": maximum}))
+    return runs
+
+
+@attrs.define
+class _Owed:
+    """What a PostgreSQL transaction owes the tallies: its moves, by account and month, and the
+    limits reserved, by account (from when, at most how many)."""
+
+    moves: Counter[tuple[int, datetime]] = attrs.Factory(Counter)
+    limits: dict[int, tuple[datetime, int]] = attrs.Factory(dict)
+
+    def added_since(self, account_id: int, since: datetime) -> int:
+        return sum(delta for (account, start), delta in self.moves.items() if account == account_id and start >= since)
 
 
 def _move(connection: Connection, account_id: int, start: datetime, delta: int) -> None:
     if connection.dialect.name != "postgresql":
         _MOVE["sqlite"].execute(connection, {"account": account_id, "month": start, "delta": delta})
         return
-    pending = _of_transaction(connection, create=True)
-    assert pending is not None
-    pending[account_id, start] += delta
+    owed = _of_transaction(connection, create=True)
+    assert owed is not None
+    owed.moves[account_id, start] += delta
 
 
-def _of_transaction(connection: Connection, *, create: bool) -> Counter[tuple[int, datetime]] | None:
-    """The moves owed by the connection's current transaction (`Connection.info`, tagged with the
+def _of_transaction(connection: Connection, *, create: bool) -> _Owed | None:
+    """What the connection's current transaction owes (`Connection.info`, tagged with the
     transaction, as `counter_moves` keeps its own)."""
     transaction = connection.get_transaction()
     entry = connection.info.get(_KEY)
@@ -147,9 +203,9 @@ def _of_transaction(connection: Connection, *, create: bool) -> Counter[tuple[in
             return None
         if transaction is None:
             raise RuntimeError("messages are tallied inside a transaction")
-        entry = connection.info[_KEY] = (transaction, Counter())
-    pending: Counter[tuple[int, datetime]] = entry[1]
-    return pending
+        entry = connection.info[_KEY] = (transaction, _Owed())
+    owed: _Owed = entry[1]
+    return owed
 
 
 def _month_of_column(connection: Connection) -> ColumnElement[datetime]:

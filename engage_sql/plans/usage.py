@@ -14,7 +14,8 @@ moves the counter (`engage_sql.contacts.counter_moves`), so that no lock is held
 
 Outbound messages a month (`messages_per_month`, every send) come from the months' tallies that
 every message write keeps (`engage_sql.messaging.month_tally`), counted only for a `since` that is
-not a month's first instant.
+not a month's first instant. On PostgreSQL that limit too is checked as the transaction commits,
+after the tallies' moves, so that a send holds no lock across its round trips.
 
 `ai_agent_sessions` is the distinct contacts the AI replied to (`ai_replies`) in the period.
 
@@ -64,6 +65,8 @@ class SqlUsageRepository(WorkspaceRepository):
     def reserve(self, limit: str, since: datetime, amount: int, maximum: int) -> None:
         if limit == CONTACTS and self._conn.dialect.name == "postgresql":
             counter_moves.reserve(self._conn, self._account_id, maximum)
+            return
+        if limit == MESSAGES_PER_MONTH and month_tally.reserve(self._conn, self._account_id, since, maximum):
             return
         self.lock()
         check_room(limit, self.count(limit, since), amount, maximum)

@@ -3,17 +3,22 @@ message write and contact delete, so that the `messages_per_month` limit needs n
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
+import attrs
+import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 from sqlalchemy import select
 
 from engage_core.contacts.model import Contact, ContactDraft
+from engage_core.kernel.errors import PlanLimitReached
 from engage_core.messaging.messages import MessageDraft
-from engage_core.plans.model import MESSAGES_PER_MONTH
+from engage_core.plans.entitlements import reserve
+from engage_core.plans.model import MESSAGES_PER_MONTH, SEED_PLANS, Plan
 from engage_core.services import Services
 from engage_core.testing import AllowAllTargets, FakeCipher
 from engage_sql import Database
@@ -259,3 +264,64 @@ def test_the_months_hold_under_any_sequence_of_writes(database: Database) -> Non
     """The state machine above, on this engine."""
     machine = type("Machine", (MessageMonthsMachine,), {"database": database})
     run_state_machine_as_test(machine, settings=settings(max_examples=12, stateful_step_count=12, deadline=None))
+
+
+def _send(database: Database, account: int, contact: Contact, maximum: int, when: datetime = APRIL) -> None:
+    """One outbound message stored under a `messages_per_month` limit of `maximum`, as a send does."""
+    with database.uow.workspace(account) as uow:
+        reserve(uow, _plan_with(maximum), MESSAGES_PER_MONTH, when)
+        uow.messages.add(_drafts(contact, ["outbound"])[0], when)
+        uow.commit()
+
+
+def _plan_with(maximum: int) -> Plan:
+    business = next(plan for plan in SEED_PLANS if plan.slug == "business")
+    return attrs.evolve(business, limits={**business.limits, MESSAGES_PER_MONTH: maximum})
+
+
+def test_a_send_past_the_monthly_limit_is_refused_naming_it(database: Database, account: int) -> None:
+    """The send that would pass the limit raises PlanLimitReached for `messages_per_month` and its maximum."""
+    ann = _contact(database, account)
+    _send(database, account, ann, 2)
+    _send(database, account, ann, 2)
+
+    with pytest.raises(PlanLimitReached) as refused:
+        _send(database, account, ann, 2)
+
+    assert (refused.value.limit, refused.value.maximum) == (MESSAGES_PER_MONTH, 2)
+
+
+def test_a_refused_send_stores_nothing(database: Database, account: int) -> None:
+    """A send refused at the limit leaves no message and the month's tally as it was."""
+    ann = _contact(database, account)
+    _send(database, account, ann, 1)
+
+    with pytest.raises(PlanLimitReached):
+        _send(database, account, ann, 1)
+
+    assert (_counted(database, account), _tallies(database, account)) == ({APRIL: 1}, {APRIL: 1})
+
+
+def test_last_months_messages_leave_this_months_room(database: Database, account: int) -> None:
+    """Messages of earlier months do not count against this month's limit."""
+    ann = _contact(database, account)
+    _store(database, account, ann, MARCH, "outbound", "outbound")
+
+    _send(database, account, ann, 1)
+
+    assert _tallies(database, account) == {MARCH: 2, APRIL: 1}
+
+
+def test_deleting_a_contact_is_allowed_over_a_lowered_limit(database: Database, account: int) -> None:
+    """A unit of work that reserved room but only deletes commits, even with the month over its limit."""
+    ann, bob = _contact(database, account, "Ann"), _contact(database, account, "Bob")
+    _store(database, account, ann, APRIL, "outbound", "outbound")
+    _store(database, account, bob, APRIL, "outbound", "outbound")
+
+    with database.uow.workspace(account) as uow:
+        with contextlib.suppress(PlanLimitReached):  # SQLite counts at once; PostgreSQL checks what the commit adds
+            reserve(uow, _plan_with(1), MESSAGES_PER_MONTH, APRIL)
+        uow.contacts.delete(ann.id)
+        uow.commit()
+
+    assert _tallies(database, account) == {APRIL: 2}

@@ -13,6 +13,7 @@ from bench.wire import WireCounter
 from engage_core.campaigns.service import CampaignInput
 from engage_core.contacts.model import ContactInput
 from engage_core.kernel.clock import SystemClock
+from engage_core.messaging.message_service import SendInput
 from engage_core.messaging.sandbox import SandboxGateway
 from engage_core.services import Services
 from engage_sql import Database, engines
@@ -108,3 +109,24 @@ def test_a_campaign_hand_off_is_one_round_trip(relay: tuple[WireCounter, Databas
     with database.uow.workspace(account, readonly=True) as unit:
         stored = unit.campaign_recipients.get(claimed.id)
     assert stored is not None and stored.handed_at is not None
+
+
+def test_a_send_locks_nothing_of_the_account_across_round_trips(relay: tuple[WireCounter, Database]) -> None:
+    """A send checks the monthly limit as its message commits: no lock of the account's counter row,
+    no count of the month's messages, and eleven round trips (from thirteen)."""
+    counter, database = relay
+    sandbox = SandboxGateway(SystemClock())
+    services = Services.build(database.uow, gateway=sandbox)
+    sandbox.attach(services.inbox)
+    account = services.accounts.create("Acme").account.id
+    sandbox.scan(services.channels.connect_qr(account, "whatsapp").channel.provider_account_id or "")
+    contact = services.contacts.create(account, ContactInput(name="Ada", type="whatsapp", phone="+14155550100"))
+    plan = services.entitlements.plan_of(account)
+    services.messages.send(account, SendInput(contact.id, "Warm"), plan=plan)
+    counter.reset()
+
+    services.messages.send(account, SendInput(contact.id, "Hello"), plan=plan)
+
+    counts = counter.snapshot()
+    assert not [sql for sql in counts.statements if "account_counters" in sql or "count(" in sql.lower()]
+    assert counts.round_trips == 11
