@@ -12,16 +12,21 @@ transaction): a new transaction starts with an empty one. Whatever writes a memo
 `forget` on its connection (the webhook repositories, an account's purge), and so does a unit of
 work rolled back to its savepoint (`group_commit`), whose writes, if any, are undone; a batch's
 end drops it too, so that nothing it holds outlives the transaction.
+
+`owed` keeps, the same way, what a transaction will write as it commits (the contacts counter's
+moves, the month tallies'): never forgotten, it goes only with its transaction.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from typing import Any
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection
 
 _KEY = "engage_transaction_memo"
+
+T = TypeVar("T")
 
 
 def memo(connection: Connection) -> dict[Hashable, Any]:
@@ -39,3 +44,20 @@ def memo(connection: Connection) -> dict[Hashable, Any]:
 def forget(connection: Connection) -> None:
     """Drop what the current transaction has memoised (it is about to change, or has changed, it)."""
     connection.info.pop(_KEY, None)
+
+
+def owed(connection: Connection, key: str, make: Callable[[], T], *, create: bool) -> T | None:
+    """What the connection's current transaction owes under `key`: writes it will make as it commits
+    (`Connection.info`, tagged with the transaction like the memo, but never forgotten). A new
+    transaction owes nothing: None, unless `create`, which makes it with `make` (RuntimeError
+    outside a transaction)."""
+    transaction = connection.get_transaction()
+    entry = connection.info.get(key)
+    if entry is None or entry[0] is not transaction:
+        if not create:
+            return None
+        if transaction is None:
+            raise RuntimeError(f"{key}: writes are owed only inside a transaction")
+        entry = connection.info[key] = (transaction, make())
+    kept: T = entry[1]
+    return kept

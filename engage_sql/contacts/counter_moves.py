@@ -30,6 +30,7 @@ from sqlalchemy import Connection, bindparam, column, text
 from sqlalchemy.exc import DBAPIError
 
 from engage_core.kernel.errors import PlanLimitReached
+from engage_sql import transaction_memo
 from engage_sql.driver import DriverStatement, Params, commit_with
 from engage_sql.types import Id
 
@@ -72,18 +73,8 @@ _KEY = "engage_contacts_counter_moves"
 
 
 def _of_transaction(connection: Connection, *, create: bool) -> dict[int, _Moves] | None:
-    """The moves of the connection's current transaction, by account (`Connection.info`, tagged
-    with the transaction, as `transaction_memo` does: but never forgotten, these are writes owed)."""
-    transaction = connection.get_transaction()
-    entry = connection.info.get(_KEY)
-    if entry is None or entry[0] is not transaction:
-        if not create:
-            return None
-        if transaction is None:
-            raise RuntimeError("contacts are counted inside a transaction")
-        entry = connection.info[_KEY] = (transaction, {})
-    moves: dict[int, _Moves] = entry[1]
-    return moves
+    """The moves of the connection's current transaction, by account."""
+    return transaction_memo.owed(connection, _KEY, dict, create=create)
 
 
 def _found(connection: Connection, account_id: int) -> _Moves | None:

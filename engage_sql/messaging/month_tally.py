@@ -5,9 +5,9 @@ direction, created_at)`, its cost grows with the month's messages (10 ms of Post
 at 100,000 of them); `message_months` makes it a read of the account's rows from that month on.
 
 Every outbound message stored adds one to its month (`added`), and a contact's outbound messages
-are taken off their months before the contact, and so they, are deleted (`forget_contact`): the
-tally is always the COUNT it replaces. `count` answers for a `since` that is the first instant of
-a month and leaves any other to the caller's COUNT.
+are taken off their months before the contact is deleted, and its messages with it by cascade
+(`forget_contact`): the tally is always the COUNT it replaces. `count` answers for a `since` that
+is the first instant of a month and leaves any other to the caller's COUNT.
 
 SQLite moves a row at once, under its single write lock (a savepoint rolled back takes the move
 with it). On PostgreSQL a row moved at the insert would stay locked to the end of the transaction,
@@ -50,6 +50,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 
 from engage_core.plans.model import MESSAGES_PER_MONTH, month_of
+from engage_sql import transaction_memo
 from engage_sql.driver import DriverStatement, Params
 from engage_sql.messaging.tables import message_months, messages
 from engage_sql.types import Id, UTCDateTime
@@ -194,18 +195,8 @@ def _move(connection: Connection, account_id: int, start: datetime, delta: int) 
 
 
 def _of_transaction(connection: Connection, *, create: bool) -> _Owed | None:
-    """What the connection's current transaction owes (`Connection.info`, tagged with the
-    transaction, as `counter_moves` keeps its own)."""
-    transaction = connection.get_transaction()
-    entry = connection.info.get(_KEY)
-    if entry is None or entry[0] is not transaction:
-        if not create:
-            return None
-        if transaction is None:
-            raise RuntimeError("messages are tallied inside a transaction")
-        entry = connection.info[_KEY] = (transaction, _Owed())
-    owed: _Owed = entry[1]
-    return owed
+    """What the connection's current transaction owes the tallies."""
+    return transaction_memo.owed(connection, _KEY, _Owed, create=create)
 
 
 def _month_of_column(connection: Connection) -> ColumnElement[datetime]:

@@ -11,7 +11,7 @@ from sqlalchemy.engine import make_url
 
 from bench.wire import WireCounter
 from engage_core.campaigns.service import CampaignInput
-from engage_core.contacts.model import ContactInput
+from engage_core.contacts.model import Contact, ContactInput
 from engage_core.kernel.clock import SystemClock
 from engage_core.messaging.message_service import SendInput
 from engage_core.messaging.sandbox import SandboxGateway
@@ -82,15 +82,21 @@ def test_creating_a_contact_sends_no_transaction_chatter(relay: tuple[WireCounte
     assert (counts.executed, counts.round_trips) == (5, 3)
 
 
-def test_a_campaign_hand_off_is_one_round_trip(relay: tuple[WireCounter, Database]) -> None:
-    """The sender's hand-off, alone in its unit of work, is its UPDATE in autocommit: no BEGIN, no COMMIT."""
-    counter, database = relay
+def _whatsapp_contact(database: Database) -> tuple[Services, int, Contact]:
+    """Services over the sandbox gateway, an account with its WhatsApp connected, and a contact on it."""
     sandbox = SandboxGateway(SystemClock())
     services = Services.build(database.uow, gateway=sandbox)
     sandbox.attach(services.inbox)
     account = services.accounts.create("Acme").account.id
     sandbox.scan(services.channels.connect_qr(account, "whatsapp").channel.provider_account_id or "")
     contact = services.contacts.create(account, ContactInput(name="Ada", type="whatsapp", phone="+14155550100"))
+    return services, account, contact
+
+
+def test_a_campaign_hand_off_is_one_round_trip(relay: tuple[WireCounter, Database]) -> None:
+    """The sender's hand-off, alone in its unit of work, is its UPDATE in autocommit: no BEGIN, no COMMIT."""
+    counter, database = relay
+    services, account, contact = _whatsapp_contact(database)
     draft = services.campaigns.create(account, CampaignInput("Hello", "whatsapp", "Hi", (contact.id,), (), ()))
     campaign = services.campaigns.start(account, draft.id)
     now = SystemClock().now()
@@ -115,12 +121,7 @@ def test_a_send_locks_nothing_of_the_account_across_round_trips(relay: tuple[Wir
     """A send checks the monthly limit as its message commits: no lock of the account's counter row,
     no count of the month's messages, and eleven round trips (from thirteen)."""
     counter, database = relay
-    sandbox = SandboxGateway(SystemClock())
-    services = Services.build(database.uow, gateway=sandbox)
-    sandbox.attach(services.inbox)
-    account = services.accounts.create("Acme").account.id
-    sandbox.scan(services.channels.connect_qr(account, "whatsapp").channel.provider_account_id or "")
-    contact = services.contacts.create(account, ContactInput(name="Ada", type="whatsapp", phone="+14155550100"))
+    services, account, contact = _whatsapp_contact(database)
     plan = services.entitlements.plan_of(account)
     services.messages.send(account, SendInput(contact.id, "Warm"), plan=plan)
     counter.reset()
