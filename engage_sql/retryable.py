@@ -12,7 +12,9 @@ seconds are the `Retry-After`):
   (read-only SQL transaction: `default_transaction_read_only`, a hot standby);
 - too busy (5 s): `SQLITE_BUSY` ("database is locked", after `busy_timeout`); `53300` too many
   connections, `57P03` cannot connect now (or a connection refused for either reason, which
-  carries only the server's message); no pooled connection free in time;
+  carries only the server's message); no pooled connection free in time; `40P01` and `40001`, a
+  transaction PostgreSQL rolled back to break a deadlock or a serialisation conflict with another
+  (nothing of it was written, and the same request run again does not meet the other);
 - unreachable (5 s): PostgreSQL refused the connection, or did not answer within
   `connect_timeout` (a restart, a failover, a network partition).
 
@@ -40,7 +42,7 @@ _SQLITE_MESSAGES = {
     "attempt to write a readonly database": _SQLITE_READONLY,
     "database is locked": _SQLITE_BUSY,
 }
-_BUSY_SQLSTATES = frozenset({"53300", "57P03"})
+_BUSY_SQLSTATES = frozenset({"53300", "57P03", "40P01", "40001"})
 _BUSY_AT_CONNECT = ("too many connections", "the database system is")
 """A refused connection carries no SQLSTATE, only the server's message: too many connections (for
 the server, database or role), or a server starting up, shutting down or recovering."""

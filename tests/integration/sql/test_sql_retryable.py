@@ -4,6 +4,7 @@ on SQLite and PostgreSQL; any other failure is not one."""
 from __future__ import annotations
 
 import socket
+import threading
 
 import pytest
 import sqlalchemy
@@ -12,7 +13,7 @@ from sqlalchemy import exc as sa_exc
 from engage_core.kernel.errors import Unavailable
 from engage_sql import Database, unavailable
 from engage_sql.engines import create_engine
-from engage_sql.retryable import UNREACHABLE
+from engage_sql.retryable import BUSY_RETRY_AFTER, UNREACHABLE
 
 
 def closed_port() -> int:
@@ -50,6 +51,43 @@ def test_a_write_in_a_read_only_transaction_is_unavailable(database: Database) -
     found = unavailable(_failure(database, setup))
 
     assert isinstance(found, Unavailable) and found.retry_after
+
+
+def test_a_postgresql_deadlock_victim_is_unavailable(database: Database) -> None:
+    """The transaction PostgreSQL rolls back to break a deadlock (40P01) reads as busy: retry shortly."""
+    if database.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite has one writer at a time: its writers never deadlock")
+    with database.engine.begin() as connection:
+        connection.execute(sqlalchemy.text("CREATE TABLE pair (id INT PRIMARY KEY, n INT)"))
+        connection.execute(sqlalchemy.text("INSERT INTO pair VALUES (1, 0), (2, 0)"))
+    first_locked, second_locked = threading.Event(), threading.Event()
+    failures: list[BaseException] = []
+
+    def cross(mine: int, other: int, locked: threading.Event, wait_for: threading.Event) -> None:
+        with database.engine.connect() as connection:
+            try:
+                connection.execute(sqlalchemy.text(f"UPDATE pair SET n = n + 1 WHERE id = {mine}"))
+                locked.set()
+                assert wait_for.wait(timeout=60)
+                connection.execute(sqlalchemy.text(f"UPDATE pair SET n = n + 1 WHERE id = {other}"))
+                connection.commit()
+            except sa_exc.DBAPIError as exc:
+                failures.append(exc)
+
+    threads = [
+        threading.Thread(target=cross, args=(1, 2, first_locked, second_locked)),
+        threading.Thread(target=cross, args=(2, 1, second_locked, first_locked)),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    with database.engine.begin() as connection:
+        connection.execute(sqlalchemy.text("DROP TABLE pair"))
+
+    [victim] = failures
+    found = unavailable(victim)
+    assert isinstance(found, Unavailable) and found.retry_after == BUSY_RETRY_AFTER
 
 
 def test_a_full_sqlite_database_is_unavailable(database: Database) -> None:
