@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import uuid
 import warnings
 from pathlib import Path
@@ -71,9 +72,20 @@ def test_served_apps_are_rate_limited_by_default(database_url: str) -> None:
     assert response.headers["X-RateLimit-Limit"] == "120"
 
 
+def statuses_in_one_window(settings: Settings, requests: int) -> list[int]:
+    """`statuses`, run again when a window of the clock ended while it ran (windows are aligned to the
+    epoch, so on a slow machine the last request may open the next one)."""
+    window = settings.rate_limit_window_seconds
+    while True:
+        began = time.time() // window
+        found = statuses(settings, requests)
+        if time.time() // window == began:
+            return found
+
+
 def test_the_configured_limit_applies(database_url: str) -> None:
     """With `rate_limit=2`, a key's third request of the window is 429."""
-    assert statuses(Settings(database_url=database_url, rate_limit=2), 3) == [200, 200, 429]
+    assert statuses_in_one_window(Settings(database_url=database_url, rate_limit=2), 3) == [200, 200, 429]
 
 
 def test_the_default_plan_setting_applies_to_workspaces_without_a_partner(database_url: str) -> None:
